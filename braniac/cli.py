@@ -1,0 +1,122 @@
+"""The `braniac` command: a thin layer over the library. Each command opens the vault, calls
+one library function and prints the result; library errors become one clean line."""
+from __future__ import annotations
+
+import json
+import os
+import sys
+import traceback
+from pathlib import Path
+
+import click
+
+from . import __version__
+from .errors import BraniacError
+
+EXIT_OK, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
+
+
+class _Group(click.Group):
+    """Turns BraniacError (and stray OS errors) into one line on stderr; BRANIAC_DEBUG=1 shows all."""
+
+    def invoke(self, ctx: click.Context):
+        try:
+            return super().invoke(ctx)
+        except (BraniacError, OSError) as exc:
+            if os.environ.get("BRANIAC_DEBUG"):
+                traceback.print_exc()
+            message = str(exc) if isinstance(exc, BraniacError) else f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")
+            click.echo(f"braniac: {message}", err=True)
+            ctx.exit(EXIT_ERROR)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
+@click.option("--vault", "vault_path", metavar="PATH", type=click.Path(path_type=Path),
+              help="The vault to use (default: $BRANIAC_VAULT, then the nearest vault above the current folder).")
+@click.version_option(__version__, prog_name="braniac")
+@click.pass_context
+def cli(ctx: click.Context, vault_path: Path | None) -> None:
+    """braniac: a long-term memory for your LLM assistant, in plain Markdown files.
+
+    Create a vault with `braniac init PATH`, then run commands inside it (or pass --vault).
+    """
+    ctx.obj = {"vault_path": vault_path}
+
+
+def open_vault(ctx: click.Context):
+    from .vault import Vault
+    return Vault.find(ctx.obj.get("vault_path"))
+
+
+def emit_json(data) -> None:
+    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+
+
+@cli.command()
+@click.argument("path", type=click.Path(path_type=Path))
+@click.option("--force", is_flag=True, help="Allow a non-empty folder; only missing vault files are added.")
+@click.option("--git", "use_git", is_flag=True, help="Also make the vault a git repository with a first commit.")
+def init(path: Path, force: bool, use_git: bool) -> None:
+    """Create a new vault at PATH from the template (never overwrites a file)."""
+    from .vault import Vault
+    vault, created = Vault.init(path, force=force, use_git=use_git)
+    click.echo(f"braniac vault ready at {vault.root} ({len(created)} files created"
+               + (", git repository" if use_git else "") + ")")
+    click.echo(f'next: cd {vault.root} && braniac remember "something worth keeping"')
+
+
+@cli.command()
+@click.argument("text", nargs=-1, required=True)
+@click.pass_context
+def remember(ctx: click.Context, text: tuple[str, ...]) -> None:
+    """Add TEXT to short-term memory as a new event (use - to read it from stdin)."""
+    words = " ".join(text)
+    if words == "-":
+        words = sys.stdin.read()
+    event = open_vault(ctx).remember(words)
+    click.echo(f"remembered as event {event.id}")
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@click.pass_context
+def doctor(ctx: click.Context, as_json: bool) -> None:
+    """Check every file of the vault. Exit 0 when healthy, 1 when problems were found."""
+    vault = open_vault(ctx)
+    findings = vault.doctor()
+    problems = [f for f in findings if f.severity == "problem"]
+    if as_json:
+        emit_json({"vault": str(vault.root), "healthy": not problems,
+                   "problems": [f.as_dict() for f in problems],
+                   "warnings": [f.as_dict() for f in findings if f.severity != "problem"]})
+    else:
+        for f in findings:
+            click.echo(f"{f.severity:8} {f.path}: {f.reason}")
+        click.echo("healthy" if not problems else f"{len(problems)} problem(s) found",
+                   err=bool(problems))
+    ctx.exit(EXIT_PROBLEMS if problems else EXIT_OK)
+
+
+@cli.command()
+@click.option("--json", "as_json", is_flag=True, help="Print the numbers as JSON.")
+@click.pass_context
+def stats(ctx: click.Context, as_json: bool) -> None:
+    """Counts per memory tier, events waiting in short-term memory, last promotion."""
+    data = open_vault(ctx).stats()
+    if as_json:
+        emit_json(data)
+        return
+    ltm, short = data["long_term"], data["short_term"]
+    click.echo(f"vault           {data['vault']}")
+    click.echo(f"long-term       {ltm['concrete']} concrete, {ltm['events']} events, {ltm['skills']} skills"
+               f" ({ltm['indexes']} _index.md files)")
+    click.echo(f"short-term      {short['events']} events, {short['open_goals']} open goals, {short['open_tasks']} open tasks")
+    click.echo(f"last promotion  {data['last_promotion'] or 'never'}")
+
+
+def main() -> None:
+    cli(prog_name="braniac")
+
+
+if __name__ == "__main__":
+    main()

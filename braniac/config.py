@@ -1,0 +1,92 @@
+"""Configuration: the one place settings are resolved.
+
+Precedence, highest first: command-line options (passed in by the CLI), environment variables
+(BRANIAC_*), the vault's braniac.toml, then the defaults below. Only the composition roots
+(CLI, REPL) call `load`; everything below receives a Config.
+"""
+from __future__ import annotations
+
+import os
+import tomllib
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from .errors import ConfigError
+
+CONFIG_NAME = "braniac.toml"
+
+
+@dataclass(frozen=True)
+class ModelConfig:
+    name: str | None = None          # a LiteLLM model string; None = the offline engine
+    api_base: str | None = None
+    api_key_env: str | None = None   # name of the variable holding the key, never the key itself
+    timeout: float = 60.0
+    retries: int = 2
+    temperature: float = 0.2
+
+
+@dataclass(frozen=True)
+class Config:
+    model: ModelConfig = field(default_factory=ModelConfig)
+    promote_idle_minutes: float = 5.0
+    organize_idle_minutes: float = 120.0
+    git_autocommit: bool = False
+    context_tokens: int = 8000
+    search_limit: int = 8
+
+
+def _table(data: dict[str, Any], name: str) -> dict[str, Any]:
+    value = data.get(name, {})
+    if not isinstance(value, dict):
+        raise ConfigError(f"{CONFIG_NAME}: [{name}] must be a table")
+    return value
+
+
+def _typed(value: Any, kind: type, where: str) -> Any:
+    if kind is float and isinstance(value, int) and not isinstance(value, bool):
+        return float(value)
+    if not isinstance(value, kind) or (kind is not bool and isinstance(value, bool)):
+        raise ConfigError(f"{CONFIG_NAME}: {where} must be {kind.__name__}, got {value!r}")
+    return value
+
+
+def load(vault_root: Path | None, *, model: str | None = None, env: dict[str, str] | None = None) -> Config:
+    env = os.environ if env is None else env
+    data: dict[str, Any] = {}
+    if vault_root is not None:
+        path = Path(vault_root) / CONFIG_NAME
+        if path.exists():
+            try:
+                data = tomllib.loads(path.read_text(encoding="utf-8"))
+            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+                raise ConfigError(f"{path}: {exc}") from None
+
+    m = _table(data, "model")
+    model_cfg = ModelConfig(
+        name=_typed(m["name"], str, "model.name") if m.get("name") else None,
+        api_base=_typed(m["api_base"], str, "model.api_base") if m.get("api_base") else None,
+        api_key_env=_typed(m["api_key_env"], str, "model.api_key_env") if m.get("api_key_env") else None,
+        timeout=_typed(m.get("timeout", 60.0), float, "model.timeout"),
+        retries=_typed(m.get("retries", 2), int, "model.retries"),
+        temperature=_typed(m.get("temperature", 0.2), float, "model.temperature"),
+    )
+    if env.get("BRANIAC_MODEL"):
+        model_cfg = replace(model_cfg, name=env["BRANIAC_MODEL"])
+    if env.get("BRANIAC_API_BASE"):
+        model_cfg = replace(model_cfg, api_base=env["BRANIAC_API_BASE"])
+    if model:
+        model_cfg = replace(model_cfg, name=model)
+    if model_cfg.name and model_cfg.name.lower() == "offline":
+        model_cfg = replace(model_cfg, name=None)
+
+    idle, git, memory = _table(data, "idle"), _table(data, "git"), _table(data, "memory")
+    return Config(
+        model=model_cfg,
+        promote_idle_minutes=_typed(idle.get("promote_after_minutes", 5.0), float, "idle.promote_after_minutes"),
+        organize_idle_minutes=_typed(idle.get("organize_after_minutes", 120.0), float, "idle.organize_after_minutes"),
+        git_autocommit=_typed(git.get("autocommit", False), bool, "git.autocommit"),
+        context_tokens=_typed(memory.get("context_tokens", 8000), int, "memory.context_tokens"),
+        search_limit=_typed(memory.get("search_limit", 8), int, "memory.search_limit"),
+    )

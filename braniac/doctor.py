@@ -1,0 +1,166 @@
+"""`braniac doctor`: check every file of the vault and name each problem with file and reason."""
+from __future__ import annotations
+
+import os
+from dataclasses import asdict, dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from . import index_md, notes
+from .errors import NoteError, STMError
+from .fsio import inside, stale_temp_files
+from .links import find_links
+
+if TYPE_CHECKING:
+    from .vault import Vault
+
+
+@dataclass(frozen=True)
+class Finding:
+    path: str        # relative to the vault root
+    reason: str
+    severity: str = "problem"   # "problem" makes doctor exit 1; "warning" does not
+
+    def as_dict(self) -> dict:
+        return asdict(self)
+
+
+def check(vault: "Vault") -> list[Finding]:
+    findings: list[Finding] = []
+
+    def add(path: Path | str, reason: str, severity: str = "problem") -> None:
+        try:
+            rel = Path(path).absolute().relative_to(vault.root).as_posix()
+        except ValueError:
+            rel = str(path)
+        findings.append(Finding(rel, reason, severity))
+
+    for required in (vault.identity_path, vault.stm_path, vault.ltm_root / "_index.md"):
+        if not required.exists():
+            add(required, "missing (restore with `braniac init --force`)")
+
+    _check_stm(vault, add)
+    uuids: dict[str, Path] = {}
+    for path in _walk_all(vault, add):
+        if path == vault.stm_path:
+            continue
+        try:
+            note = notes.read(path)
+        except NoteError as exc:
+            add(path, _reason(exc, path))
+            continue
+        in_ltm = path.is_relative_to(vault.ltm_root)
+        if in_ltm or note.meta:
+            for reason in note.problems():
+                add(path, reason)
+        if note.uuid:
+            if note.uuid in uuids:
+                add(path, f"duplicate uuid {note.uuid} (also in {vault.relative(uuids[note.uuid])})")
+            else:
+                uuids[note.uuid] = path
+        if in_ltm:
+            _check_links(vault, path, note.body, add)
+
+    _check_folders(vault, add, uuids)
+    for temp in stale_temp_files(vault.root):
+        add(temp, "leftover temp file of an interrupted write (safe to delete)", "warning")
+    return findings
+
+
+def _reason(exc: Exception, path: Path) -> str:
+    """'/abs/x.md:3: broken YAML…' -> 'line 3: broken YAML…' (the path is shown separately)."""
+    message = str(exc)
+    if message.startswith(str(path)):
+        message = message[len(str(path)):].lstrip(":")
+        line, sep, rest = message.partition(": ")
+        if sep and line.isdigit():
+            return f"line {line}: {rest}"
+        return message.strip()
+    return message
+
+
+def _walk_all(vault: "Vault", add) -> list[Path]:
+    """Every Markdown file of the memory; odd files (symlinks out, binaries) are reported."""
+    found = []
+    for folder, dirs, files in os.walk(vault.root):
+        here = Path(folder)
+        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "node_modules")
+        for d in list(dirs):
+            if (here / d).is_symlink() and not inside(vault.root, here / d):
+                add(here / d, "symlinked folder leaves the vault; braniac does not follow it")
+                dirs.remove(d)
+        for name in sorted(files):
+            path = here / name
+            if name.startswith("."):
+                continue
+            if path.is_symlink() and not inside(vault.root, path):
+                add(path, "symlink leaves the vault; braniac does not follow it")
+                continue
+            if name.endswith(".md"):
+                found.append(path)
+            elif path.is_relative_to(vault.root / "memory"):
+                add(path, "not a Markdown file; braniac ignores it", "warning")
+    return found
+
+
+def _check_stm(vault: "Vault", add) -> None:
+    if not vault.stm_path.exists():
+        return
+    try:
+        doc = vault.read_stm()
+    except STMError as exc:
+        add(vault.stm_path, str(exc))
+        return
+    for name in doc.missing_sections():
+        add(vault.stm_path, f"section '{name}' is missing (spec §3.2 structure)")
+    seen = set()
+    for event in doc.events:
+        if event.id in seen:
+            add(vault.stm_path, f"event id {event.id} appears twice")
+        seen.add(event.id)
+
+
+def _check_links(vault: "Vault", path: Path, body: str, add) -> None:
+    for link in find_links(body):
+        if link.is_external or not link.target:
+            continue
+        target = link.resolve(path)
+        if not inside(vault.root, target):
+            add(path, f"link '{link.target}' leaves the vault")
+        elif not target.exists():
+            hint = f" (uuid {link.uuid})" if link.uuid else ""
+            add(path, f"link '{link.target}'{hint} does not resolve")
+
+
+def _check_folders(vault: "Vault", add, uuids: dict[str, Path]) -> None:
+    if not vault.ltm_root.is_dir():
+        return
+    for folder, dirs, files in os.walk(vault.ltm_root):
+        here = Path(folder)
+        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        index_path = here / index_md.INDEX_NAME
+        if not index_path.exists():
+            add(here, "long-term memory folder has no _index.md (spec §3.3)")
+            continue
+        try:
+            index = index_md.read(index_path)
+        except NoteError:
+            continue  # already reported as a note problem
+        listed = set()
+        for entry in index.manifest:
+            target = entry.path
+            listed.add(target.resolve() if target.exists() else target)
+            if entry.uuid and entry.uuid in uuids and uuids[entry.uuid].resolve() != target.resolve():
+                add(index_path, f"manifest entry '{entry.text}' points at {vault.relative(target) if target.exists() else target.name}, "
+                                f"but uuid {entry.uuid} is now {vault.relative(uuids[entry.uuid])}")
+            elif not target.exists():
+                add(index_path, f"manifest entry '{entry.text}' does not resolve")
+        for entry in index.related:
+            if not entry.path.exists():
+                add(index_path, f"related memory '{entry.text}' does not resolve")
+        children = [here / d / index_md.INDEX_NAME for d in dirs] + [
+            here / f for f in files if f.endswith(".md") and f != index_md.INDEX_NAME and not f.startswith(".")]
+        for child in children:
+            if child.exists() and child.resolve() not in listed:
+                shown = child.parent.name + "/" if child.name == index_md.INDEX_NAME else child.name
+                add(index_path, f"'{shown}' is not in the manifest", "warning")

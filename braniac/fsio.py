@@ -1,0 +1,176 @@
+"""Atomic writes, safe reads and cross-process locks: the only place files are written.
+
+Every write goes to a temp file in the target's folder, is fsynced, then os.replace()d over
+the target, so a crash at any instant leaves the old file or the new one, never half of each.
+Locks are filelock locks under `.braniac/locks/`, one object per path per process (two
+FileLock objects on one path in one process would block each other).
+
+Lock order, outermost first, for any worker that holds more than one:
+    ltm  ->  stm  ->  index
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import threading
+from pathlib import Path
+from typing import Callable, Iterator
+
+from filelock import FileLock, Timeout
+
+from .errors import LockBusy, NoteError, UnsafePath
+
+MAX_TEXT_BYTES = 5 * 1024 * 1024  # a Markdown memory file larger than this is refused
+TEMP_SUFFIX = ".braniac-tmp"
+
+
+# ---------------------------------------------------------------------------- writes
+
+def atomic_write(path: Path, data: str | bytes, *, expect_unchanged: os.stat_result | None = None) -> None:
+    """Replace `path` with `data` atomically.
+
+    With `expect_unchanged` (a stat taken when the file was read), refuse with ConcurrentEdit
+    if someone else (a person's editor, say) changed the file meanwhile, so their edit is
+    never overwritten by a stale copy.
+    """
+    path = Path(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    folder = path.parent
+    folder.mkdir(parents=True, exist_ok=True)
+    temp = folder / f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+    fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        with contextlib.suppress(FileNotFoundError):
+            os.chmod(temp, os.stat(path).st_mode & 0o777)
+        if expect_unchanged is not None and _changed_since(path, expect_unchanged):
+            raise ConcurrentEdit(path)
+        os.replace(temp, path)
+    except BaseException:
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+        raise
+    _fsync_dir(folder)
+
+
+class ConcurrentEdit(Exception):
+    """The file changed between our read and our write; the caller re-reads and retries."""
+
+
+def _changed_since(path: Path, before: os.stat_result) -> bool:
+    try:
+        now = os.stat(path)
+    except FileNotFoundError:
+        return True
+    return (now.st_mtime_ns, now.st_size, now.st_ino) != (before.st_mtime_ns, before.st_size, before.st_ino)
+
+
+def _fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+def update_text(path: Path, change: Callable[[str], str], *, attempts: int = 5) -> str:
+    """Read, change and atomically rewrite a text file, retrying if it was edited meanwhile."""
+    for _ in range(attempts):
+        before = os.stat(path)
+        text = read_text(path)
+        new_text = change(text)
+        if new_text == text:
+            return text
+        try:
+            atomic_write(path, new_text, expect_unchanged=before)
+            return new_text
+        except ConcurrentEdit:
+            continue
+    raise LockBusy(f"{path}: kept changing while braniac tried to update it; try again")
+
+
+def append_line(path: Path, line: str) -> None:
+    """Append one line with a single O_APPEND write (whole lines, even from many processes)."""
+    data = (line.rstrip("\n") + "\n").encode("utf-8")
+    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        os.write(fd, data)
+    finally:
+        os.close(fd)
+
+
+# ----------------------------------------------------------------------------- reads
+
+def read_text(path: Path, *, limit: int = MAX_TEXT_BYTES) -> str:
+    """Read a Markdown/text file, refusing what a memory file cannot be: huge, binary, not UTF-8."""
+    path = Path(path)
+    try:
+        size = os.stat(path).st_size
+    except FileNotFoundError:
+        raise NoteError(f"{path}: file not found") from None
+    if size > limit:
+        raise NoteError(f"{path}: too large ({size / 1048576:.1f} MB; the limit is {limit / 1048576:.0f} MB)")
+    data = path.read_bytes()
+    if b"\x00" in data:
+        raise NoteError(f"{path}: binary file (contains NUL bytes), not a Markdown note")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise NoteError(f"{path}:{line}: not valid UTF-8 (byte 0x{data[exc.start]:02x})") from None
+
+
+def inside(root: Path, path: Path) -> bool:
+    """True when `path`, with every symlink resolved, stays inside `root`."""
+    try:
+        Path(path).resolve().relative_to(Path(root).resolve())
+        return True
+    except ValueError:
+        return False
+
+
+def ensure_inside(root: Path, path: Path) -> Path:
+    if not inside(root, path):
+        raise UnsafePath(f"{path}: leaves the vault (symlink or path outside {root}); braniac will not follow it")
+    return Path(path)
+
+
+# ----------------------------------------------------------------------------- locks
+
+_locks: dict[str, FileLock] = {}
+_locks_guard = threading.Lock()
+
+
+def _lock_for(path: Path) -> FileLock:
+    key = str(Path(path).absolute())
+    with _locks_guard:
+        lock = _locks.get(key)
+        if lock is None:
+            Path(key).parent.mkdir(parents=True, exist_ok=True)
+            lock = _locks[key] = FileLock(key)
+        return lock
+
+
+@contextlib.contextmanager
+def locked(path: Path, *, timeout: float = 30.0, what: str = "") -> Iterator[None]:
+    """Hold the cross-process lock at `path`. timeout=0 tries once (for background passes)."""
+    lock = _lock_for(path)
+    try:
+        lock.acquire(timeout=timeout)
+    except Timeout:
+        name = what or Path(path).stem
+        raise LockBusy(f"another braniac process is using the {name} (lock {path}); try again shortly") from None
+    try:
+        yield
+    finally:
+        lock.release()
+
+
+def stale_temp_files(root: Path) -> list[Path]:
+    """Temp files a killed writer left behind (harmless; reported by doctor)."""
+    return sorted(p for p in Path(root).rglob(f"*{TEMP_SUFFIX}") if ".git" not in p.parts)

@@ -1,0 +1,55 @@
+"""git for the vault: make it a repository, and commit exactly what a worker changed."""
+from __future__ import annotations
+
+import shutil
+import subprocess
+from pathlib import Path
+from typing import Iterable
+
+from .errors import BraniacError
+
+# Used only when the person has no git identity configured, so a commit never fails for it.
+_FALLBACK_IDENTITY = ("-c", "user.name=braniac", "-c", "user.email=braniac@localhost")
+
+
+def available() -> bool:
+    return shutil.which("git") is not None
+
+
+def run(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    if not available():
+        raise BraniacError("git is not installed; install it or run without --git")
+    result = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+    if check and result.returncode != 0:
+        raise BraniacError(f"git {' '.join(args)} failed: {result.stderr.strip() or result.stdout.strip()}")
+    return result
+
+
+def is_repo(root: Path) -> bool:
+    return available() and run(root, "rev-parse", "--is-inside-work-tree", check=False).returncode == 0
+
+
+def _identity_args(root: Path) -> tuple[str, ...]:
+    has_name = run(root, "config", "user.name", check=False).stdout.strip()
+    has_email = run(root, "config", "user.email", check=False).stdout.strip()
+    return () if has_name and has_email else _FALLBACK_IDENTITY
+
+
+def init(root: Path, message: str) -> None:
+    if not is_repo(root):
+        run(root, "init", "-q")
+    run(root, "add", "-A")
+    run(root, *_identity_args(root), "commit", "-q", "--allow-empty", "-m", message)
+
+
+def commit_paths(root: Path, paths: Iterable[Path], message: str) -> bool:
+    """Commit exactly `paths` (added, changed or deleted), leaving other work untouched."""
+    rels = sorted({str(Path(p).resolve().relative_to(Path(root).resolve())) for p in paths})
+    if not rels:
+        return False
+    run(root, "add", "-A", "--", *rels)
+    staged = run(root, "diff", "--cached", "--name-only", "--", *rels).stdout.strip()
+    if not staged:
+        return False
+    run(root, *_identity_args(root), "commit", "-q", "-m", message, "--", *rels)
+    return True

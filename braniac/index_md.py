@@ -1,0 +1,131 @@
+"""`_index.md`: the summary, manifest and Related Memories of one long-term-memory folder.
+
+Only the three braniac sections are re-rendered; any other text a person wrote in the file
+(extra sections, a preamble) is kept as it was.
+"""
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from . import notes
+from .links import find_links, make_link, unescape_text
+from .notes import Note
+
+INDEX_NAME = "_index.md"
+SUMMARY, MANIFEST, RELATED = "Summary", "Manifest", "Related Memories"
+_SECTION = re.compile(r"^## +(.+?)[ \t]*\r?$", re.MULTILINE)
+
+
+@dataclass
+class Entry:
+    """One line of a manifest or of Related Memories."""
+    text: str
+    path: Path            # absolute path of the target file
+    uuid: str | None
+    description: str = ""
+
+    def render(self, index_path: Path) -> str:
+        line = "- " + make_link(self.text, index_path, self.path, self.uuid)
+        return f"{line} — {self.description}" if self.description else line
+
+
+@dataclass
+class IndexFile:
+    note: Note
+    path: Path
+    # (heading or None for the preamble, raw text of the section including its heading line)
+    sections: list[tuple[str | None, str]] = field(default_factory=list)
+
+    # --------------------------------------------------------------- reading parts
+    def section(self, name: str) -> str | None:
+        for heading, raw in self.sections:
+            if heading == name:
+                return raw.split("\n", 1)[1] if "\n" in raw else ""
+        return None
+
+    @property
+    def summary(self) -> str:
+        return (self.section(SUMMARY) or "").strip()
+
+    @property
+    def manifest(self) -> list[Entry]:
+        return _entries(self.section(MANIFEST) or "", self.path)
+
+    @property
+    def related(self) -> list[Entry]:
+        return _entries(self.section(RELATED) or "", self.path)
+
+    # --------------------------------------------------------------- changing parts
+    def set_section(self, name: str, content: str) -> None:
+        raw = f"## {name}\n" + content.strip("\n") + "\n\n"
+        for i, (heading, _) in enumerate(self.sections):
+            if heading == name:
+                self.sections[i] = (heading, raw)
+                return
+        if self.sections and not self.sections[-1][1].endswith("\n\n"):
+            heading, old = self.sections[-1]
+            self.sections[-1] = (heading, old.rstrip("\n") + "\n\n")
+        self.sections.append((name, raw))
+
+    def set_summary(self, text: str) -> None:
+        self.set_section(SUMMARY, text)
+
+    def set_manifest(self, entries: list[Entry]) -> None:
+        self.set_section(MANIFEST, "\n".join(e.render(self.path) for e in entries) or "_(empty)_")
+
+    def set_related(self, entries: list[Entry]) -> None:
+        self.set_section(RELATED, "\n".join(e.render(self.path) for e in entries) or "_(none yet)_")
+
+    def render(self) -> str:
+        self.note.body = "".join(raw for _, raw in self.sections)
+        return self.note.render()
+
+
+def parse(text: str, path: Path) -> IndexFile:
+    note = notes.parse(text, path=path)
+    return IndexFile(note=note, path=Path(path), sections=_split_sections(note.body))
+
+
+def read(path: Path) -> IndexFile:
+    note = notes.read(path)
+    return IndexFile(note=note, path=Path(path), sections=_split_sections(note.body))
+
+
+def new(folder: Path, title: str, summary: str) -> IndexFile:
+    path = Path(folder) / INDEX_NAME
+    note = Note.new(title=title, body="", tags=["index"], emotion="neutral")
+    index = IndexFile(note=note, path=path, sections=[(None, f"# {title}\n\n")])
+    index.set_summary(summary)
+    index.set_manifest([])
+    index.set_related([])
+    return index
+
+
+def _split_sections(body: str) -> list[tuple[str | None, str]]:
+    sections: list[tuple[str | None, str]] = []
+    matches = list(_SECTION.finditer(body))
+    first = matches[0].start() if matches else len(body)
+    if first:
+        sections.append((None, body[:first]))
+    for i, match in enumerate(matches):
+        end = matches[i + 1].start() if i + 1 < len(matches) else len(body)
+        sections.append((match.group(1), body[match.start():end]))
+    return sections
+
+
+def _entries(content: str, index_path: Path) -> list[Entry]:
+    entries = []
+    for line in content.splitlines():
+        stripped = line.strip()
+        if not stripped.startswith(("- ", "* ")):
+            continue
+        found = find_links(stripped)
+        if not found:
+            continue
+        link = found[0]
+        rest = stripped[link.end:].strip()
+        description = re.sub(r"^[—–:-]+\s*", "", rest)
+        entries.append(Entry(unescape_text(link.text), link.resolve(index_path), link.uuid, description))
+    return entries

@@ -1,0 +1,56 @@
+"""UUID links that are also ordinary relative Markdown links.
+
+A link is written `[Title](../relative/path.md "uuid:<uuid>")`: Obsidian and git forges follow
+the relative path, braniac trusts the uuid in the link title and repairs the path from it
+when a note moves.
+"""
+from __future__ import annotations
+
+import os
+import re
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+from urllib.parse import quote, unquote
+
+LINK = re.compile(
+    r"\[(?P<text>(?:[^\[\]\\]|\\.)*)\]\((?P<target><[^>\n]*>|[^)\s]*)(?:\s+\"uuid:(?P<uuid>[^\"\s]+)\")?\)"
+)
+
+
+@dataclass(frozen=True)
+class Link:
+    text: str
+    target: str          # as written (percent-encoded, relative to the linking file)
+    uuid: str | None
+    start: int = 0
+    end: int = 0
+
+    @property
+    def is_external(self) -> bool:
+        return bool(re.match(r"^[a-z][a-z0-9+.-]*:", self.target, re.I)) or self.target.startswith("#")
+
+    def resolve(self, from_file: Path) -> Path:
+        """The file this link points at (the '#section' part dropped)."""
+        target = self.target[1:-1] if self.target.startswith("<") else unquote(self.target)
+        target = target.split("#", 1)[0]
+        return Path(os.path.normpath(Path(from_file).parent / target))
+
+
+def find_links(text: str) -> list[Link]:
+    return [Link(m["text"], m["target"], m["uuid"], m.start(), m.end()) for m in LINK.finditer(text)]
+
+
+def relative_target(from_file: Path, to_file: Path) -> str:
+    """A percent-encoded relative path from one file to another, with forward slashes."""
+    rel = os.path.relpath(to_file, Path(from_file).parent)
+    return quote(PurePosixPath(Path(rel)).as_posix(), safe="/._-~#")
+
+
+def make_link(text: str, from_file: Path, to_file: Path, uuid: str | None) -> str:
+    safe_text = text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
+    title = f' "uuid:{uuid}"' if uuid else ""
+    return f"[{safe_text}]({relative_target(from_file, to_file)}{title})"
+
+
+def unescape_text(text: str) -> str:
+    return re.sub(r"\\(.)", r"\1", text)

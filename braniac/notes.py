@@ -1,0 +1,235 @@
+"""Long-term memory notes: Markdown with YAML frontmatter, read and written faithfully.
+
+python-frontmatter parses the YAML, but braniac keeps the frontmatter text and the body as
+they were: changing one field rewrites only that field's line, so key order, comments,
+unknown keys and every byte of the body survive and `git diff` shows one line.
+"""
+from __future__ import annotations
+
+import math
+import re
+import unicodedata
+import uuid as uuidlib
+from dataclasses import dataclass, field
+from datetime import date, datetime, timezone
+from pathlib import Path
+from typing import Any
+
+import frontmatter
+import yaml
+
+from . import clock
+from .errors import NoteError
+from .fsio import atomic_write, read_text
+
+REQUIRED_KEYS = ("uuid", "created_at", "updated_at", "tags", "emotion")
+# The order braniac writes keys in when it creates a note.
+KEY_ORDER = ("uuid", "title", "created_at", "updated_at", "tags", "emotion", "status", "sources")
+
+_FENCE = re.compile(r"\A---[ \t]*\r?\n")
+_CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
+_yaml = frontmatter.YAMLHandler()
+
+
+@dataclass
+class Note:
+    """One memory file. `meta` is the parsed frontmatter; `frontmatter_text` and `body` are raw."""
+
+    meta: dict[str, Any]
+    body: str
+    frontmatter_text: str = ""
+    path: Path | None = None
+    _edits: dict[str, Any] = field(default_factory=dict, repr=False)
+
+    # ------------------------------------------------------------------ creation
+    @classmethod
+    def new(cls, *, title: str, body: str, tags: list[str] | None = None, emotion: str = "neutral",
+            extra: dict[str, Any] | None = None, note_uuid: str | None = None) -> "Note":
+        stamp = clock.iso(clock.now())
+        meta: dict[str, Any] = {
+            "uuid": note_uuid or str(uuidlib.uuid4()),
+            "title": title,
+            "created_at": stamp,
+            "updated_at": stamp,
+            "tags": list(tags or []),
+            "emotion": emotion,
+        }
+        meta.update(extra or {})
+        ordered = {k: meta[k] for k in KEY_ORDER if k in meta}
+        ordered.update({k: v for k, v in meta.items() if k not in ordered})
+        text = "".join(f"{key}: {yaml_scalar(value)}\n" for key, value in ordered.items())
+        return cls(meta=ordered, body=body, frontmatter_text=text)
+
+    # ------------------------------------------------------------------ accessors
+    @property
+    def uuid(self) -> str:
+        return str(self.meta.get("uuid", ""))
+
+    @property
+    def title(self) -> str:
+        title = self.meta.get("title")
+        if title:
+            return str(title)
+        heading = re.search(r"^#\s+(.+?)\s*#*\s*$", self.body, re.MULTILINE)
+        if heading:
+            return heading.group(1)
+        return self.path.stem.replace("-", " ") if self.path else ""
+
+    @property
+    def tags(self) -> list[str]:
+        tags = self.meta.get("tags") or []
+        if isinstance(tags, str):
+            return [t.strip() for t in tags.split(",") if t.strip()]
+        return [str(t) for t in tags]
+
+    def time(self, key: str) -> datetime | None:
+        return as_datetime(self.meta.get(key))
+
+    # ------------------------------------------------------------------ editing
+    def set(self, key: str, value: Any) -> None:
+        """Change one frontmatter field; only its line(s) change when the note is rendered."""
+        self.meta[key] = value
+        self.frontmatter_text = _replace_key(self.frontmatter_text, key, value)
+
+    def touch(self) -> None:
+        self.set("updated_at", clock.iso(clock.now()))
+
+    def render(self) -> str:
+        return f"---\n{self.frontmatter_text}---\n{self.body}"
+
+    # ------------------------------------------------------------------ validation
+    def problems(self) -> list[str]:
+        """What makes this note not a valid memory file (spec §3.3), one reason per entry."""
+        found = []
+        for key in REQUIRED_KEYS:
+            if key not in self.meta or self.meta[key] in (None, ""):
+                found.append(f"missing required frontmatter key '{key}'")
+        if "uuid" in self.meta and not isinstance(self.meta["uuid"], str):
+            found.append("'uuid' must be a string")
+        for key in ("created_at", "updated_at"):
+            if self.meta.get(key) not in (None, "") and as_datetime(self.meta[key]) is None:
+                found.append(f"'{key}' is not an ISO 8601 timestamp: {self.meta[key]!r}")
+        tags = self.meta.get("tags")
+        if tags is not None and not (isinstance(tags, list) and all(isinstance(t, (str, int, float)) for t in tags)):
+            found.append("'tags' must be a list of words")
+        if self.meta.get("emotion") is not None and not isinstance(self.meta["emotion"], str):
+            found.append("'emotion' must be a single word")
+        return found
+
+
+# ---------------------------------------------------------------------- parse / read / write
+
+def parse(text: str, *, path: Path | None = None) -> Note:
+    """Split and parse a note. Raises NoteError naming the file and line for broken YAML."""
+    where = str(path) if path else "<note>"
+    opening = _FENCE.match(text)
+    if not opening:
+        return Note(meta={}, body=text, frontmatter_text="", path=path)
+    closing = _CLOSE.search(text, opening.end())
+    if not closing:
+        raise NoteError(f"{where}:1: frontmatter opened with '---' is never closed")
+    fm_text = text[opening.end():closing.start()]
+    after = closing.end()
+    if text.startswith("\r\n", after):
+        after += 2
+    elif text.startswith("\n", after):
+        after += 1
+    try:
+        meta = _yaml.load(fm_text) if fm_text.strip() else {}
+    except yaml.YAMLError as exc:
+        mark = getattr(exc, "problem_mark", None)
+        line = mark.line + 2 if mark is not None else 1  # +1 for 0-based, +1 for the '---' line
+        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        raise NoteError(f"{where}:{line}: broken YAML frontmatter: {reason}") from None
+    if meta is None:
+        meta = {}
+    if not isinstance(meta, dict):
+        raise NoteError(f"{where}:2: frontmatter must be a mapping of keys to values")
+    return Note(meta=meta, body=text[after:], frontmatter_text=fm_text, path=path)
+
+
+def read(path: Path) -> Note:
+    return parse(read_text(path), path=Path(path))
+
+
+def write(note: Note, path: Path | None = None) -> Path:
+    target = Path(path or note.path)
+    atomic_write(target, note.render())
+    note.path = target
+    return target
+
+
+# ---------------------------------------------------------------------- YAML helpers
+
+def yaml_scalar(value: Any) -> str:
+    """One value as it appears after `key: `, on one line, readable in Obsidian."""
+    if isinstance(value, datetime):
+        return clock.iso(value if value.tzinfo else value.replace(tzinfo=timezone.utc))
+    if isinstance(value, str) and _looks_like_timestamp(value):
+        return value  # unquoted, so Obsidian shows it as a date
+    dumped = yaml.dump(value, Dumper=_Dumper, default_flow_style=True, width=math.inf,
+                       allow_unicode=True, sort_keys=False)
+    dumped = dumped.strip()
+    if dumped.endswith("\n..."):
+        dumped = dumped[:-4].rstrip()
+    if dumped.endswith("..."):
+        dumped = dumped[:-3].rstrip()
+    return dumped
+
+
+_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_TS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$")
+
+
+def _looks_like_timestamp(value: str) -> bool:
+    return bool(_TS.match(value))
+
+
+def _replace_key(fm_text: str, key: str, value: Any) -> str:
+    """Rewrite `key:` (and its indented continuation lines) in place, or add it at the end."""
+    lines = fm_text.splitlines(keepends=True)
+    new_line = f"{key}: {yaml_scalar(value)}\n"
+    pattern = re.compile(rf"^{re.escape(key)}\s*:")
+    for i, line in enumerate(lines):
+        if pattern.match(line):
+            end = i + 1
+            while end < len(lines) and lines[end].strip() and lines[end].startswith((" ", "\t", "-")):
+                end += 1
+            return "".join(lines[:i] + [new_line] + lines[end:])
+    if lines and not lines[-1].endswith("\n"):
+        lines[-1] += "\n"
+    return "".join(lines) + new_line
+
+
+def as_datetime(value: Any) -> datetime | None:
+    if isinstance(value, datetime):
+        return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
+    if isinstance(value, date):
+        return datetime(value.year, value.month, value.day, tzinfo=timezone.utc)
+    if isinstance(value, str):
+        try:
+            return clock.parse_iso(value)
+        except ValueError:
+            return None
+    return None
+
+
+# ---------------------------------------------------------------------- file names
+
+def slugify(title: str, *, max_length: int = 60) -> str:
+    """A readable file-name slug: lowercase words joined by dashes, unicode letters kept."""
+    text = unicodedata.normalize("NFKC", title).lower()
+    text = re.sub(r"[^\w]+", "-", text, flags=re.UNICODE).strip("-_")
+    text = text[:max_length].rstrip("-_")
+    return text or "note"
+
+
+def unique_path(folder: Path, title: str, suffix: str = ".md") -> Path:
+    """`folder/<slug>.md`, with -2, -3 … appended if that name is taken."""
+    base = slugify(title)
+    candidate = folder / f"{base}{suffix}"
+    n = 2
+    while candidate.exists() or candidate.name == "_index.md":
+        candidate = folder / f"{base}-{n}{suffix}"
+        n += 1
+    return candidate

@@ -1,0 +1,276 @@
+"""The vault: finding it, creating it, and the few operations everything else builds on."""
+from __future__ import annotations
+
+import os
+import re
+import shutil
+import uuid as uuidlib
+from dataclasses import dataclass
+from datetime import datetime, timedelta
+from pathlib import Path
+from typing import Iterator
+
+from . import clock, git, notes, stm
+from .config import CONFIG_NAME
+from .errors import InputError, NoteError, STMError, VaultExists, VaultNotFound
+from .fsio import MAX_TEXT_BYTES, ensure_inside, locked, read_text, update_text
+from .resources import data_dir
+
+STM_MAX_BYTES = 20 * 1024 * 1024
+MAX_EVENT_CHARS = 200_000
+IGNORED_DIRS = {".git", ".obsidian", ".braniac", ".trash", "node_modules"}
+TIERS = ("concrete", "events", "skills")
+HOW_TO_CREATE = "create one with `braniac init PATH`, or point to one with --vault PATH or BRANIAC_VAULT"
+
+
+@dataclass(frozen=True)
+class StoredEvent:
+    id: str
+    fields: dict[str, str]
+
+
+class Vault:
+    """A braniac vault on disk. Cheap to construct; every method reads the files afresh."""
+
+    def __init__(self, root: Path | str):
+        root = Path(root).expanduser()
+        if not root.exists():
+            raise VaultNotFound(f"{root}: no such folder; {HOW_TO_CREATE}")
+        if not is_vault(root):
+            raise VaultNotFound(f"{root}: not a braniac vault (no system/ and memory/ folders); {HOW_TO_CREATE}")
+        self.root = root.resolve()
+
+    def __repr__(self) -> str:
+        return f"Vault({str(self.root)!r})"
+
+    # ------------------------------------------------------------------ paths
+    @property
+    def stm_path(self) -> Path:
+        return self.root / "memory" / "short_term.md"
+
+    @property
+    def ltm_root(self) -> Path:
+        return self.root / "memory" / "long_term"
+
+    @property
+    def identity_path(self) -> Path:
+        return self.root / "system" / "core_identity.md"
+
+    @property
+    def access_log_path(self) -> Path:
+        return self.root / "logs" / "access.log"
+
+    @property
+    def state_dir(self) -> Path:
+        """Derived state only (index, locks, worker journals): deleting it loses nothing."""
+        return self.root / ".braniac"
+
+    def lock_path(self, name: str) -> Path:
+        return self.state_dir / "locks" / f"{name}.lock"
+
+    def relative(self, path: Path) -> str:
+        return Path(path).resolve().relative_to(self.root).as_posix()
+
+    # ------------------------------------------------------------------ finding and creating
+    @classmethod
+    def find(cls, explicit: str | Path | None = None, *, env: dict[str, str] | None = None,
+             cwd: Path | None = None) -> "Vault":
+        """--vault, then BRANIAC_VAULT, then the nearest enclosing vault of the working directory."""
+        env = os.environ if env is None else env
+        if explicit:
+            return cls(explicit)
+        if env.get("BRANIAC_VAULT"):
+            return cls(env["BRANIAC_VAULT"])
+        start = Path(cwd or os.getcwd()).resolve()
+        for folder in (start, *start.parents):
+            if is_vault(folder):
+                return cls(folder)
+        raise VaultNotFound(f"no braniac vault in {start} or any folder above it; {HOW_TO_CREATE}")
+
+    @classmethod
+    def init(cls, path: Path | str, *, force: bool = False, use_git: bool = False) -> tuple["Vault", list[Path]]:
+        """Copy the vault template into `path`. Never overwrites; returns the files it created."""
+        root = Path(path).expanduser()
+        if root.exists() and not root.is_dir():
+            raise VaultExists(f"{root}: exists and is not a folder")
+        if root.exists() and any(root.iterdir()) and not force:
+            raise VaultExists(f"{root}: folder is not empty; use --force to add only the missing vault files")
+        root.mkdir(parents=True, exist_ok=True)
+        template = data_dir("vault_template")
+        stamp = clock.iso(clock.now())
+        shared_ids: dict[str, str] = {}
+
+        def fill(match: re.Match) -> str:
+            name = match.group(1)
+            if name is None:
+                return str(uuidlib.uuid4())
+            return shared_ids.setdefault(name, str(uuidlib.uuid4()))
+
+        created = []
+        for source in sorted(template.rglob("*")):
+            target = root / source.relative_to(template)
+            if source.is_dir():
+                target.mkdir(exist_ok=True)
+                continue
+            if target.exists() or target.is_symlink():
+                continue
+            target.parent.mkdir(parents=True, exist_ok=True)
+            if source.suffix == ".md":
+                text = source.read_text(encoding="utf-8").replace("__NOW__", stamp)
+                text = re.sub(r"__UUID(?:_([A-Z]+))?__", fill, text)
+                target.write_text(text, encoding="utf-8")
+            else:
+                shutil.copyfile(source, target)
+            created.append(target)
+        vault = cls(root)
+        if use_git:
+            _enable_autocommit(root / CONFIG_NAME)
+            git.init(vault.root, "braniac: new vault")
+        return vault, created
+
+    # ------------------------------------------------------------------ short-term memory
+    def read_stm(self) -> stm.ShortTermMemory:
+        path = ensure_inside(self.root, self.stm_path)
+        try:
+            return stm.parse(read_text(path, limit=STM_MAX_BYTES))
+        except NoteError as exc:
+            raise STMError(f"short-term memory unreadable: {exc}") from None
+
+    def append_event(self, fields: dict[str, str]) -> StoredEvent:
+        """Reflection's write (spec §4.3): a new event on top of the Event Log, under the STM lock."""
+        clean = {k: v for k, v in fields.items() if v is not None}
+        if not any(v.strip() for v in clean.values()):
+            raise InputError("nothing to remember: the event is empty")
+        if sum(len(v) for v in clean.values()) > MAX_EVENT_CHARS:
+            raise InputError(f"event too large ({sum(len(v) for v in clean.values())} characters; "
+                             f"the limit is {MAX_EVENT_CHARS}); save long documents as notes instead")
+        path = ensure_inside(self.root, self.stm_path)
+        if not path.exists():
+            raise STMError(f"{path}: short-term memory is missing; `braniac init --force {self.root}` restores it")
+        result: dict[str, str] = {}
+
+        def change(text: str) -> str:
+            doc = stm.parse(text)
+            event_id = self._unique_event_id(doc)
+            doc.add_event(event_id, clean)
+            result["id"] = event_id
+            return doc.render()
+
+        with locked(self.lock_path("stm"), what="short-term memory"):
+            read_text(path, limit=STM_MAX_BYTES)  # clear error for binary / huge / non-UTF-8 files
+            update_text(path, change)
+        return StoredEvent(result["id"], clean)
+
+    def remember(self, text: str) -> StoredEvent:
+        """Store something the person asked braniac to remember, as an event."""
+        return self.append_event({"User": text, "Thoughts": "Asked to remember this."})
+
+    def _unique_event_id(self, doc: stm.ShortTermMemory) -> str:
+        moment = clock.now()
+        taken = {e.id for e in doc.events} | self.archived_event_ids(moment)
+        candidate = clock.iso(moment)
+        step = 0
+        while candidate in taken:
+            step += 1
+            candidate = clock.iso(moment.replace(microsecond=0) + timedelta(milliseconds=step))
+        return candidate
+
+    def archived_event_ids(self, day: datetime) -> set[str]:
+        """Ids of events already archived under events/YYYY/MM/DD/ for that day."""
+        folder = self.ltm_root / "events" / f"{day:%Y}" / f"{day:%m}" / f"{day:%d}"
+        ids: set[str] = set()
+        if folder.is_dir():
+            for path in folder.glob("*.md"):
+                try:
+                    ids.update(re.findall(r"^### (\S+)[ \t]*$", read_text(path), re.MULTILINE))
+                except NoteError:
+                    continue
+        return ids
+
+    # ------------------------------------------------------------------ long-term memory
+    def iter_markdown(self) -> Iterator[Path]:
+        """Every Markdown file of the vault's memory, skipping tool folders; symlinks not followed."""
+        for folder, dirs, files in os.walk(self.root):
+            dirs[:] = sorted(d for d in dirs if d not in IGNORED_DIRS and not d.startswith("."))
+            for name in sorted(files):
+                if name.endswith(".md") and not name.startswith("."):
+                    yield Path(folder) / name
+
+    def iter_ltm_files(self) -> Iterator[Path]:
+        for path in self.iter_markdown():
+            if path.is_relative_to(self.ltm_root):
+                yield path
+
+    def uuid_map(self) -> dict[str, Path]:
+        """uuid -> path for every readable memory file (the resolver behind uuid links)."""
+        found: dict[str, Path] = {}
+        for path in self.iter_markdown():
+            try:
+                note = notes.read(path)
+            except NoteError:
+                continue
+            if note.uuid and note.uuid not in found:
+                found[note.uuid] = path
+        return found
+
+    def tier_of(self, path: Path) -> str | None:
+        try:
+            rel = Path(path).resolve().relative_to(self.ltm_root)
+        except ValueError:
+            return None
+        return rel.parts[0] if len(rel.parts) > 1 and rel.parts[0] in TIERS else None
+
+    # ------------------------------------------------------------------ health and numbers
+    def doctor(self):
+        from .doctor import check
+        return check(self)
+
+    def stats(self) -> dict:
+        counts = {tier: 0 for tier in TIERS}
+        other = indexes = 0
+        for path in self.iter_ltm_files():
+            if path.name == "_index.md":
+                indexes += 1
+                continue
+            tier = self.tier_of(path)
+            if tier:
+                counts[tier] += 1
+            else:
+                other += 1
+        try:
+            doc = self.read_stm()
+            stm_events = len(doc.events)
+            open_tasks = sum(1 for i in doc.items(stm.TASKS) if i.done is False)
+            open_goals = sum(1 for i in doc.items(stm.GOALS) if i.done is False)
+        except STMError:
+            stm_events = open_tasks = open_goals = None
+        return {
+            "vault": str(self.root),
+            "long_term": {**counts, "other": other, "indexes": indexes},
+            "short_term": {"events": stm_events, "open_goals": open_goals, "open_tasks": open_tasks},
+            "last_promotion": self._last_run("promotion"),
+        }
+
+    def _last_run(self, worker: str) -> str | None:
+        marker = self.state_dir / "state" / f"last_{worker}"
+        try:
+            return marker.read_text(encoding="utf-8").strip() or None
+        except FileNotFoundError:
+            return None
+
+
+def is_vault(folder: Path) -> bool:
+    folder = Path(folder)
+    return (folder / "system").is_dir() and (folder / "memory").is_dir()
+
+
+def _enable_autocommit(config_path: Path) -> None:
+    """`init --git` turns git.autocommit on (unless the person set it already)."""
+    text = config_path.read_text(encoding="utf-8") if config_path.exists() else ""
+    if re.search(r"^\s*autocommit\s*=", text, re.MULTILINE):
+        return
+    if "# autocommit = false" in text:
+        text = text.replace("# autocommit = false", "autocommit = true", 1)
+    else:
+        text += "\n[git]\nautocommit = true\n"
+    config_path.write_text(text, encoding="utf-8")
