@@ -114,6 +114,53 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     click.echo(f"last promotion  {data['last_promotion'] or 'never'}")
 
 
+@cli.command()
+@click.argument("query", nargs=-1, required=True)
+@click.option("--limit", "-n", default=10, show_default=True, help="How many results.")
+@click.option("--kind", type=click.Choice(["concrete", "events", "skills", "index", "stm", "identity", "archive"]),
+              help="Only this kind of memory file.")
+@click.option("--archived", is_flag=True, help="Also search archived memories.")
+@click.option("--json", "as_json", is_flag=True, help="Print a JSON list of {title, path, uuid, kind, score, excerpt}.")
+@click.pass_context
+def search(ctx: click.Context, query: tuple[str, ...], limit: int, kind: str | None, archived: bool, as_json: bool) -> None:
+    """Search the vault's memory (the index follows every edit to the files)."""
+    from .index import SearchIndex
+    index = SearchIndex(open_vault(ctx))
+    hits = index.search(" ".join(query), limit=limit, kind=kind, exclude_kinds=() if archived else ("archive",))
+    if as_json:
+        emit_json([h.as_dict() for h in hits])
+        return
+    if not hits:
+        click.echo("no matches")
+    for n, hit in enumerate(hits, start=1):
+        click.echo(click.style(f"{n}. {hit.title}", bold=True) + f"  [{hit.kind}] {hit.path}  (score {hit.score:.2f})")
+        if hit.excerpt:
+            click.echo(f"   {hit.excerpt}")
+
+
+@cli.command()
+@click.pass_context
+def reindex(ctx: click.Context) -> None:
+    """Rebuild the search index from the files, from scratch."""
+    from .index import SearchIndex
+    index = SearchIndex(open_vault(ctx))
+    with click.progressbar(length=1, label="indexing", file=sys.stderr) as bar:
+        def progress(done: int, total: int) -> None:
+            bar.length = total
+            bar.update(done - bar.pos)
+        report = index.rebuild(progress=progress)
+    index.optimize()
+    click.echo(f"indexed {report.added} files")
+
+
+@cli.command()
+@click.pass_context
+def watch(ctx: click.Context) -> None:
+    """Keep the search index current while files change (runs until Ctrl-C or SIGTERM)."""
+    from .watch import run
+    run(open_vault(ctx), report=lambda message: click.echo(message, err=True))
+
+
 def main() -> None:
     cli(prog_name="braniac")
 
