@@ -22,6 +22,9 @@ class _Group(click.Group):
     def invoke(self, ctx: click.Context):
         try:
             return super().invoke(ctx)
+        except BrokenPipeError:  # output piped into `head` and the like: not an error
+            sys.stderr.close()
+            ctx.exit(EXIT_OK)
         except (BraniacError, OSError) as exc:
             if os.environ.get("BRANIAC_DEBUG"):
                 traceback.print_exc()
@@ -73,7 +76,8 @@ def remember(ctx: click.Context, text: tuple[str, ...]) -> None:
     words = " ".join(text)
     if words == "-":
         words = sys.stdin.read()
-    event = open_vault(ctx).remember(words)
+    from .processes.reflection import remember as remember_text
+    event = remember_text(open_vault(ctx), words)
     click.echo(f"remembered as event {event.id}")
 
 
@@ -159,6 +163,38 @@ def watch(ctx: click.Context) -> None:
     """Keep the search index current while files change (runs until Ctrl-C or SIGTERM)."""
     from .watch import run
     run(open_vault(ctx), report=lambda message: click.echo(message, err=True))
+
+
+@cli.command()
+@click.argument("prompt", nargs=-1, required=True)
+@click.option("--model", help="LiteLLM model name (default: $BRANIAC_MODEL, then braniac.toml, else offline).")
+@click.option("--json", "as_json", is_flag=True, help='Print {"answer", "model", "queries", "context"} as JSON.')
+@click.pass_context
+def ask(ctx: click.Context, prompt: tuple[str, ...], model: str | None, as_json: bool) -> None:
+    """Run one turn of the core loop: recall, answer, and reflect into short-term memory."""
+    from .session import Session
+    text = " ".join(prompt)
+    if text == "-":
+        text = sys.stdin.read()
+    session = Session(open_vault(ctx), model=model, notice=lambda m: click.echo(f"braniac: {m}", err=True))
+    try:
+        stream = None if as_json else (lambda chunk: click.echo(chunk, nl=False))
+        turn = session.turn(text, on_chunk=stream, background=False)
+    finally:
+        session.close()
+    if as_json:
+        emit_json(turn.as_dict())
+    else:
+        click.echo()
+
+
+@cli.command()
+@click.option("--model", help="LiteLLM model name (default: $BRANIAC_MODEL, then braniac.toml, else offline).")
+@click.pass_context
+def chat(ctx: click.Context, model: str | None) -> None:
+    """Talk with your assistant; every turn recalls from and reflects into memory."""
+    from .repl import run_chat
+    run_chat(open_vault(ctx), model=model)
 
 
 def main() -> None:

@@ -271,7 +271,9 @@ class SearchIndex:
         only = None if paths is None else sorted({self._rel(p) for p in paths} - {None})
         try:
             if not self._exists():
-                return self.rebuild(reason="search index was missing; rebuilding it")
+                first_use = not self.dir.exists()
+                return self.rebuild(reason="building the search index (first use)" if first_use
+                                    else "search index was missing; rebuilding it")
             files = self._load_files()
             to_index, to_delete, touched = self._diff(files, only)
             if not (to_index or to_delete or touched):

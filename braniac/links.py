@@ -31,8 +31,10 @@ class Link:
 
     def resolve(self, from_file: Path) -> Path:
         """The file this link points at (the '#section' part dropped)."""
-        target = self.target[1:-1] if self.target.startswith("<") else unquote(self.target)
-        target = target.split("#", 1)[0]
+        if self.target.startswith("<"):
+            target = self.target[1:-1].split("#", 1)[0]
+        else:  # drop the '#section' before decoding: a '%23' is part of the file name
+            target = unquote(self.target.split("#", 1)[0])
         return Path(os.path.normpath(Path(from_file).parent / target))
 
 
@@ -43,7 +45,7 @@ def find_links(text: str) -> list[Link]:
 def relative_target(from_file: Path, to_file: Path) -> str:
     """A percent-encoded relative path from one file to another, with forward slashes."""
     rel = os.path.relpath(to_file, Path(from_file).parent)
-    return quote(PurePosixPath(Path(rel)).as_posix(), safe="/._-~#")
+    return quote(PurePosixPath(Path(rel)).as_posix(), safe="/._-~")  # '#' in a name is encoded
 
 
 def make_link(text: str, from_file: Path, to_file: Path, uuid: str | None) -> str:

@@ -6,7 +6,6 @@ unknown keys and every byte of the body survive and `git diff` shows one line.
 """
 from __future__ import annotations
 
-import math
 import re
 import unicodedata
 import uuid as uuidlib
@@ -40,6 +39,10 @@ class Note:
     frontmatter_text: str = ""
     path: Path | None = None
     _edits: dict[str, Any] = field(default_factory=dict, repr=False)
+    # The fence lines as read ('---\r\n', '...', no final newline…), so render() gives the
+    # file back byte for byte; '' when the file had no frontmatter at all.
+    fence_open: str = "---\n"
+    fence_close: str = "---\n"
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -95,7 +98,9 @@ class Note:
         self.set("updated_at", clock.iso(clock.now()))
 
     def render(self) -> str:
-        return f"---\n{self.frontmatter_text}---\n{self.body}"
+        if not self.fence_open and not self.frontmatter_text:
+            return self.body  # a file without frontmatter stays one until a field is set
+        return (self.fence_open or "---\n") + self.frontmatter_text + (self.fence_close or "---\n") + self.body
 
     # ------------------------------------------------------------------ validation
     def problems(self) -> list[str]:
@@ -124,7 +129,7 @@ def parse(text: str, *, path: Path | None = None) -> Note:
     where = str(path) if path else "<note>"
     opening = _FENCE.match(text)
     if not opening:
-        return Note(meta={}, body=text, frontmatter_text="", path=path)
+        return Note(meta={}, body=text, frontmatter_text="", path=path, fence_open="", fence_close="")
     closing = _CLOSE.search(text, opening.end())
     if not closing:
         raise NoteError(f"{where}:1: frontmatter opened with '---' is never closed")
@@ -136,7 +141,9 @@ def parse(text: str, *, path: Path | None = None) -> Note:
         after += 1
     try:
         meta = _yaml.load(fm_text) if fm_text.strip() else {}
-    except yaml.YAMLError as exc:
+    except (yaml.YAMLError, ValueError, RecursionError) as exc:
+        # ValueError: a date YAML recognises but Python rejects (2025-02-30, a +99:00 offset);
+        # RecursionError: absurdly deep nesting. Both are broken frontmatter, not crashes.
         mark = getattr(exc, "problem_mark", None)
         line = mark.line + 2 if mark is not None else 1  # +1 for 0-based, +1 for the '---' line
         reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
@@ -145,7 +152,8 @@ def parse(text: str, *, path: Path | None = None) -> Note:
         meta = {}
     if not isinstance(meta, dict):
         raise NoteError(f"{where}:2: frontmatter must be a mapping of keys to values")
-    return Note(meta=meta, body=text[after:], frontmatter_text=fm_text, path=path)
+    return Note(meta=meta, body=text[after:], frontmatter_text=fm_text, path=path,
+                fence_open=text[:opening.end()], fence_close=text[closing.start():after])
 
 
 def read(path: Path) -> Note:
@@ -167,34 +175,46 @@ def yaml_scalar(value: Any) -> str:
         return clock.iso(value if value.tzinfo else value.replace(tzinfo=timezone.utc))
     if isinstance(value, str) and _looks_like_timestamp(value):
         return value  # unquoted, so Obsidian shows it as a date
-    dumped = yaml.dump(value, Dumper=_Dumper, default_flow_style=True, width=math.inf,
-                       allow_unicode=True, sort_keys=False)
-    dumped = dumped.strip()
-    if dumped.endswith("\n..."):
-        dumped = dumped[:-4].rstrip()
-    if dumped.endswith("..."):
-        dumped = dumped[:-3].rstrip()
+    dumped = _dump(value)
+    if any(brk in dumped for brk in _LINE_BREAKS):
+        # YAML folds multi-line strings over several lines; double quotes keep it on one
+        dumped = _dump(value, default_style='"')
+    return dumped
+
+
+def _dump(value: Any, **options: Any) -> str:
+    dumped = yaml.dump(value, Dumper=_Dumper, default_flow_style=True, width=1_000_000,
+                       allow_unicode=True, sort_keys=False, **options).strip()
+    if dumped.endswith("\n..."):  # the pure-Python emitter's end-of-document marker only:
+        dumped = dumped[:-4].rstrip()  # a value's own trailing '...' ("wait...") stays
     return dumped
 
 
 _Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
+_LINE_BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")  # what YAML counts as a line break
 _TS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$")
 
 
 def _looks_like_timestamp(value: str) -> bool:
-    return bool(_TS.match(value))
+    # fullmatch: `$` alone accepts a trailing newline; a date Python rejects must stay quoted
+    return bool(_TS.fullmatch(value)) and as_datetime(value) is not None
 
 
 def _replace_key(fm_text: str, key: str, value: Any) -> str:
     """Rewrite `key:` (and its indented continuation lines) in place, or add it at the end."""
-    lines = fm_text.splitlines(keepends=True)
+    lines = [line + "\n" for line in fm_text.split("\n")]  # only '\n' ends a line (not \u2028 & co)
+    lines[-1] = lines[-1][:-1]
+    if not lines[-1]:
+        lines.pop()
     new_line = f"{key}: {yaml_scalar(value)}\n"
     pattern = re.compile(rf"^{re.escape(key)}\s*:")
     for i, line in enumerate(lines):
         if pattern.match(line):
             end = i + 1
-            while end < len(lines) and lines[end].strip() and lines[end].startswith((" ", "\t", "-")):
-                end += 1
+            while end < len(lines) and (not lines[end].strip() or lines[end].startswith((" ", "\t", "-"))):
+                end += 1  # blank lines inside a block scalar still belong to the value
+            while end > i + 1 and not lines[end - 1].strip():
+                end -= 1  # blank lines after the value are layout: kept
             return "".join(lines[:i] + [new_line] + lines[end:])
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"

@@ -22,6 +22,7 @@ QUOTED_FIELDS = ("User", "AI")  # the spec quotes what was said, not the thought
 
 _FIELD = re.compile(r"^\*\*(?P<name>[^*\n]+?):\*\*[ \t]?(?P<value>.*)$")
 _ITEM = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+(?:\[(?P<mark>[ xX])\][ \t]+)?(?P<text>.*?)[ \t]*$")
+_CHECKBOX_START = re.compile(r"\\?\[[ xX]\][ \t]")  # "[x] …" (or "\[x] …") at the start of a plain item
 
 
 def split_lines(text: str) -> list[str]:
@@ -31,6 +32,17 @@ def split_lines(text: str) -> list[str]:
     if lines[-1]:
         out.append(lines[-1])
     return out
+
+
+def unclosed_fence(text: str) -> int | None:
+    """1-based line of a ``` / ~~~ fence that is never closed (it hides every heading after it)."""
+    fence, opened = None, None
+    for i, line in enumerate(split_lines(text)):
+        stripped = line.lstrip(" ")
+        if len(line) - len(stripped) <= 3 and stripped.startswith(("```", "~~~")):
+            marker = stripped[:3]
+            fence, opened = (None, None) if fence == marker else (fence or marker, opened or i + 1)
+    return opened
 
 
 def _headings(lines: list[str], prefix: str) -> list[int]:
@@ -168,8 +180,10 @@ class ShortTermMemory:
         for line in split_lines(sub.body):
             match = _ITEM.match(line.rstrip("\n"))
             if match and not match["indent"] and match["text"]:
-                mark = match["mark"]
-                found.append(Item(match["text"], None if mark is None else mark.lower() == "x"))
+                mark, text = match["mark"], match["text"]
+                if mark is None and text.startswith("\\") and _CHECKBOX_START.match(text):
+                    text = text[1:]  # written escaped by add_item, see _item_line
+                found.append(Item(text, None if mark is None else mark.lower() == "x"))
         return found
 
     def missing_sections(self) -> list[str]:
@@ -189,6 +203,7 @@ class ShortTermMemory:
         if any(e.id == event_id for e in self.events):
             raise STMError(f"event id {event_id} is already in short-term memory")
         raw = render_event(event_id, fields)
+        saved = self._copy_blocks()
         block = self._ensure_block(EVENT_LOG, "A reverse-chronological log of recent interactions. "
                                               "New events are appended to the top.\n\n")
         parts = _split(block.body, "### ")
@@ -200,6 +215,9 @@ class ShortTermMemory:
         else:
             parts.insert(0, Block(event_id, raw))
         self._set_body(block, "".join(p.raw for p in parts))
+        if not any(e.id == event_id for e in parse(self.render()).events):
+            self.blocks = saved
+            raise STMError(self._hidden("the new event"))
         return Event(event_id, raw)
 
     def remove_events(self, ids: set[str]) -> list[Event]:
@@ -223,7 +241,8 @@ class ShortTermMemory:
             return
         if done is None and list_name in CHECKBOX_LISTS:
             done = False
-        line = f"- [{'x' if done else ' '}] {text}\n" if done is not None else f"- {text}\n"
+        line = _item_line(text, done)
+        saved = self._copy_blocks()
         structured = self._ensure_block(STRUCTURED, "This section contains discrete, machine-readable data for immediate use.\n\n")
         subs = _split(structured.body, "### ")
         sub = next((b for b in subs if b.name == list_name), None)
@@ -248,6 +267,9 @@ class ShortTermMemory:
             lines.append("\n")
         sub.raw = "".join(lines)
         self._set_body(structured, "".join(b.raw for b in subs))
+        if not any(item.text == text for item in parse(self.render()).items(list_name)):
+            self.blocks = saved
+            raise STMError(self._hidden(f"the new {list_name} item"))
 
     def set_item_done(self, list_name: str, text: str, done: bool = True) -> bool:
         structured = self.block(STRUCTURED)
@@ -268,6 +290,15 @@ class ShortTermMemory:
         return False
 
     # ------------------------------------------------------------- helpers
+    def _copy_blocks(self) -> list[Block]:
+        return [Block(b.name, b.raw) for b in self.blocks]
+
+    def _hidden(self, what: str) -> str:
+        """Why a change would not be visible: a code fence a person left open swallows it."""
+        line = unclosed_fence(self.render())
+        where = f"the code fence opened on line {line} is never closed" if line else "its structure is broken"
+        return f"short-term memory: {what} would be hidden because {where}; fix short_term.md and try again"
+
     def _ensure_block(self, name: str, intro: str) -> Block:
         block = self.block(name)
         if block is None:
@@ -281,6 +312,13 @@ class ShortTermMemory:
     def _set_body(block: Block, body: str) -> None:
         heading = block.raw.split("\n", 1)[0]
         block.raw = f"{heading}\n{body}"
+
+
+def _item_line(text: str, done: bool | None) -> str:
+    if done is not None:
+        return f"- [{'x' if done else ' '}] {text}\n"
+    # a plain item starting like a checkbox ("[x] …") would read back as one: escape the '['
+    return f"- \\{text}\n" if _CHECKBOX_START.match(text) else f"- {text}\n"
 
 
 def _strip_rule(text: str) -> str:
@@ -298,10 +336,7 @@ def render_new(summary: str = "", goals: list[Item] | None = None, facts: list[I
     def lines(items: list[Item] | None, checkbox: bool) -> str:
         out = []
         for item in items or []:
-            if checkbox:
-                out.append(f"- [{'x' if item.done else ' '}] {item.text}\n")
-            else:
-                out.append(f"- {item.text}\n")
+            out.append(_item_line(item.text, bool(item.done) if checkbox else None))
         return "".join(out)
 
     summary = summary.strip() or "Nothing has been consolidated yet."

@@ -8,12 +8,12 @@ import uuid as uuidlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
 from pathlib import Path
-from typing import Iterator
+from typing import Iterable, Iterator
 
 from . import clock, git, notes, stm
 from .config import CONFIG_NAME
 from .errors import InputError, NoteError, STMError, VaultExists, VaultNotFound
-from .fsio import MAX_TEXT_BYTES, ensure_inside, locked, read_text, update_text
+from .fsio import MAX_TEXT_BYTES, ensure_inside, inside, locked, read_text, update_text
 from .resources import data_dir
 
 STM_MAX_BYTES = 20 * 1024 * 1024
@@ -136,11 +136,23 @@ class Vault:
         except NoteError as exc:
             raise STMError(f"short-term memory unreadable: {exc}") from None
 
-    def append_event(self, fields: dict[str, str]) -> StoredEvent:
-        """Reflection's write (spec §4.3): a new event on top of the Event Log, under the STM lock."""
+    def append_event(self, fields: dict[str, str], *, at: datetime | None = None,
+                     goals: Iterable[str] = (), facts: Iterable[str] = (), tasks: Iterable[str] = (),
+                     done_tasks: Iterable[str] = ()) -> StoredEvent:
+        """Reflection's write (spec §4.3): a new event on top of the Event Log, and any
+        Structured Data updates, in one atomic write under the STM lock. Never the Summary."""
         clean = {k: v for k, v in fields.items() if v is not None}
         if not any(v.strip() for v in clean.values()):
             raise InputError("nothing to remember: the event is empty")
+        for value in clean.values():
+            # a NUL would make short_term.md a "binary file" every later read refuses; a lone
+            # surrogate (undecodable bytes in argv) cannot be written as UTF-8 at all
+            if "\x00" in value:
+                raise InputError("text contains a NUL byte; braniac stores text only")
+            try:
+                value.encode("utf-8")
+            except UnicodeEncodeError:
+                raise InputError("text is not valid UTF-8 (check the terminal's encoding)") from None
         if sum(len(v) for v in clean.values()) > MAX_EVENT_CHARS:
             raise InputError(f"event too large ({sum(len(v) for v in clean.values())} characters; "
                              f"the limit is {MAX_EVENT_CHARS}); save long documents as notes instead")
@@ -151,8 +163,13 @@ class Vault:
 
         def change(text: str) -> str:
             doc = stm.parse(text)
-            event_id = self._unique_event_id(doc)
+            event_id = self._unique_event_id(doc, at)
             doc.add_event(event_id, clean)
+            for name, items in ((stm.GOALS, goals), (stm.FACTS, facts), (stm.TASKS, tasks)):
+                for item in items:
+                    doc.add_item(name, item)
+            for task in done_tasks:
+                doc.set_item_done(stm.TASKS, task)
             result["id"] = event_id
             return doc.render()
 
@@ -165,8 +182,8 @@ class Vault:
         """Store something the person asked braniac to remember, as an event."""
         return self.append_event({"User": text, "Thoughts": "Asked to remember this."})
 
-    def _unique_event_id(self, doc: stm.ShortTermMemory) -> str:
-        moment = clock.now()
+    def _unique_event_id(self, doc: stm.ShortTermMemory, at: datetime | None = None) -> str:
+        moment = at or clock.now()
         taken = {e.id for e in doc.events} | self.archived_event_ids(moment)
         candidate = clock.iso(moment)
         step = 0
@@ -193,8 +210,11 @@ class Vault:
         for folder, dirs, files in os.walk(self.root):
             dirs[:] = sorted(d for d in dirs if d not in IGNORED_DIRS and not d.startswith("."))
             for name in sorted(files):
-                if name.endswith(".md") and not name.startswith("."):
-                    yield Path(folder) / name
+                path = Path(folder) / name
+                if not name.endswith(".md") or name.startswith("."):
+                    continue
+                if not path.is_symlink() or inside(self.root, path):
+                    yield path  # a symlink leaving the vault is never read (doctor reports it)
 
     def iter_ltm_files(self) -> Iterator[Path]:
         for path in self.iter_markdown():

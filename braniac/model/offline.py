@@ -1,0 +1,140 @@
+"""The offline engine: braniac's processes without a language model.
+
+Everything here is derived from the text braniac holds (no canned replies): search queries
+from the prompt's keywords, names and dates (and from short-term memory when the prompt leans
+on it); an answer that quotes the most relevant memories with where they came from; a
+verbatim reflection that notes what the exchange mentions and picks up stated goals, tasks
+and decisions. It is also what makes tests and benchmarks reproducible.
+"""
+from __future__ import annotations
+
+import re
+from typing import Iterator
+
+from .. import stm, textutil
+from .types import Reflection, WorkingMemory
+
+NAME = "offline"
+_PRONOUNS = {"it", "that", "this", "he", "she", "they", "them", "him", "her", "his", "hers", "their", "those", "these"}
+_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+
+_TASK = re.compile(r"\b(?:remind me to|todo:?|to-do:?|task:|i need to|i have to|i must|don'?t let me forget to)\s+(.+?)(?:[.!?]|$)", re.I)
+_GOAL = re.compile(r"\b(?:my goal is to|my goal is|goal:|i want to|i'?m trying to|i plan to|i hope to)\s+(.+?)(?:[.!?]|$)", re.I)
+_FACT = re.compile(r"\b(?:we decided(?: to| that)?|i decided(?: to| that)?|decision:|remember that|note that|fact:)\s+(.+?)(?:[.!?]|$)", re.I)
+_DONE = re.compile(r"\b(?:i(?:'ve)? (?:finished|completed|did|done)|done with|finished|completed)\s+(.+?)(?:[.!?]|$)", re.I)
+
+
+class OfflineModel:
+    name = NAME
+
+    # ---------------------------------------------------------------- search queries
+    def search_queries(self, wm: WorkingMemory) -> list[str]:
+        prompt_words = textutil.keywords(wm.prompt, limit=10)
+        names = textutil.entities(wm.prompt)
+        when = textutil.dates(wm.prompt)
+        queries = []
+        if prompt_words:
+            queries.append(" ".join(prompt_words))
+        if names or when:
+            queries.append(" ".join(names + when))
+        context = _context_words(wm)
+        if context:
+            queries.append(" ".join(dict.fromkeys(prompt_words + context)))
+        return list(dict.fromkeys(q for q in queries if q.strip()))
+
+    # ---------------------------------------------------------------- answer
+    def answer(self, wm: WorkingMemory) -> Iterator[str]:
+        query = set(textutil.keywords(wm.prompt, limit=20)) | {w.lower() for n in textutil.entities(wm.prompt) for w in n.split()}
+        context = {w.lower() for c in _context_words(wm) for w in c.split()} - query
+
+        def relevance(text: str) -> float:
+            # the prompt's own words count most; context words (standing in for pronouns) less
+            return textutil.overlap(query, text) + 0.3 * textutil.overlap(context, text)
+
+        quotes: list[tuple[float, str, str]] = []
+        for event in wm.stm_events:
+            said = event.user.strip()
+            if not said or said.endswith("?"):
+                continue  # quote what the person told us, not their questions or earlier answers
+            score = relevance(said)
+            if score > 0:
+                quotes.append((score + 0.05, _best_sentences(said, query | context), f"short-term memory, event {event.id}"))
+        for rank, excerpt in enumerate(wm.excerpts):
+            score = relevance(excerpt.title + " " + excerpt.text)
+            if score > 0:
+                quotes.append((score - rank * 0.01, _best_sentences(excerpt.text, query | context), excerpt.path))
+        quotes.sort(key=lambda q: -q[0])
+        if quotes:
+            best = quotes[0][0]
+            quotes = [q for q in quotes if q[0] >= 0.5 * best]  # the clearly relevant ones only
+        topic = ", ".join(sorted(query)[:6] or sorted(context)[:6]) or "that"
+        if not quotes:
+            yield f"I don't remember anything about {topic} yet."
+            return
+        yield f"Here is what I remember about {topic} (offline engine: I quote my memory rather than compose an answer):\n"
+        seen = set()
+        for _, text, source in quotes[:5]:
+            if text in seen:
+                continue
+            seen.add(text)
+            yield f'\n- "{text}" ({source})'
+        yield "\n"
+
+    # ---------------------------------------------------------------- reflection
+    def reflect(self, user: str, ai: str, short_term: str) -> Reflection:
+        mentioned = textutil.entities(user)[:6]
+        topics = textutil.keywords(user, limit=6)
+        when = textutil.dates(user)
+        parts = []
+        if topics:
+            parts.append("Topics: " + ", ".join(topics) + ".")
+        if mentioned:
+            parts.append("Mentions: " + ", ".join(mentioned) + ".")
+        if when:
+            parts.append("Dates: " + ", ".join(when) + ".")
+        reflection = Reflection(thoughts=" ".join(parts) or "Recorded verbatim.")
+        statements = " ".join(s for s in _SENTENCE.split(user) if s.strip() and not s.strip().endswith("?"))
+        reflection.tasks = [_clean(m) for m in _TASK.findall(statements)]
+        reflection.goals = [_clean(m) for m in _GOAL.findall(statements)]
+        reflection.facts = [_clean(m) for m in _FACT.findall(statements)]
+        finished = [_clean(m) for m in _DONE.findall(statements)]
+        if finished and short_term:
+            open_tasks = [i.text for i in stm.parse(short_term).items(stm.TASKS) if i.done is False]
+            for task in open_tasks:
+                task_words = set(textutil.content_words(task))
+                if any(textutil.overlap(task_words, f) >= 0.6 for f in finished):
+                    reflection.done_tasks.append(task)
+        return reflection
+
+
+def _context_words(wm: WorkingMemory) -> list[str]:
+    """When the prompt leans on context ("what does she like?"), the names and keywords of the
+    latest statements in short-term memory stand in for its pronouns."""
+    prompt_words = textutil.keywords(wm.prompt, limit=10)
+    has_pronoun = bool(_PRONOUNS & set(textutil.words(wm.prompt)))
+    if not has_pronoun and (len(prompt_words) >= 3 or not prompt_words):
+        return []
+    statements = [e.user for e in wm.stm_events if e.user.strip() and not e.user.strip().endswith("?")][:3]
+    found: list[str] = []
+    for said in statements:
+        found += textutil.entities(said)[:3] + textutil.keywords(said, limit=3)
+        if len(found) >= 6:
+            break
+    return list(dict.fromkeys(found))[:8]
+
+
+def _clean(text: str) -> str:
+    return " ".join(text.split()).strip(" ,;:")[:200]
+
+
+def _best_sentences(text: str, query: set[str], limit: int = 2, max_chars: int = 300) -> str:
+    """The one or two sentences of `text` that share the most words with the question."""
+    text = re.sub(r"^\*\*(\w+):\*\*\s*", r"\1: ", text, flags=re.M)
+    sentences = [s.strip() for s in _SENTENCE.split(text) if s and s.strip() and not s.strip().startswith("#")]
+    if not sentences:
+        return text.strip()[:max_chars]
+    ranked = sorted(range(len(sentences)), key=lambda i: -textutil.overlap(query, sentences[i]))
+    chosen = sorted(ranked[:limit])
+    quote = " ".join(sentences[i] for i in chosen if textutil.overlap(query, sentences[i]) > 0) or sentences[ranked[0]]
+    quote = quote.replace('"', "'")
+    return quote if len(quote) <= max_chars else quote[: max_chars - 1].rstrip() + "…"

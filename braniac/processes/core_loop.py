@@ -1,0 +1,100 @@
+"""The core loop (spec §4.2): one turn from prompt to answer.
+
+    prompt -> working memory (identity, conversation, whole STM) -> model's search queries
+           -> search + excerpts -> answer (streamed) -> access.log line per LTM file read
+
+Reflection of the exchange into short-term memory is handed to a Reflector afterwards.
+"""
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Callable, Iterator
+
+from .. import access_log, clock
+from ..config import Config
+from ..errors import BraniacError, ModelError
+from ..fsio import read_text
+from ..model.offline import OfflineModel
+from ..model.types import Excerpt, WorkingMemory
+from ..retrieval import retrieve
+from .working_memory import Conversation, fit, stm_entries
+
+if TYPE_CHECKING:
+    from ..index import SearchIndex
+    from ..model import MemoryModel
+    from ..vault import Vault
+
+
+@dataclass
+class Turn:
+    prompt: str
+    queries: list[str] = field(default_factory=list)
+    excerpts: list[Excerpt] = field(default_factory=list)
+    answer: str = ""
+    model: str = ""
+    interrupted: bool = False
+    notices: list[str] = field(default_factory=list)
+
+    def as_dict(self) -> dict:
+        return {"answer": self.answer, "model": self.model, "queries": self.queries,
+                "context": [{"uuid": e.uuid, "path": e.path, "excerpt": e.text} for e in self.excerpts]}
+
+
+class CoreLoop:
+    """Runs turns for one session. Keep one per REPL: its index stays open (warm searches)."""
+
+    def __init__(self, vault: "Vault", model: "MemoryModel", config: Config, *, index: "SearchIndex | None" = None,
+                 notice: Callable[[str], None] = lambda m: None):
+        from ..index import SearchIndex
+        self.vault = vault
+        self.model = model
+        self.config = config
+        self.index = index or SearchIndex(vault, notice=notice)
+        self.conversation = Conversation()
+        self.notice = notice
+
+    def prepare(self, prompt: str, *, sync: bool = True) -> tuple[Turn, WorkingMemory]:
+        """Steps 1–4 and 6: everything but the answer (also what the benchmark measures)."""
+        if not prompt.strip():
+            raise BraniacError("empty prompt")
+        turn = Turn(prompt=prompt, model=self.model.name)
+        if sync:
+            self.index.sync()
+        identity = read_text(self.vault.identity_path) if self.vault.identity_path.exists() else ""
+        short_term = self.vault.read_stm().render()
+        wm = WorkingMemory(identity=identity, conversation=self.conversation.summary(), short_term=short_term,
+                           prompt=prompt, stm_events=stm_entries(short_term), now=clock.iso(clock.now()))
+        turn.queries = self._queries(wm, turn)
+        found = retrieve(self.index, turn.queries, limit=self.config.search_limit)
+        wm.excerpts = found.excerpts
+        fit(wm, self.conversation, self.config.context_tokens)
+        turn.excerpts = list(wm.excerpts)
+        access_log.record(self.vault.access_log_path, [self.vault.root / e.path for e in turn.excerpts])
+        return turn, wm
+
+    def _queries(self, wm: WorkingMemory, turn: Turn) -> list[str]:
+        try:
+            queries = self.model.search_queries(wm)
+        except ModelError as exc:
+            turn.notices.append(f"{exc}; searching with keywords from the prompt instead")
+            self.notice(turn.notices[-1])
+            queries = []
+        return queries or OfflineModel().search_queries(wm) or [wm.prompt]
+
+    def run(self, prompt: str, *, on_chunk: Callable[[str], None] | None = None) -> Turn:
+        """One whole turn. Ctrl-C while streaming keeps what was said so far (turn.interrupted)."""
+        turn, wm = self.prepare(prompt)
+        chunks: list[str] = []
+        try:
+            for chunk in self.model.answer(wm):
+                chunks.append(chunk)
+                if on_chunk:
+                    on_chunk(chunk)
+        except KeyboardInterrupt:
+            turn.interrupted = True
+        finally:
+            turn.answer = "".join(chunks)
+        if turn.interrupted:
+            turn.answer += " [interrupted]"
+        self.conversation.add(prompt, turn.answer)
+        return turn

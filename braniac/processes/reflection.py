@@ -1,0 +1,168 @@
+"""Reflection (spec §4.3): after each turn, record the exchange in short-term memory.
+
+It runs in a background thread so the next prompt is never delayed. The exchange is journaled
+(one small file in `.braniac/journal/`) before anything else, so a turn whose reflection has
+not run yet survives the process dying; pending journals are replayed by the next braniac
+process, and `flush()` drains the queue on exit. The model thinks outside the STM lock; the
+lock is held only for the one atomic write of the event and its Structured Data updates.
+"""
+from __future__ import annotations
+
+import json
+import os
+import queue
+import secrets
+import threading
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from .. import clock
+from ..errors import BraniacError
+from ..fsio import atomic_write
+from ..model.offline import OfflineModel
+from ..model.types import Reflection
+
+if TYPE_CHECKING:
+    from ..model import MemoryModel
+    from ..vault import StoredEvent, Vault
+
+
+@dataclass
+class Exchange:
+    user: str
+    ai: str
+    at: str                  # ISO time of the turn
+    journal: Path | None = None
+
+
+class Reflector:
+    def __init__(self, vault: "Vault", model: "MemoryModel", *, notice: Callable[[str], None] = lambda m: None):
+        self.vault = vault
+        self.model = model
+        self.notice = notice
+        self.dir = vault.state_dir / "journal"
+        self._queue: queue.Queue[Exchange | None] = queue.Queue()
+        self._thread: threading.Thread | None = None
+        self.recorded: list["StoredEvent"] = []
+
+    # ---------------------------------------------------------------- public
+    def submit(self, user: str, ai: str, *, at: datetime | None = None) -> None:
+        """Journal the exchange now; reflect on it in the background."""
+        exchange = Exchange(user, ai, clock.iso(at or clock.now()))
+        exchange.journal = self._journal(exchange)
+        self._queue.put(exchange)
+        self._ensure_thread()
+
+    def reflect_now(self, user: str, ai: str, *, at: datetime | None = None) -> "StoredEvent":
+        """The same, synchronously (one-shot commands, the benchmark)."""
+        exchange = Exchange(user, ai, clock.iso(at or clock.now()))
+        exchange.journal = self._journal(exchange)
+        return self._process(exchange)
+
+    def flush(self, timeout: float | None = 60.0) -> None:
+        """Wait until every submitted exchange is in short-term memory."""
+        if self._thread is not None and self._thread.is_alive():
+            self._queue.put(None)
+            self._thread.join(timeout)
+            self._thread = None
+
+    def recover(self) -> int:
+        """Replay journals left by a process that died before reflecting (oldest first)."""
+        if not self.dir.is_dir():
+            return 0
+        done = 0
+        for path in sorted(self.dir.glob("*.json")):
+            claimed = path.with_suffix(f".{os.getpid()}.work")
+            try:
+                os.replace(path, claimed)  # only one process wins the claim
+            except FileNotFoundError:
+                continue
+            try:
+                data = json.loads(claimed.read_text(encoding="utf-8"))
+                exchange = Exchange(data["user"], data["ai"], data["at"], claimed)
+            except (OSError, ValueError, KeyError):
+                claimed.rename(claimed.with_suffix(".broken"))
+                continue
+            if self._already_recorded(exchange):
+                claimed.unlink(missing_ok=True)
+                continue
+            self._process(exchange)
+            done += 1
+        for stale in self.dir.glob("*.work"):  # claimed by a process that died
+            pid = stale.suffixes[-2].lstrip(".") if len(stale.suffixes) >= 2 else ""
+            if pid.isdigit() and not _alive(int(pid)):
+                stale.rename(stale.with_name(stale.name.split(".")[0] + ".json"))
+        return done
+
+    # ---------------------------------------------------------------- internals
+    def _journal(self, exchange: Exchange) -> Path:
+        self.dir.mkdir(parents=True, exist_ok=True)
+        path = self.dir / f"{exchange.at.replace(':', '')}-{secrets.token_hex(3)}.json"
+        atomic_write(path, json.dumps({"user": exchange.user, "ai": exchange.ai, "at": exchange.at}))
+        return path
+
+    def _ensure_thread(self) -> None:
+        if self._thread is None or not self._thread.is_alive():
+            self._thread = threading.Thread(target=self._run, name="braniac-reflection", daemon=True)
+            self._thread.start()
+
+    def _run(self) -> None:
+        while True:
+            exchange = self._queue.get()
+            if exchange is None:
+                return
+            try:
+                self._process(exchange)
+            except BraniacError as exc:
+                self.notice(f"reflection failed, the exchange stays journaled for the next run: {exc}")
+
+    def _process(self, exchange: Exchange) -> "StoredEvent":
+        short_term = self.vault.stm_path.read_text(encoding="utf-8", errors="replace")
+        try:
+            reflection = self.model.reflect(exchange.user, exchange.ai, short_term)
+        except BraniacError as exc:
+            self.notice(f"the model could not reflect ({exc}); recorded the exchange verbatim")
+            reflection = OfflineModel().reflect(exchange.user, exchange.ai, short_term)
+        event = self.vault.append_event(
+            {"User": exchange.user, "AI": exchange.ai, "Thoughts": reflection.thoughts},
+            at=clock.parse_iso(exchange.at), goals=reflection.goals, facts=reflection.facts,
+            tasks=reflection.tasks, done_tasks=reflection.done_tasks)
+        if exchange.journal is not None:
+            exchange.journal.unlink(missing_ok=True)
+        self.recorded.append(event)
+        return event
+
+    def _already_recorded(self, exchange: Exchange) -> bool:
+        """A journal whose event is already in short-term memory (died between write and cleanup)."""
+        second = exchange.at[:19]
+        for event in self.vault.read_stm().events:
+            if event.id.startswith(second):
+                fields = event.fields
+                if fields.get("User") == exchange.user.strip() and fields.get("AI") == exchange.ai.strip():
+                    return True
+        return False
+
+
+def remember(vault: "Vault", text: str) -> "StoredEvent":
+    """`braniac remember`: store the person's words verbatim, and pick up any goal, task or
+    decision they state (the offline engine's reading, no model call)."""
+    reflection = OfflineModel().reflect(text, "", vault.stm_path.read_text(encoding="utf-8", errors="replace")
+                                        if vault.stm_path.exists() else "")
+    return vault.append_event({"User": text, "Thoughts": "Asked to remember this. " + reflection.thoughts},
+                              goals=reflection.goals, facts=reflection.facts, tasks=reflection.tasks,
+                              done_tasks=reflection.done_tasks)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+        return True
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+
+
+__all__ = ["Reflector", "Reflection", "Exchange"]

@@ -1,0 +1,50 @@
+"""A working session over one vault: the composition root shared by `ask`, `chat` and the API.
+
+It reads the configuration once, picks the model, and wires the core loop to reflection.
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from . import config as config_module
+from .errors import ModelError
+from .model import get_model
+from .processes.core_loop import CoreLoop, Turn
+from .processes.reflection import Reflector
+from .vault import Vault
+
+
+class Session:
+    def __init__(self, vault: Vault, *, model: str | None = None, notice: Callable[[str], None] = lambda m: None):
+        self.vault = vault
+        self.config = config_module.load(vault.root, model=model)
+        self.model = get_model(self.config, vault.root)
+        self.notice = notice
+        self.loop = CoreLoop(vault, self.model, self.config, notice=notice)
+        self.reflector = Reflector(vault, self.model, notice=notice)
+        recovered = self.reflector.recover()
+        if recovered:
+            notice(f"recorded {recovered} exchange(s) left unreflected by an earlier session")
+
+    @property
+    def model_label(self) -> str:
+        return "offline (no language model configured: answers quote your memory)" \
+            if self.model.name == "offline" else self.model.name
+
+    def turn(self, prompt: str, *, on_chunk: Callable[[str], None] | None = None, background: bool = True) -> Turn:
+        """One core-loop turn, then reflection. If the model fails, the prompt is still
+        recorded in short-term memory (with the error) before the error is raised."""
+        try:
+            turn = self.loop.run(prompt, on_chunk=on_chunk)
+        except ModelError as exc:
+            self.reflector.reflect_now(prompt, f"[no answer: {exc}]")
+            raise
+        if background:
+            self.reflector.submit(prompt, turn.answer)
+        else:
+            self.reflector.reflect_now(prompt, turn.answer)
+        return turn
+
+    def close(self) -> None:
+        self.reflector.flush()
+        self.loop.index.close()

@@ -1,0 +1,99 @@
+"""Plain-text helpers shared by the offline engine and retrieval: words, entities, dates."""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+STOP_WORDS = frozenset("""
+a about above after again against all also am an and any are aren't as at be because been before
+being below between both but by can can't cannot could couldn't did didn't do does doesn't doing
+don't down during each few for from further had hadn't has hasn't have haven't having he he'd he'll
+he's her here here's hers herself him himself his how how's i i'd i'll i'm i've if in into is isn't
+it it's its itself let's me more most mustn't my myself no nor not of off on once only or other
+ought our ours ourselves out over own same shan't she she'd she'll she's should shouldn't so some
+such than that that's the their theirs them themselves then there there's these they they'd they'll
+they're they've this those through to too under until up very was wasn't we we'd we'll we're we've
+were weren't what what's when when's where where's which while who who's whom why why's with won't
+would wouldn't you you'd you'll you're you've your yours yourself yourselves yes yeah ok okay oh
+just really like well get got also would could should might must shall will may lot lots thing things
+know think thought tell told say said going go went gone come came make made take took want wanted
+one two much many even still back way good great nice sure thanks thank hey hi hello wow did does
+""".split())
+
+_WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
+_ENTITY = re.compile(r"\b([A-Z][\w'’-]*(?:\s+(?:of|de|van|von|the|and|&)?\s*[A-Z][\w'’-]*)*)")
+_DATE = re.compile(
+    r"\b(\d{4}-\d{2}-\d{2}|\d{1,2}\s+(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?,?\s+\d{4}"
+    r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}"
+    r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+\d{4}|\b(?:19|20)\d{2}\b)",
+    re.IGNORECASE,
+)
+
+
+def words(text: str) -> list[str]:
+    return [w.lower() for w in _WORD.findall(text)]
+
+
+def content_words(text: str, min_length: int = 3) -> list[str]:
+    """Lowercase words that carry meaning: no stop words, no short tokens."""
+    return [w for w in words(text) if len(w) >= min_length and w not in STOP_WORDS and not w.isdigit()]
+
+
+def keywords(text: str, limit: int = 12) -> list[str]:
+    """Distinct content words in order of first appearance."""
+    seen: dict[str, None] = {}
+    for word in content_words(text):
+        seen.setdefault(word, None)
+        if len(seen) >= limit:
+            break
+    return list(seen)
+
+
+_SENTENCE_START_COMMON = STOP_WORDS | {"what", "when", "where", "who", "why", "how", "which", "did", "does",
+                                      "is", "are", "can", "could", "would", "should", "will", "has", "have",
+                                      "do", "i", "my", "remember", "please", "tell", "user", "ai", "thoughts"}
+
+
+def entities(text: str) -> list[str]:
+    """Capitalized names (people, places, projects, tools), excluding sentence-initial common words."""
+    found: dict[str, None] = {}
+    for match in _ENTITY.finditer(text):
+        name = match.group(1).strip(" '’-")
+        parts = name.split()
+        while parts and parts[0].lower() in _SENTENCE_START_COMMON:
+            parts = parts[1:]
+        if not parts:
+            continue
+        name = " ".join(parts)
+        if len(name) >= 2 and name.lower() not in STOP_WORDS:
+            found.setdefault(name, None)
+    return list(found)
+
+
+def dates(text: str) -> list[str]:
+    return list(dict.fromkeys(m.group(1) for m in _DATE.finditer(text)))
+
+
+@lru_cache(maxsize=65536)
+def stem(word: str) -> str:
+    """A light stemmer, enough to match 'loves', 'loved' and 'loving' with 'love' when scoring
+    overlap: strip one inflection, then a trailing 'e'."""
+    base = word
+    if len(word) > 4 and word.endswith(("ies", "ied")):
+        base = word[:-3] + "y"
+    else:
+        for suffix in ("ingly", "edly", "ing", "ed", "ly", "s"):
+            if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+                base = word[: -len(suffix)]
+                break
+    if len(base) > 3 and base.endswith("e"):
+        base = base[:-1]
+    return base
+
+
+def overlap(query_words: set[str], text: str) -> float:
+    """Share of the query's (stemmed) content words found in text."""
+    if not query_words:
+        return 0.0
+    found = {stem(w) for w in content_words(text)}
+    return sum(1 for w in query_words if stem(w) in found) / len(query_words)
