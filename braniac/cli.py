@@ -197,6 +197,40 @@ def chat(ctx: click.Context, model: str | None) -> None:
     run_chat(open_vault(ctx), model=model)
 
 
+@cli.command()
+@click.option("--force", is_flag=True, help="Promote now, even if short-term memory was active in the last few minutes.")
+@click.option("--dry-run", is_flag=True, help="Show what would be promoted; change nothing.")
+@click.option("--model", help="LiteLLM model name (default: $BRANIAC_MODEL, then braniac.toml, else offline).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def promote(ctx: click.Context, force: bool, dry_run: bool, model: str | None, as_json: bool) -> None:
+    """Consolidate short-term memory into long-term notes (safe from cron; exit 0 when skipped)."""
+    from . import config as config_module
+    from .model import get_model
+    from .processes.promotion import promote as run_promotion
+    vault = open_vault(ctx)
+    cfg = config_module.load(vault.root, model=model)
+    report = run_promotion(vault, get_model(cfg, vault.root), cfg, force=force, dry_run=dry_run,
+                           notice=lambda m: click.echo(f"braniac: {m}", err=True))
+    if as_json:
+        emit_json(report.as_dict())
+        return
+    if report.status in ("skipped", "nothing"):
+        click.echo(f"promotion {report.status}: {report.reason}")
+        return
+    if report.status == "dry-run":
+        click.echo(f"would promote {len(report.events)} events into:")
+        for item in report.plan:
+            click.echo(f"  {item['path']}  ({item['claims']} claims)")
+        return
+    c = report.claims
+    click.echo(f"promoted {len(report.events)} events: {len(report.notes_created)} new notes, "
+               f"{len(report.notes_updated)} updated; claims {c['added']} added, {c['strengthened']} strengthened, "
+               f"{c['superseded']} superseded" + (f"; commit {report.commit}" if report.commit else ""))
+    for reason in report.rejected:
+        click.echo(f"  rejected: {reason}", err=True)
+
+
 def main() -> None:
     cli(prog_name="braniac")
 

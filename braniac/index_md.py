@@ -85,12 +85,12 @@ class IndexFile:
 
 def parse(text: str, path: Path) -> IndexFile:
     note = notes.parse(text, path=path)
-    return IndexFile(note=note, path=Path(path), sections=_split_sections(note.body))
+    return IndexFile(note=note, path=Path(path), sections=split_sections(note.body))
 
 
 def read(path: Path) -> IndexFile:
     note = notes.read(path)
-    return IndexFile(note=note, path=Path(path), sections=_split_sections(note.body))
+    return IndexFile(note=note, path=Path(path), sections=split_sections(note.body))
 
 
 def new(folder: Path, title: str, summary: str) -> IndexFile:
@@ -103,7 +103,7 @@ def new(folder: Path, title: str, summary: str) -> IndexFile:
     return index
 
 
-def _split_sections(body: str) -> list[tuple[str | None, str]]:
+def split_sections(body: str) -> list[tuple[str | None, str]]:
     sections: list[tuple[str | None, str]] = []
     matches = list(_SECTION.finditer(body))
     first = matches[0].start() if matches else len(body)

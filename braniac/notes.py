@@ -144,7 +144,7 @@ def parse(text: str, *, path: Path | None = None) -> Note:
     except (yaml.YAMLError, ValueError, RecursionError) as exc:
         # ValueError: a date YAML recognises but Python rejects (2025-02-30, a +99:00 offset);
         # RecursionError: absurdly deep nesting. Both are broken frontmatter, not crashes.
-        mark = getattr(exc, "problem_mark", None)
+        mark = getattr(exc, "problem_mark", None) or _unbuildable_value(fm_text)
         line = mark.line + 2 if mark is not None else 1  # +1 for 0-based, +1 for the '---' line
         reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
         raise NoteError(f"{where}:{line}: broken YAML frontmatter: {reason}") from None
@@ -154,6 +154,30 @@ def parse(text: str, *, path: Path | None = None) -> Note:
         raise NoteError(f"{where}:2: frontmatter must be a mapping of keys to values")
     return Note(meta=meta, body=text[after:], frontmatter_text=fm_text, path=path,
                 fence_open=text[:opening.end()], fence_close=text[closing.start():after])
+
+
+def _unbuildable_value(fm_text: str) -> "yaml.Mark | None":
+    """Where the first value is that YAML parses but Python cannot build (a ValueError has no mark)."""
+    try:
+        root = yaml.compose(fm_text, Loader=yaml.SafeLoader)
+    except (yaml.YAMLError, RecursionError):
+        return None
+    scalars, todo = [], [root] if root is not None else []
+    while todo:
+        node = todo.pop()
+        if isinstance(node, yaml.ScalarNode):
+            scalars.append(node)
+        elif isinstance(node, yaml.SequenceNode):
+            todo.extend(node.value)
+        elif isinstance(node, yaml.MappingNode):
+            todo.extend(n for pair in node.value for n in pair)
+    builder = yaml.SafeLoader("")
+    for node in sorted(scalars, key=lambda n: n.start_mark.index):
+        try:
+            builder.construct_object(node)
+        except ValueError:
+            return node.start_mark
+    return None
 
 
 def read(path: Path) -> Note:

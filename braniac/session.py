@@ -7,8 +7,9 @@ from __future__ import annotations
 from typing import Callable
 
 from . import config as config_module
-from .errors import ModelError
+from .errors import BraniacError
 from .model import get_model
+from .model.offline import OfflineModel
 from .processes.core_loop import CoreLoop, Turn
 from .processes.reflection import Reflector
 from .vault import Vault
@@ -36,8 +37,11 @@ class Session:
         recorded in short-term memory (with the error) before the error is raised."""
         try:
             turn = self.loop.run(prompt, on_chunk=on_chunk)
-        except ModelError as exc:
-            self.reflector.reflect_now(prompt, f"[no answer: {exc}]")
+        except BraniacError as exc:
+            # whatever failed (the model, a prompt template, the index), the person's words are
+            # kept; read by the offline engine, as the model may be what just failed
+            if prompt.strip():
+                self.reflector.reflect_now(prompt, f"[no answer: {exc}]", model=OfflineModel())
             raise
         if background:
             self.reflector.submit(prompt, turn.answer)

@@ -22,7 +22,7 @@ QUOTED_FIELDS = ("User", "AI")  # the spec quotes what was said, not the thought
 
 _FIELD = re.compile(r"^\*\*(?P<name>[^*\n]+?):\*\*[ \t]?(?P<value>.*)$")
 _ITEM = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+(?:\[(?P<mark>[ xX])\][ \t]+)?(?P<text>.*?)[ \t]*$")
-_CHECKBOX_START = re.compile(r"\\?\[[ xX]\][ \t]")  # "[x] …" (or "\[x] …") at the start of a plain item
+_CHECKBOX_START = re.compile(r"\\*\[[ xX]\][ \t]")  # "[x] …" (or "\[x] …") at the start of a plain item
 
 
 def split_lines(text: str) -> list[str]:

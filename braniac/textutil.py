@@ -20,6 +20,18 @@ know think thought tell told say said going go went gone come came make made tak
 one two much many even still back way good great nice sure thanks thank hey hi hello wow did does
 """.split())
 
+# Frequent verbs and adjectives: poor names for a topic note of their own.
+GENERIC_WORDS = frozenset("""
+moved move moving left leave leaving went going goes made make making love loved loves like liked likes feel feeling felt
+think thinking know knew want wants wanted need needs needed said says saying told asked ask see saw seen
+look looked looking try tried trying use used using work worked working start started starting keep kept
+give gave find found call called come coming take taking took help helped helps really pretty little big
+new old first last next time times day days week weeks month months year years today yesterday tomorrow
+lot lots people person thing things stuff something anything everything nothing awesome amazing great
+glad happy sure cool nice good bad best better right love great super totally definitely always never
+sometimes also though even still maybe actually especially probably recently
+""".split())
+
 _WORD = re.compile(r"[^\W_]+(?:'[^\W_]+)?", re.UNICODE)
 _ENTITY = re.compile(r"\b([A-Z][\w'’-]*(?:\s+(?:of|de|van|von|the|and|&)?\s*[A-Z][\w'’-]*)*)")
 _DATE = re.compile(
@@ -54,20 +66,42 @@ _SENTENCE_START_COMMON = STOP_WORDS | {"what", "when", "where", "who", "why", "h
                                       "do", "i", "my", "remember", "please", "tell", "user", "ai", "thoughts"}
 
 
-def entities(text: str) -> list[str]:
-    """Capitalized names (people, places, projects, tools), excluding sentence-initial common words."""
+_CALENDAR = frozenset("""january february march april may june july august september october november december
+jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday
+today tomorrow yesterday""".split())
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*|[\"“(]\s*)$")
+
+
+def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[str]:
+    """Capitalized names (people, places, projects, tools). A capitalized word that only opens
+    a sentence ("Remind me…") counts only if it is `known` as a name from elsewhere."""
     found: dict[str, None] = {}
     for match in _ENTITY.finditer(text):
         name = match.group(1).strip(" '’-")
         parts = name.split()
-        while parts and parts[0].lower() in _SENTENCE_START_COMMON:
+        at_start = bool(_SENTENCE_START.search(text[: match.start()]))
+        while parts and (parts[0].lower() in _SENTENCE_START_COMMON or parts[0].lower() in _CALENDAR):
             parts = parts[1:]
+            at_start = False
+        parts = [p for p in parts if p.lower() not in _CALENDAR]
         if not parts:
             continue
         name = " ".join(parts)
+        if at_start and len(parts) == 1 and name not in known:
+            continue
         if len(name) >= 2 and name.lower() not in STOP_WORDS:
             found.setdefault(name, None)
     return list(found)
+
+
+def names_in(texts: list[str]) -> set[str]:
+    """Capitalized words seen in the middle of a sentence: the text's own vocabulary of names."""
+    known: set[str] = set()
+    for text in texts:
+        for match in re.finditer(r"(?<=[a-z,]\s)([A-Z][\w'’-]+)", text):
+            if match.group(1).lower() not in _CALENDAR and match.group(1).lower() not in STOP_WORDS:
+                known.add(match.group(1))
+    return known
 
 
 def dates(text: str) -> list[str]:

@@ -180,6 +180,8 @@ class Vault:
 
     def remember(self, text: str) -> StoredEvent:
         """Store something the person asked braniac to remember, as an event."""
+        if not text.strip():  # the fixed Thoughts line alone would pass append_event's check
+            raise InputError("nothing to remember: the text is empty")
         return self.append_event({"User": text, "Thoughts": "Asked to remember this."})
 
     def _unique_event_id(self, doc: stm.ShortTermMemory, at: datetime | None = None) -> str:

@@ -9,9 +9,9 @@ from pathlib import Path
 from typing import Iterator, Protocol
 
 from ..config import Config
-from .types import Excerpt, Reflection, STMEntry, WorkingMemory
+from .types import Excerpt, ModelUnavailable, Reflection, STMEntry, WorkingMemory
 
-__all__ = ["MemoryModel", "get_model", "Excerpt", "Reflection", "STMEntry", "WorkingMemory"]
+__all__ = ["MemoryModel", "get_model", "Excerpt", "ModelUnavailable", "Reflection", "STMEntry", "WorkingMemory"]
 
 
 class MemoryModel(Protocol):

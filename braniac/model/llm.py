@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator
 from .. import prompts
 from ..config import ModelConfig
 from ..errors import ModelError
-from .types import Reflection, WorkingMemory
+from .types import ModelUnavailable, Reflection, WorkingMemory
 
 _import_lock = threading.Lock()
 _litellm_module = None
@@ -59,7 +59,7 @@ class LLMModel:
         if self.config.api_key_env:
             key = os.environ.get(self.config.api_key_env)
             if not key:
-                raise ModelError(f"the API key variable {self.config.api_key_env} (model.api_key_env) is not set")
+                raise ModelUnavailable(f"the API key variable {self.config.api_key_env} (model.api_key_env) is not set")
             kwargs["api_key"] = key
         elif self.config.api_base and self.config.name.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
             kwargs["api_key"] = "none"  # local OpenAI-compatible servers often need no key, but the client wants one
@@ -81,6 +81,7 @@ class LLMModel:
 
     def stream(self, messages: list[dict]) -> Iterator[str]:
         litellm = _litellm()
+        said = False
         try:
             response = litellm.completion(messages=messages, stream=True, **self._kwargs())
             for chunk in response:
@@ -88,11 +89,16 @@ class LLMModel:
                 delta = getattr(choices[0], "delta", None) if choices else None
                 text = getattr(delta, "content", None) if delta is not None else None
                 if text:
+                    said = True
                     yield text
         except ModelError:
             raise
         except Exception as exc:
             raise explain(exc, self.config) from None
+        if not said:
+            # a 200 whose body is not an event stream (malformed JSON, `{}`) streams nothing
+            # without any error from LiteLLM: an empty answer is a failure, not a reply
+            raise ModelError(f"the model {self.name} returned an empty reply (the server's response had no text)")
 
     def complete_json(self, prompt_name: str, validate: Callable[[Any], Any], **values: str) -> Any:
         """Ask for JSON, validate it; one retry with the problem explained; then ModelError."""
@@ -123,6 +129,8 @@ class LLMModel:
         return self.stream([{"role": "system", "content": system}, {"role": "user", "content": wm.prompt}])
 
     def reflect(self, user: str, ai: str, short_term: str) -> Reflection:
+        # the exchange sits inside <exchange> tags: a closing tag in it must not end them early
+        user, ai = (text.replace("</exchange", "<\\/exchange") for text in (user, ai))
         return self.complete_json("reflect", _valid_reflection, user=user, ai=ai,
                                   short_term=prompts.fence("short_term_memory", short_term))
 
@@ -169,7 +177,7 @@ def _valid_reflection(data: Any) -> Reflection:
 
 # -------------------------------------------------------------------- errors a person understands
 
-def explain(exc: Exception, config: ModelConfig) -> ModelError:
+def explain(exc: Exception, config: ModelConfig) -> ModelUnavailable:
     kind = type(exc).__name__
     message = str(exc)
     where = f" at {config.api_base}" if config.api_base else ""
@@ -193,7 +201,7 @@ def explain(exc: Exception, config: ModelConfig) -> ModelError:
         text = f"the model server{where} failed (HTTP 500): {_first_line(message)}"
     else:
         text = f"the model call failed ({kind}): {_first_line(message)}"
-    return ModelError(text)
+    return ModelUnavailable(text)
 
 
 def _first_line(message: str) -> str:

@@ -12,7 +12,8 @@ import re
 from typing import Iterator
 
 from .. import stm, textutil
-from .types import Reflection, WorkingMemory
+from . import offline_promotion
+from .types import Candidate, EventRecord, NoteDraft, Reflection, WorkingMemory
 
 NAME = "offline"
 _PRONOUNS = {"it", "that", "this", "he", "she", "they", "them", "him", "her", "his", "hers", "their", "those", "these"}
@@ -105,6 +106,17 @@ class OfflineModel:
                 if any(textutil.overlap(task_words, f) >= 0.6 for f in finished):
                     reflection.done_tasks.append(task)
         return reflection
+
+
+    # ---------------------------------------------------------------- promotion (spec §4.4)
+    def analyze(self, events: list[EventRecord], known_titles: list[str]) -> list[Candidate]:
+        return offline_promotion.analyze(events, known_titles)
+
+    def synthesize(self, candidate: Candidate, events: list[EventRecord], existing: list[str]) -> NoteDraft:
+        return offline_promotion.synthesize(candidate, events)
+
+    def summarize(self, promoted: list[EventRecord], remaining: list[EventRecord], open_items: list[str]) -> str:
+        return offline_promotion.summarize(promoted, remaining, open_items)
 
 
 def _context_words(wm: WorkingMemory) -> list[str]:

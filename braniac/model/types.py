@@ -3,6 +3,14 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from ..errors import ModelError
+
+
+class ModelUnavailable(ModelError):
+    """The model could not be reached or its server failed (HTTP error, timeout, unreadable
+    response), as opposed to a reply that was merely unusable. The core loop gives up on the
+    turn at once rather than wait on the same dead server a second time."""
+
 
 @dataclass
 class Excerpt:
@@ -42,3 +50,53 @@ class Reflection:
     facts: list[str] = field(default_factory=list)
     tasks: list[str] = field(default_factory=list)
     done_tasks: list[str] = field(default_factory=list)
+
+
+# ---------------------------------------------------------------------- promotion (spec §4.4)
+
+@dataclass
+class EventRecord:
+    """One short-term-memory event as promotion sees it."""
+    id: str
+    fields: dict[str, str]
+
+    @property
+    def user(self) -> str:
+        return self.fields.get("User", "")
+
+    @property
+    def ai(self) -> str:
+        return self.fields.get("AI", "")
+
+    @property
+    def text(self) -> str:
+        return "\n".join(f"{k}: {v}" for k, v in self.fields.items())
+
+
+@dataclass
+class Candidate:
+    """Analyze's output: something worth a long-term note, and the events it rests on."""
+    kind: str                 # "concrete" or "skills"
+    folder: list[str]         # topic path below the tier, most general first, e.g. ["people"]
+    title: str
+    event_ids: list[str]
+
+
+@dataclass
+class Claim:
+    text: str
+    sources: list[str]        # event ids
+    supersedes: str | None = None
+
+
+@dataclass
+class NoteDraft:
+    """Synthesize's output: one note's content, which braniac's own code then writes."""
+    kind: str
+    folder: list[str]
+    title: str
+    summary: str
+    claims: list[Claim]
+    tags: list[str] = field(default_factory=list)
+    emotion: str = "neutral"
+    related: list[str] = field(default_factory=list)   # titles of other drafts in this promotion

@@ -15,7 +15,7 @@ from ..config import Config
 from ..errors import BraniacError, ModelError
 from ..fsio import read_text
 from ..model.offline import OfflineModel
-from ..model.types import Excerpt, WorkingMemory
+from ..model.types import Excerpt, ModelUnavailable, WorkingMemory
 from ..retrieval import retrieve
 from .working_memory import Conversation, fit, stm_entries
 
@@ -75,6 +75,8 @@ class CoreLoop:
     def _queries(self, wm: WorkingMemory, turn: Turn) -> list[str]:
         try:
             queries = self.model.search_queries(wm)
+        except ModelUnavailable:
+            raise  # the server is down or broken: the answer call would fail (or time out) again
         except ModelError as exc:
             turn.notices.append(f"{exc}; searching with keywords from the prompt instead")
             self.notice(turn.notices[-1])

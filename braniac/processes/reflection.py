@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
 from .. import clock
-from ..errors import BraniacError
+from ..errors import BraniacError, InputError
 from ..fsio import atomic_write
 from ..model.offline import OfflineModel
 from ..model.types import Reflection
@@ -35,6 +35,20 @@ class Exchange:
     ai: str
     at: str                  # ISO time of the turn
     journal: Path | None = None
+    model: "MemoryModel | None" = None   # who reflects, when not the session's model
+
+# What short-term memory keeps of one exchange. A model's reply can be any size and contain
+# anything (a NUL, a lone surrogate): stored as is, the vault would refuse the event, and its
+# journal would fail again at every later start.
+MAX_USER_CHARS = 150_000
+MAX_AI_CHARS = 20_000
+
+
+def _storable(text: str, limit: int) -> str:
+    text = text.replace("\x00", "").encode("utf-8", "replace").decode("utf-8")
+    if len(text) > limit:
+        text = text[:limit] + f" [… {len(text) - limit} more characters not kept]"
+    return text
 
 
 class Reflector:
@@ -55,9 +69,11 @@ class Reflector:
         self._queue.put(exchange)
         self._ensure_thread()
 
-    def reflect_now(self, user: str, ai: str, *, at: datetime | None = None) -> "StoredEvent":
-        """The same, synchronously (one-shot commands, the benchmark)."""
-        exchange = Exchange(user, ai, clock.iso(at or clock.now()))
+    def reflect_now(self, user: str, ai: str, *, at: datetime | None = None,
+                    model: "MemoryModel | None" = None) -> "StoredEvent":
+        """The same, synchronously (one-shot commands, the benchmark). `model` overrides the
+        session's (a turn whose model just failed is recorded by the offline engine)."""
+        exchange = Exchange(user, ai, clock.iso(at or clock.now()), model=model)
         exchange.journal = self._journal(exchange)
         return self._process(exchange)
 
@@ -85,10 +101,20 @@ class Reflector:
             except (OSError, ValueError, KeyError):
                 claimed.rename(claimed.with_suffix(".broken"))
                 continue
-            if self._already_recorded(exchange):
-                claimed.unlink(missing_ok=True)
+            try:
+                if self._already_recorded(exchange):
+                    claimed.unlink(missing_ok=True)
+                    continue
+                self._process(exchange)
+            except InputError as exc:  # the vault can never accept it: _process set it aside
+                self.notice(f"a journaled exchange could not be recorded and was set aside ({exc})")
                 continue
-            self._process(exchange)
+            except BraniacError as exc:
+                # never let a journal stop the session from starting: keep it for the next run
+                if claimed.exists():
+                    os.replace(claimed, path)
+                self.notice(f"could not record a journaled exchange yet ({exc})")
+                break
             done += 1
         for stale in self.dir.glob("*.work"):  # claimed by a process that died
             pid = stale.suffixes[-2].lstrip(".") if len(stale.suffixes) >= 2 else ""
@@ -120,15 +146,21 @@ class Reflector:
 
     def _process(self, exchange: Exchange) -> "StoredEvent":
         short_term = self.vault.stm_path.read_text(encoding="utf-8", errors="replace")
+        user, ai = _storable(exchange.user, MAX_USER_CHARS), _storable(exchange.ai, MAX_AI_CHARS)
         try:
-            reflection = self.model.reflect(exchange.user, exchange.ai, short_term)
+            reflection = (exchange.model or self.model).reflect(user, ai, short_term)
         except BraniacError as exc:
             self.notice(f"the model could not reflect ({exc}); recorded the exchange verbatim")
-            reflection = OfflineModel().reflect(exchange.user, exchange.ai, short_term)
-        event = self.vault.append_event(
-            {"User": exchange.user, "AI": exchange.ai, "Thoughts": reflection.thoughts},
-            at=clock.parse_iso(exchange.at), goals=reflection.goals, facts=reflection.facts,
-            tasks=reflection.tasks, done_tasks=reflection.done_tasks)
+            reflection = OfflineModel().reflect(user, ai, short_term)
+        try:
+            event = self.vault.append_event(
+                {"User": user, "AI": ai, "Thoughts": reflection.thoughts},
+                at=clock.parse_iso(exchange.at), goals=reflection.goals, facts=reflection.facts,
+                tasks=reflection.tasks, done_tasks=reflection.done_tasks)
+        except InputError:
+            if exchange.journal is not None and exchange.journal.exists():
+                exchange.journal.rename(exchange.journal.with_suffix(".broken"))  # would fail forever
+            raise
         if exchange.journal is not None:
             exchange.journal.unlink(missing_ok=True)
         self.recorded.append(event)
@@ -140,7 +172,8 @@ class Reflector:
         for event in self.vault.read_stm().events:
             if event.id.startswith(second):
                 fields = event.fields
-                if fields.get("User") == exchange.user.strip() and fields.get("AI") == exchange.ai.strip():
+                if fields.get("User") == _storable(exchange.user, MAX_USER_CHARS).strip() and \
+                        fields.get("AI") == _storable(exchange.ai, MAX_AI_CHARS).strip():
                     return True
         return False
 

@@ -1,0 +1,294 @@
+"""Writing long-term memory: where notes go, how facts cite their events, and keeping every
+`_index.md` from a changed folder up to `memory/long_term/` current.
+
+Notes written by braniac keep their claims in a `## Facts` list, one claim per bullet, each
+ending with links to the archived events it came from:
+
+    - 2025-03-02: Ana moved to Lisbon. ([2025-03-02T10:00:00Z](../../events/2025/03/02/2025-03-02T10-00-00Z.md))
+
+Merging is idempotent: a claim already present only gains a citation; a claim that
+contradicts one in place moves the old one, dated and cited, to `## History`.
+"""
+from __future__ import annotations
+
+import hashlib
+import re
+import uuid as uuidlib
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable
+
+from . import clock, index_md, notes, textutil
+from .errors import NoteError
+from .fsio import atomic_write
+from .index_md import Entry, IndexFile
+from .links import find_links, make_link
+from .notes import Note
+
+if TYPE_CHECKING:
+    from .vault import Vault
+
+NAMESPACE = uuidlib.UUID("6f1c9a1e-8a55-4c1e-9b7e-0b3e6f0d2a11")  # braniac's, for deterministic ids
+FACTS, HISTORY, RELATED = "Facts", "History", "Related Memories"
+_CITATIONS = re.compile(r"\s*\((\[[^\]]+\]\([^)]*\)(?:,\s*)?)+\)\s*$")
+_EVENT_ID = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$")
+
+
+def stable_uuid(*parts: str) -> str:
+    """The same uuid for the same thing every run: a re-run after a crash rewrites, never duplicates."""
+    return str(uuidlib.uuid5(NAMESPACE, "\x1f".join(parts)))
+
+
+def event_path(vault: "Vault", event_id: str) -> Path:
+    """events/YYYY/MM/DD/<id>.md, with ':' replaced so the name is valid on every file system."""
+    day = event_id[:10]
+    return vault.ltm_root / "events" / day[:4] / day[5:7] / day[8:10] / (event_id.replace(":", "-") + ".md")
+
+
+def is_event_id(text: str) -> bool:
+    return bool(_EVENT_ID.match(text))
+
+
+# ---------------------------------------------------------------------- facts and citations
+
+@dataclass
+class Fact:
+    text: str
+    sources: list[str] = field(default_factory=list)   # event ids
+
+    def key(self) -> frozenset[str]:
+        return frozenset(textutil.stem(w) for w in textutil.content_words(self.text))
+
+
+def citation(from_file: Path, vault: "Vault", event_ids: Iterable[str]) -> str:
+    links = [make_link(eid, from_file, event_path(vault, eid), None) for eid in dict.fromkeys(event_ids)]
+    return f"({', '.join(links)})" if links else ""
+
+
+def parse_fact(line: str) -> Fact | None:
+    stripped = line.strip()
+    if not stripped.startswith(("- ", "* ")):
+        return None
+    body = stripped[2:]
+    match = _CITATIONS.search(body)
+    sources: list[str] = []
+    if match:
+        sources = [l.text for l in find_links(match.group(0)) if is_event_id(l.text)]
+        body = body[: match.start()]
+    return Fact(body.strip(), sources)
+
+
+def render_fact(fact: Fact, note_path: Path, vault: "Vault") -> str:
+    cite = citation(note_path, vault, fact.sources)
+    return f"- {fact.text} {cite}".rstrip()
+
+
+class FactNote:
+    """A concrete or skill note as braniac writes it: sections split like `_index.md`, with
+    `## Facts` (current claims) and `## History` (superseded ones) under braniac's care and
+    every other section left exactly as a person wrote it."""
+
+    def __init__(self, note: Note, path: Path):
+        self.note, self.path = note, path
+        self.sections = index_md.split_sections(note.body)
+
+    @classmethod
+    def create(cls, path: Path, *, title: str, summary: str, tags: list[str], emotion: str,
+               note_uuid: str, extra: dict | None = None) -> "FactNote":
+        note = Note.new(title=title, body=f"# {title}\n\n{summary.strip()}\n\n", tags=tags, emotion=emotion,
+                        note_uuid=note_uuid, extra={"sources": [], **(extra or {})})
+        return cls(note, path)
+
+    @classmethod
+    def load(cls, path: Path) -> "FactNote":
+        return cls(notes.read(path), path)
+
+    def _get(self, name: str) -> list[str]:
+        for heading, raw in self.sections:
+            if heading == name:
+                lines = raw.split("\n")[1:]
+                while lines and not lines[-1].strip():
+                    lines.pop()  # the blank lines that close a section are layout, not content
+                return lines
+        return []
+
+    def _set(self, name: str, lines: list[str]) -> None:
+        raw = f"## {name}\n" + "\n".join(lines).strip("\n") + "\n\n"
+        for i, (heading, _) in enumerate(self.sections):
+            if heading == name:
+                self.sections[i] = (heading, raw)
+                return
+        if self.sections and not self.sections[-1][1].endswith("\n\n"):
+            heading, old = self.sections[-1]
+            self.sections[-1] = (heading, old.rstrip("\n") + "\n\n")
+        self.sections.append((name, raw))
+
+    def facts(self, section: str = FACTS) -> list[Fact]:
+        return [f for f in (parse_fact(l) for l in self._get(section)) if f is not None]
+
+    def merge(self, new: Fact, vault: "Vault", *, supersedes: str | None = None) -> str:
+        """Add one claim. Returns 'added', 'strengthened', 'superseded' or 'unchanged'."""
+        lines = self._get(FACTS)
+        new_key = new.key()
+        for i, line in enumerate(lines):
+            old = parse_fact(line)
+            if old is None:
+                continue
+            if old.text == new.text or _similar(old.key(), new_key):
+                missing = [s for s in new.sources if s not in old.sources]
+                if not missing:
+                    return "unchanged"
+                old.sources += missing  # a restated claim strengthens the one in place
+                lines[i] = render_fact(old, self.path, vault)
+                self._set(FACTS, lines)
+                return "strengthened"
+        replaced = None
+        for i, line in enumerate(lines):
+            old = parse_fact(line)
+            if old is not None and (supersedes and _similar(old.key(), Fact(supersedes).key()) or contradicts(old, new)):
+                replaced = i
+                break
+        status = "added"
+        if replaced is not None:
+            old = parse_fact(lines.pop(replaced))
+            since = new.sources[0][:10] if new.sources else clock.iso(clock.now())[:10]
+            history = self._get(HISTORY)
+            history.append(render_fact(Fact(f"{old.text} — superseded on {since}", old.sources), self.path, vault))
+            self._set(HISTORY, history)
+            status = "superseded"
+        insert_at = max((i + 1 for i, l in enumerate(lines) if parse_fact(l)), default=len(lines))
+        lines.insert(insert_at, render_fact(new, self.path, vault))
+        self._set(FACTS, lines)
+        return status
+
+    def set_related(self, entries: list[Entry]) -> None:
+        self._set(RELATED, [e.render(self.path) for e in entries] or ["_(none yet)_"])
+
+    def sources(self) -> list[str]:
+        found = [s for section in (FACTS, HISTORY) for f in self.facts(section) for s in f.sources]
+        return list(dict.fromkeys(found))
+
+    def render(self) -> str:
+        self.note.body = "".join(raw for _, raw in self.sections)
+        return self.note.render()
+
+
+def _similar(a: frozenset[str], b: frozenset[str]) -> bool:
+    if not a or not b:
+        return False
+    return len(a & b) / len(a | b) >= 0.8
+
+
+_VALUE_VERB = re.compile(r"^(?P<subject>.+?)\b(?P<verb>is|are|was|lives in|works at|works as|moved to|prefers|likes)\b\s+(?P<value>.+)$", re.I)
+
+
+def contradicts(old: Fact, new: Fact) -> bool:
+    """The same subject and relation with a different value ("Ana lives in Porto" / "Ana
+    lives in Lisbon"): the newer claim supersedes, the older goes to History."""
+    a, b = _VALUE_VERB.match(_plain(old.text)), _VALUE_VERB.match(_plain(new.text))
+    if not a or not b:
+        return False
+    same_subject = textutil.content_words(a["subject"]) == textutil.content_words(b["subject"]) and \
+        bool(textutil.content_words(a["subject"]))
+    same_verb = a["verb"].lower() == b["verb"].lower()
+    return same_subject and same_verb and set(textutil.content_words(a["value"])) != set(textutil.content_words(b["value"]))
+
+
+def _plain(text: str) -> str:
+    return re.sub(r"^\d{4}-\d{2}-\d{2}:\s*", "", text).strip().rstrip(".")
+
+
+# ---------------------------------------------------------------------- folders and _index.md
+
+def ensure_folder(vault: "Vault", folder: Path, written: set[Path]) -> None:
+    """Create `folder` (inside memory/long_term/) and an _index.md in it and every parent."""
+    folder = Path(folder)
+    chain = []
+    current = folder
+    while current != vault.ltm_root and current.is_relative_to(vault.ltm_root):
+        chain.append(current)
+        current = current.parent
+    for path in reversed(chain):
+        path.mkdir(exist_ok=True)
+        index_path = path / index_md.INDEX_NAME
+        if not index_path.exists():
+            title = path.name.replace("-", " ").capitalize()
+            index = index_md.new(path, title, f"Memories about {path.name.replace('-', ' ')}.")
+            index.note.set("uuid", stable_uuid("index", vault.relative(path)))
+            index.note.set("summary_by", "braniac")
+            atomic_write(index_path, index.render())
+            written.add(index_path)
+
+
+def describe(path: Path) -> tuple[str, str | None, str]:
+    """(title, uuid, one-line description) of a note or folder for a manifest line."""
+    target = path / index_md.INDEX_NAME if path.is_dir() else path
+    try:
+        note = notes.read(target)
+    except NoteError:
+        return path.name, None, ""
+    if path.is_dir():
+        index = IndexFile(note=note, path=target, sections=index_md.split_sections(note.body))
+        summary = " ".join(index.summary.split())
+        return path.name + "/", note.uuid or None, summary[:140]
+    description = note.meta.get("description") or ""
+    if not description:  # a braniac note is best described by its first claim
+        for line in note.body.splitlines():
+            fact = parse_fact(line)
+            if fact is not None and fact.sources:
+                description = re.sub(r"^\d{4}-\d{2}-\d{2}\s+—\s+", "", fact.text)
+                break
+    if not description:
+        for line in note.body.splitlines():
+            text = line.strip()
+            if text and not text.startswith(("#", "- ", "* ", "|", ">", "```")):
+                description = text
+                break
+    return note.title, note.uuid or None, " ".join(str(description).split())[:140]
+
+
+def refresh_indexes(vault: "Vault", folders: Iterable[Path], written: set[Path]) -> None:
+    """Bring the manifest (and a braniac-written summary) of each folder, and of every folder
+    above it, in line with what the folder holds. A person's descriptions are kept."""
+    todo: set[Path] = set()
+    for folder in folders:
+        current = Path(folder)
+        while current.is_relative_to(vault.ltm_root):
+            todo.add(current)
+            if current == vault.ltm_root:
+                break
+            current = current.parent
+    for folder in sorted(todo, key=lambda p: -len(p.parts)):  # deepest first: parents see fresh summaries
+        index_path = folder / index_md.INDEX_NAME
+        if not folder.is_dir():
+            continue
+        if not index_path.exists():
+            ensure_folder(vault, folder, written)
+        try:
+            index = index_md.read(index_path)
+        except NoteError:
+            continue  # a broken _index.md is the person's to fix (doctor names it); never overwrite it
+        before = index.render()
+        old = {e.path.resolve(): e for e in index.manifest if e.path.exists()}
+        entries = []
+        children = sorted(p for p in folder.iterdir() if not p.name.startswith(".") and (
+            (p.is_dir() and (p / index_md.INDEX_NAME).exists()) or (p.suffix == ".md" and p.name != index_md.INDEX_NAME)))
+        children.sort(key=lambda p: (not p.is_dir(), p.name))
+        for child in children:
+            target = child / index_md.INDEX_NAME if child.is_dir() else child
+            title, uuid, description = describe(child)
+            kept = old.get(target.resolve())
+            entries.append(Entry(title, target, uuid, kept.description if kept and kept.description else description))
+        index.set_manifest(entries)
+        if index.note.meta.get("summary_by") == "braniac" and entries:
+            names = ", ".join(e.text.rstrip("/") for e in entries[:12])
+            more = f" and {len(entries) - 12} more" if len(entries) > 12 else ""
+            index.set_summary(f"Memories about {folder.name.replace('-', ' ')}: {names}{more}.")
+        if index.render() != before:
+            index.note.touch()
+            atomic_write(index_path, index.render())
+            written.add(index_path)
+
+
+def digest_hash(text: str) -> str:
+    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()

@@ -1,0 +1,190 @@
+"""The offline engine's promotion (spec §4.4) without a language model.
+
+Analyze groups the events by the people, places and things they mention and by recurring
+topics; speaker-attributed lines ("Ana: I moved to Lisbon") make the speaker an entity too.
+Synthesize keeps the person's own sentences as dated claims, each citing its event, so nothing
+is paraphrased away. Questions, greetings and small talk fail the worthiness gate: they stay in
+the events archive but make no claim. "How to" answers with steps become skills.
+"""
+from __future__ import annotations
+
+import re
+from collections import Counter, defaultdict
+
+from .. import textutil
+from .types import Candidate, Claim, EventRecord, NoteDraft
+
+_SPEAKER = re.compile(r"^\s*([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}):\s+(.+)$", re.S)
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“])|\n+")
+_PLACE_CUE = re.compile(r"\b(?:in|at|from|to|visited|visit|near|around)\s+(?:the\s+)?$", re.I)
+_HOW_TO = re.compile(r"\bhow (?:do|can|should|would) (?:i|we|you)\s+(.+?)[?.!]*$|\bhow to\s+(.+?)[?.!]*$", re.I)
+_STEP = re.compile(r"^\s*(?:\d+[.)]|step \d+:?)\s+(.+)$", re.I | re.M)  # numbered steps only
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|our)\b", re.I)
+MIN_CLAIM_WORDS = 4
+MAX_TOPICS = 12
+
+_EMOTIONS = {
+    "joy": {"happy", "glad", "excited", "love", "loved", "great", "awesome", "wonderful", "fun", "proud", "thrilled", "amazing"},
+    "sadness": {"sad", "sorry", "lost", "miss", "missed", "cry", "cried", "grief", "lonely", "unfortunately"},
+    "frustration": {"angry", "annoyed", "frustrated", "frustrating", "hate", "broken", "bug", "fails", "failed"},
+    "anxiety": {"worried", "anxious", "nervous", "afraid", "scared", "stress", "stressed", "deadline"},
+    "curiosity": {"curious", "wonder", "wondering", "learn", "learning", "interesting", "explore"},
+}
+
+
+def split_speaker(text: str) -> tuple[str | None, str]:
+    match = _SPEAKER.match(text)
+    if match and len(match.group(1)) <= 40:
+        return match.group(1).strip(), match.group(2).strip()
+    return None, text.strip()
+
+
+def sentences(text: str) -> list[str]:
+    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+
+
+def is_claim(sentence: str) -> bool:
+    """The worthiness gate: a statement with enough substance to be worth remembering."""
+    s = sentence.strip()
+    return not s.endswith("?") and len(textutil.content_words(s)) >= MIN_CLAIM_WORDS
+
+
+def emotion_of(text: str) -> str:
+    words = set(textutil.words(text))
+    scores = {name: len(words & cues) for name, cues in _EMOTIONS.items()}
+    best = max(scores, key=scores.get)
+    return best if scores[best] else "neutral"
+
+
+_PERSON_BEFORE = re.compile(r"\b(?:met|with|told|asked|call|called|friend|sister|brother|mom|mother|dad|father|wife|"
+                            r"husband|son|daughter|colleague|boss|partner|cousin|aunt|uncle|grandma|grandpa|mr|mrs|ms|dr)\.?\s+$", re.I)
+_PERSON_AFTER = re.compile(r"^(?:'s\b|\s+(?:said|says|told|asked|moved|works|worked|lives|lived|went|goes|wants|wanted|"
+                           r"likes|loves|thinks|thought|is my|was my|and i|called|texted|visited|joined|started))", re.I)
+
+
+def _entity_folder(name: str, event_texts: list[str], speakers: set[str]) -> str:
+    """people, places or topics, by the words around the name (no cue: a topic)."""
+    if name in speakers:
+        return "people"
+    place_votes = person_votes = 0
+    for text in event_texts:
+        for match in re.finditer(re.escape(name), text):
+            before = text[max(0, match.start() - 16): match.start()]
+            after = text[match.end(): match.end() + 16]
+            if _PLACE_CUE.search(before):
+                place_votes += 1
+            elif _PERSON_BEFORE.search(before) or _PERSON_AFTER.search(after):
+                person_votes += 1
+    if place_votes > person_votes:
+        return "places"
+    return "people" if person_votes else "topics"
+
+
+def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Candidate]:
+    speakers: set[str] = set()
+    statements: dict[str, list[str]] = {}        # event id -> claim sentences (speaker-prefixed)
+    mentions: dict[str, set[str]] = defaultdict(set)
+    texts: dict[str, list[str]] = defaultdict(list)
+    topic_events: dict[str, set[str]] = defaultdict(set)
+    known = textutil.names_in([split_speaker(e.user)[1] for e in events]) | {t for t in known_titles if t[:1].isupper()}
+    for event in events:
+        speaker, said = split_speaker(event.user)
+        if speaker:
+            speakers.add(speaker)
+        claims = [s for s in sentences(said) if is_claim(s)]
+        statements[event.id] = claims
+        for sentence in claims:
+            for name in textutil.entities(sentence, known):
+                if name != speaker:
+                    mentions[name].add(event.id)
+                    texts[name].append(sentence)
+            for word in set(textutil.keywords(sentence, limit=6)):
+                topic_events[word].add(event.id)
+        if speaker and any(_FIRST_PERSON.search(s) for s in claims):
+            mentions[speaker].add(event.id)
+    candidates = []
+    entity_words = {w.lower() for name in mentions for w in name.split()}
+    for name, ids in sorted(mentions.items()):
+        folder = _entity_folder(name, texts[name], speakers)
+        candidates.append(Candidate("concrete", [folder], name, sorted(ids)))
+    topics = [(w, ids) for w, ids in topic_events.items()
+              if len(ids) >= 2 and w not in entity_words and w not in textutil.GENERIC_WORDS and len(w) >= 4]
+    topics.sort(key=lambda item: (-len(item[1]), item[0]))
+    for word, ids in topics[:MAX_TOPICS]:
+        candidates.append(Candidate("concrete", ["topics"], word, sorted(ids)))
+    candidates += _skills(events)
+    return candidates
+
+
+def _skills(events: list[EventRecord]) -> list[Candidate]:
+    found = []
+    for event in events:
+        _, question = split_speaker(event.user)
+        match = _HOW_TO.search(question.strip())
+        steps = _STEP.findall(event.ai) or _STEP.findall(question)
+        if match and len(steps) >= 2:
+            task = (match.group(1) or match.group(2)).strip()
+            found.append(Candidate("skills", [], f"How to {task}", [event.id]))
+    return found
+
+
+def synthesize(candidate: Candidate, events: list[EventRecord]) -> NoteDraft:
+    by_id = {e.id: e for e in events}
+    chosen = [by_id[i] for i in candidate.event_ids if i in by_id]
+    claims: list[Claim] = []
+    if candidate.kind == "skills":
+        for event in chosen:
+            steps = _STEP.findall(event.ai) or _STEP.findall(event.user)
+            for n, step in enumerate(steps, 1):
+                claims.append(Claim(f"Step {n}: {' '.join(step.split())}", [event.id]))
+        summary = f"A recipe braniac learned: {candidate.title.lower()}."
+    else:
+        needle = candidate.title.lower()
+        for event in chosen:
+            speaker, said = split_speaker(event.user)
+            for sentence in sentences(said):
+                if not is_claim(sentence):
+                    continue
+                lowered = sentence.lower()
+                about = needle in lowered if " " in needle or not needle.islower() else \
+                    needle in {textutil.stem(w) for w in textutil.words(sentence)} | set(textutil.words(sentence))
+                if speaker and speaker == candidate.title:
+                    about = about or bool(_FIRST_PERSON.search(sentence))
+                if about:
+                    prefix = f"{speaker}: " if speaker else ""
+                    claims.append(Claim(f"{event.id[:10]} — {prefix}{sentence}", [event.id]))
+        kind_word = {"people": "person", "places": "place"}.get(candidate.folder[0] if candidate.folder else "", "topic")
+        summary = f"What braniac remembers about {candidate.title} ({kind_word}), from conversations; newest facts last."
+    text = " ".join(c.text for c in claims)
+    tags = list(dict.fromkeys([*candidate.folder, *textutil.keywords(text, limit=5)]))[:6]
+    return NoteDraft(candidate.kind, candidate.folder, candidate.title, summary, claims, tags, emotion_of(text))
+
+
+def relate(drafts: list[NoteDraft]) -> None:
+    """Notes whose claims rest on the same events are related (co-mentioned): link the top ones."""
+    sources = {d.title: {s for c in d.claims for s in c.sources} for d in drafts}
+    for draft in drafts:
+        mine = sources[draft.title]
+        scores = Counter({other: len(mine & theirs) for other, theirs in sources.items()
+                          if other != draft.title and mine & theirs})
+        draft.related = [title for title, _ in scores.most_common(5)]
+
+
+def summarize(promoted: list[EventRecord], remaining: list[EventRecord], open_items: list[str]) -> str:
+    parts = []
+    if promoted:
+        first, last = promoted[-1].id[:10], promoted[0].id[:10]
+        span = first if first == last else f"{first} to {last}"
+        names = Counter(n for e in promoted for n in textutil.entities(split_speaker(e.user)[1]))
+        topics = Counter(w for e in promoted for w in textutil.keywords(split_speaker(e.user)[1], limit=5))
+        picked = [n for n, _ in names.most_common(5)]
+        picked += [w for w, _ in topics.most_common(8) if w not in {p.lower() for p in picked}][:5]
+        about = ", ".join(picked)
+        parts.append(f"{len(promoted)} events from {span} were consolidated into long-term memory"
+                     + (f" (mostly about {about})." if about else "."))
+    if remaining:
+        parts.append(f"{len(remaining)} newer events are still only in the event log below, the latest about: "
+                     + "; ".join(" ".join(split_speaker(e.user)[1].split())[:80] for e in remaining[:3]) + ".")
+    if open_items:
+        parts.append("Still open: " + "; ".join(open_items[:8]) + ".")
+    return " ".join(parts) or "Nothing to summarize yet."
