@@ -162,7 +162,10 @@ def reindex(ctx: click.Context) -> None:
 def watch(ctx: click.Context) -> None:
     """Keep the search index current while files change (runs until Ctrl-C or SIGTERM)."""
     from .watch import run
-    run(open_vault(ctx), report=lambda message: click.echo(message, err=True))
+    from .processes.idle import IdleWorker
+    vault = open_vault(ctx)
+    worker = IdleWorker(vault, report=lambda message: click.echo(message, err=True))
+    run(vault, report=lambda message: click.echo(message, err=True), on_idle=worker.tick)
 
 
 @cli.command()
@@ -215,18 +218,10 @@ def promote(ctx: click.Context, force: bool, dry_run: bool, model: str | None, a
     if as_json:
         emit_json(report.as_dict())
         return
-    if report.status in ("skipped", "nothing"):
-        click.echo(f"promotion {report.status}: {report.reason}")
-        return
+    click.echo(report.describe())
     if report.status == "dry-run":
-        click.echo(f"would promote {len(report.events)} events into:")
         for item in report.plan:
             click.echo(f"  {item['path']}  ({item['claims']} claims)")
-        return
-    c = report.claims
-    click.echo(f"promoted {len(report.events)} events: {len(report.notes_created)} new notes, "
-               f"{len(report.notes_updated)} updated; claims {c['added']} added, {c['strengthened']} strengthened, "
-               f"{c['superseded']} superseded" + (f"; commit {report.commit}" if report.commit else ""))
     for reason in report.rejected:
         click.echo(f"  rejected: {reason}", err=True)
 

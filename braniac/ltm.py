@@ -95,7 +95,8 @@ class FactNote:
     @classmethod
     def create(cls, path: Path, *, title: str, summary: str, tags: list[str], emotion: str,
                note_uuid: str, extra: dict | None = None) -> "FactNote":
-        note = Note.new(title=title, body=f"# {title}\n\n{summary.strip()}\n\n", tags=tags, emotion=emotion,
+        intro = f"{summary.strip()}\n\n" if summary.strip() else ""
+        note = Note.new(title=title, body=f"# {title}\n\n{intro}", tags=tags, emotion=emotion,
                         note_uuid=note_uuid, extra={"sources": [], **(extra or {})})
         return cls(note, path)
 

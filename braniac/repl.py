@@ -116,7 +116,11 @@ class Chat:
         return True
 
     def _promote(self) -> None:
-        self.say("promotion is not available yet in this version of braniac")
+        from .processes.promotion import promote
+        session = self.ready_session()
+        session.reflector.flush()  # the turns of this session first
+        report = promote(self.vault, session.model, session.config, force=True, notice=self.notice)
+        self.say(report.describe())
 
     def close(self) -> None:
         if self._ready.is_set() and self.session is not None:
@@ -147,6 +151,9 @@ def run_chat(vault: Vault, *, model: str | None = None) -> None:
     chat.say(f"braniac chat · vault {vault.root} · model: {label}")
     chat.say("type /help for commands, Ctrl-D to leave")
     read = _read_lines(chat, "you> ")
+    from .processes.idle import IdleWorker
+    stop_idle = threading.Event()
+    IdleWorker(vault, model=model, report=chat.notice).start_background(stop_idle)
     try:
         while True:
             try:
@@ -163,6 +170,7 @@ def run_chat(vault: Vault, *, model: str | None = None) -> None:
             except BraniacError as exc:
                 chat.notice(str(exc))
     finally:
+        stop_idle.set()
         chat.close()
 
 

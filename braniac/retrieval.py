@@ -20,6 +20,7 @@ if TYPE_CHECKING:
 LTM_KINDS = ("concrete", "events", "skills")  # _index.md files guide people and organization, not answers
 RRF_K = 60
 EXCERPT_CHARS = 1200
+_LINK_ONLY = re.compile(r"^[-*+]\s+\[[^\]]*\]\([^)]*\)\s*(?:—.*)?$|^##\s+Related Memories$|^_\(none yet\)_$")
 _BLOCK = re.compile(r"\n\s*\n|\n(?=\s*[-*+] |\s*\d+\. |#)")
 
 
@@ -57,7 +58,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
 def best_passages(body: str, query_words: set[str], max_chars: int) -> str:
     """The paragraphs or list items of `body` that share the most words with the queries,
     kept in document order, within max_chars."""
-    blocks = [b.strip() for b in _BLOCK.split(body) if b and b.strip()]
+    blocks = [b.strip() for b in _BLOCK.split(body) if b and b.strip() and not _LINK_ONLY.match(b.strip())]
     if not blocks:
         return ""
     if sum(len(b) for b in blocks) <= max_chars:

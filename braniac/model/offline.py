@@ -64,21 +64,30 @@ class OfflineModel:
             score = relevance(excerpt.title + " " + excerpt.text)
             if score > 0:
                 quotes.append((score - rank * 0.01, _best_sentences(excerpt.text, query | context), excerpt.path))
+        # a single shared word out of many is chance, not relevance
+        floor = 0.0 if len(query) <= 2 else min(0.34, 1.5 / len(query))
+        quotes = [q for q in quotes if q[0] - 0.05 >= floor or q[0] >= floor]
         quotes.sort(key=lambda q: -q[0])
         if quotes:
             best = quotes[0][0]
             quotes = [q for q in quotes if q[0] >= 0.5 * best]  # the clearly relevant ones only
         topic = ", ".join(sorted(query)[:6] or sorted(context)[:6]) or "that"
         if not quotes:
-            yield f"I don't remember anything about {topic} yet."
+            if _is_statement(wm.prompt) and query:
+                yield f"Noted in short-term memory (about {topic}). I don't remember anything related yet."
+            else:
+                yield f"I don't remember anything about {topic} yet."
             return
         yield f"Here is what I remember about {topic} (offline engine: I quote my memory rather than compose an answer):\n"
-        seen = set()
-        for _, text, source in quotes[:5]:
-            if text in seen:
-                continue
-            seen.add(text)
+        shown: list[set[str]] = []
+        for _, text, source in quotes:
+            words = set(textutil.content_words(text))
+            if any(len(words & seen) >= 0.8 * max(len(words), 1) for seen in shown):
+                continue  # the same claim kept in several notes is quoted once
+            shown.append(words)
             yield f'\n- "{text}" ({source})'
+            if len(shown) == 5:
+                break
         yield "\n"
 
     # ---------------------------------------------------------------- reflection
@@ -135,13 +144,24 @@ def _context_words(wm: WorkingMemory) -> list[str]:
     return list(dict.fromkeys(found))[:8]
 
 
+_QUESTION_START = re.compile(r"^\s*(?:what|when|where|who|whom|whose|why|how|which|do|does|did|is|are|was|were|can|"
+                             r"could|would|should|will|have|has|tell me|remind me what|list|show)\b", re.I)
+
+
+def _is_statement(prompt: str) -> bool:
+    return "?" not in prompt and not _QUESTION_START.match(prompt)
+
+
 def _clean(text: str) -> str:
     return " ".join(text.split()).strip(" ,;:")[:200]
 
 
 def _best_sentences(text: str, query: set[str], limit: int = 2, max_chars: int = 300) -> str:
     """The one or two sentences of `text` that share the most words with the question."""
-    text = re.sub(r"^\*\*(\w+):\*\*\s*", r"\1: ", text, flags=re.M)
+    text = re.sub(r"^\*\*Thoughts:\*\*.*$", "", text, flags=re.M)  # braniac's own notes, not memories
+    text = re.sub(r"^\*\*(?:User|AI):\*\*\s*\"?(.*?)\"?\s*$", r"\1", text, flags=re.M)
+    text = re.sub(r"^[-*]\s+(?:\d{4}-\d{2}-\d{2}|\d{2}:\d{2})\s+—\s+", "", text, flags=re.M)
+    text = re.sub(r"^### \S+\s*$", "", text, flags=re.M)
     sentences = [s.strip() for s in _SENTENCE.split(text) if s and s.strip() and not s.strip().startswith("#")]
     if not sentences:
         return text.strip()[:max_chars]

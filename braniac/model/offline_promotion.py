@@ -137,7 +137,7 @@ def synthesize(candidate: Candidate, events: list[EventRecord]) -> NoteDraft:
             steps = _STEP.findall(event.ai) or _STEP.findall(event.user)
             for n, step in enumerate(steps, 1):
                 claims.append(Claim(f"Step {n}: {' '.join(step.split())}", [event.id]))
-        summary = f"A recipe braniac learned: {candidate.title.lower()}."
+        summary = ""
     else:
         needle = candidate.title.lower()
         for event in chosen:
@@ -153,8 +153,7 @@ def synthesize(candidate: Candidate, events: list[EventRecord]) -> NoteDraft:
                 if about:
                     prefix = f"{speaker}: " if speaker else ""
                     claims.append(Claim(f"{event.id[:10]} — {prefix}{sentence}", [event.id]))
-        kind_word = {"people": "person", "places": "place"}.get(candidate.folder[0] if candidate.folder else "", "topic")
-        summary = f"What braniac remembers about {candidate.title} ({kind_word}), from conversations; newest facts last."
+        summary = ""  # the claims speak for themselves; the folder says what kind of thing this is
     text = " ".join(c.text for c in claims)
     tags = list(dict.fromkeys([*candidate.folder, *textutil.keywords(text, limit=5)]))[:6]
     return NoteDraft(candidate.kind, candidate.folder, candidate.title, summary, claims, tags, emotion_of(text))

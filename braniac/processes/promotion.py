@@ -58,6 +58,17 @@ class PromotionReport:
     def as_dict(self) -> dict:
         return dict(self.__dict__)
 
+    def describe(self) -> str:
+        """One line for a person (CLI, chat, watch)."""
+        if self.status in ("skipped", "nothing"):
+            return f"promotion {self.status}: {self.reason}"
+        if self.status == "dry-run":
+            return f"would promote {len(self.events)} events into {len(self.plan)} notes"
+        c = self.claims
+        return (f"promoted {len(self.events)} events: {len(self.notes_created)} new notes, "
+                f"{len(self.notes_updated)} updated; claims {c['added']} added, {c['strengthened']} strengthened, "
+                f"{c['superseded']} superseded" + (f"; commit {self.commit}" if self.commit else ""))
+
 
 def promote(vault: "Vault", model: "MemoryModel", config: "Config", *, force: bool = False, dry_run: bool = False,
             notice: Callable[[str], None] = lambda m: None) -> PromotionReport:
