@@ -135,6 +135,33 @@ class LLMModel:
                                   short_term=prompts.fence("short_term_memory", short_term))
 
 
+    # ---------------------------------------------------------------- promotion (spec §4.4)
+    def analyze(self, events: list[EventRecord], known_titles: list[str]) -> list[Candidate]:
+        titles = "\n".join(f"- {t}" for t in known_titles[:300]) or "(none yet)"
+        return self.complete_json("promote_analyze", _valid_candidates, known_titles=titles,
+                                  events=_fence_events(events))
+
+    def synthesize(self, candidate: Candidate, events: list[EventRecord], existing: list[str]) -> NoteDraft:
+        def valid(data: Any) -> NoteDraft:
+            return _valid_draft(data, candidate)
+        return self.complete_json("promote_synthesize", valid, title=candidate.title, kind=candidate.kind,
+                                  existing=prompts.fence("existing_claims", "\n".join(existing) or "(none)"),
+                                  events=_fence_events(events))
+
+    def summarize(self, promoted: list[EventRecord], remaining: list[EventRecord], open_items: list[str]) -> str:
+        def valid(data: Any) -> str:
+            if not isinstance(data, dict) or not isinstance(data.get("summary"), str) or not data["summary"].strip():
+                raise ValueError("expected {\"summary\": \"...\"}")
+            return data["summary"].strip()[:3000]
+        return self.complete_json("promote_summary", valid, promoted=_fence_events(promoted, "archived_events"),
+                                  remaining=_fence_events(remaining, "remaining_events"),
+                                  open_items="\n".join(f"- {i}" for i in open_items) or "(none)")
+
+
+def _fence_events(events: list[EventRecord], kind: str = "events") -> str:
+    return prompts.fence(kind, "\n\n".join(f"### {e.id}\n{e.text}" for e in events) or "(none)")
+
+
 # -------------------------------------------------------------------- validation
 
 def parse_json(raw: str) -> Any:
@@ -164,6 +191,40 @@ def _valid_queries(data: Any) -> list[str]:
     if not queries:
         raise ValueError("'queries' is empty")
     return queries
+
+
+def _valid_candidates(data: Any) -> list[Candidate]:
+    if not isinstance(data, dict) or not isinstance(data.get("candidates"), list):
+        raise ValueError("expected a JSON object with a 'candidates' list")
+    found = []
+    for item in data["candidates"]:
+        if not isinstance(item, dict) or not isinstance(item.get("title"), str):
+            raise ValueError("each candidate needs a 'title' string")
+        folder = item.get("folder") or []
+        if isinstance(folder, str):
+            folder = [folder]
+        if not isinstance(folder, list) or not all(isinstance(f, str) for f in folder):
+            raise ValueError("'folder' must be a list of words")
+        kind = item.get("kind", "concrete")
+        found.append(Candidate(kind if isinstance(kind, str) else "", folder, item["title"],
+                               _strings(item.get("event_ids"), "event_ids", 500, 64)))
+    return found  # bounds (paths, kinds, sources) are checked by promotion, which logs rejections
+
+
+def _valid_draft(data: Any, candidate: Candidate) -> NoteDraft:
+    if not isinstance(data, dict) or not isinstance(data.get("claims"), list):
+        raise ValueError("expected a JSON object with a 'claims' list")
+    claims = []
+    for item in data["claims"]:
+        if not isinstance(item, dict) or not isinstance(item.get("text"), str):
+            raise ValueError("each claim needs a 'text' string")
+        supersedes = item.get("supersedes")
+        claims.append(Claim(item["text"], _strings(item.get("sources"), "sources", 50, 64),
+                            supersedes if isinstance(supersedes, str) and supersedes.strip() else None))
+    emotion = data.get("emotion") if isinstance(data.get("emotion"), str) else "neutral"
+    summary = data.get("summary") if isinstance(data.get("summary"), str) else ""
+    return NoteDraft(candidate.kind, list(candidate.folder), candidate.title, summary, claims,
+                     _strings(data.get("tags"), "tags", 8, 40), emotion)
 
 
 def _valid_reflection(data: Any) -> Reflection:

@@ -179,8 +179,9 @@ def _drafts(vault, model, events, report, notice) -> list[NoteDraft]:
         if not relevant:
             _reject(vault, report, f"candidate '{candidate.title}' cites no event of this promotion")
             continue
+        known_claims = _existing_claims(vault, candidate)
         try:
-            draft = model.synthesize(candidate, relevant, [])
+            draft = model.synthesize(candidate, relevant, known_claims)
         except BraniacError as exc:
             _reject(vault, report, f"candidate '{candidate.title}': {exc}")
             continue
@@ -191,6 +192,17 @@ def _drafts(vault, model, events, report, notice) -> list[NoteDraft]:
         _reject(vault, report, f"{len(candidates) - MAX_DRAFTS} candidates beyond the limit of {MAX_DRAFTS} were ignored")
     relate(drafts)
     return drafts
+
+
+def _existing_claims(vault: "Vault", candidate) -> list[str]:
+    """The current claims of the note a candidate would update, so the model can supersede them."""
+    if candidate.kind not in ("concrete", "skills") or not all(isinstance(f, str) for f in candidate.folder):
+        return []
+    path = vault.ltm_root / candidate.kind / Path(*[slugify(f) for f in candidate.folder]) / f"{slugify(candidate.title)}.md"
+    try:
+        return [f.text for f in FactNote.load(path).facts()] if path.is_file() else []
+    except NoteError:
+        return []
 
 
 def _existing_folders(vault: "Vault") -> dict[tuple[str, str], list[str]]:
