@@ -63,6 +63,9 @@ def init(path: Path, force: bool, use_git: bool) -> None:
     """Create a new vault at PATH from the template (never overwrites a file)."""
     from .vault import Vault
     vault, created = Vault.init(path, force=force, use_git=use_git)
+    if not created and not force:
+        click.echo(f"{vault.root} is already a braniac vault; nothing to do")
+        return
     click.echo(f"braniac vault ready at {vault.root} ({len(created)} files created"
                + (", git repository" if use_git else "") + ")")
     click.echo(f'next: cd {vault.root} && braniac remember "something worth keeping"')

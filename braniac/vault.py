@@ -94,6 +94,8 @@ class Vault:
         if root.exists() and not root.is_dir():
             raise VaultExists(f"{root}: exists and is not a folder")
         if root.exists() and any(root.iterdir()) and not force:
+            if is_vault(root) and not use_git:
+                return cls(root), []  # already a vault: nothing to do (so a set-up line can be re-run)
             raise VaultExists(f"{root}: folder is not empty; use --force to add only the missing vault files")
         root.mkdir(parents=True, exist_ok=True)
         template = data_dir("vault_template")

@@ -1,0 +1,4 @@
+"""`python -m braniac` runs the CLI."""
+from .cli import main
+
+main()
