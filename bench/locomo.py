@@ -31,6 +31,7 @@ from locomo_scoring import cap_words, content_words, covered, summarize  # noqa:
 
 from braniac import Vault, clock  # noqa: E402
 from braniac.processes.promotion import promote  # noqa: E402
+from braniac.processes.working_memory import excerpt_text  # noqa: E402
 from braniac.session import Session  # noqa: E402
 
 BUDGETS = (300, 750, 1500)
@@ -152,7 +153,7 @@ def replay(sample: dict, root: Path, progress) -> tuple[Session, dict[str, str],
 
 def braniac_context(session: Session, question: str) -> str:
     turn, _wm = session.loop.prepare(question, sync=False)
-    return "\n\n".join(f"# {e.title}\n{e.text}" for e in turn.excerpts)
+    return "\n\n".join(excerpt_text(e) for e in turn.excerpts)
 
 
 # ---------------------------------------------------------------------- the run

@@ -22,6 +22,16 @@ _STEP = re.compile(r"^\s*(?:\d+[.)]|step \d+:?)\s+(.+)$", re.I | re.M)  # number
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|our)\b", re.I)
 MIN_CLAIM_WORDS = 4
 MAX_TOPICS = 12
+# Words of a request to the assistant ("Remind me to …", "Please …": the request is a task in
+# Structured Data) and verbs of a relation ("… lives in …"): never a topic of their own (two
+# reminders made a "remind" note, two people's homes a "lives" note).
+_NOT_TOPICS = frozenset({"remind", "reminder", "please", "forget", "todo", "need", "needs",
+                         "lives", "live", "living", "works", "prefers",
+                         # counts and quantifiers ("every Sunday", "fifty minutes") name no topic
+                         "every", "each", "another", "other", "long", "three", "four", "five", "six", "seven",
+                         "eight", "nine", "ten", "eleven", "twelve", "twenty", "thirty", "forty", "fifty",
+                         "sixty", "hundred", "thousand", "mondays", "tuesdays", "wednesdays", "thursdays",
+                         "fridays", "saturdays", "sundays", "weekend", "weekends", "morning", "evening", "night"})
 
 _EMOTIONS = {
     "joy": {"happy", "glad", "excited", "love", "loved", "great", "awesome", "wonderful", "fun", "proud", "thrilled", "amazing"},
@@ -108,7 +118,8 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
         folder = _entity_folder(name, texts[name], speakers)
         candidates.append(Candidate("concrete", [folder], name, sorted(ids)))
     topics = [(w, ids) for w, ids in topic_events.items()
-              if len(ids) >= 2 and w not in entity_words and w not in textutil.GENERIC_WORDS and len(w) >= 4]
+              if len(ids) >= 2 and w not in entity_words and w not in textutil.GENERIC_WORDS and len(w) >= 4
+              and w not in _NOT_TOPICS]
     topics.sort(key=lambda item: (-len(item[1]), item[0]))
     for word, ids in topics[:MAX_TOPICS]:
         candidates.append(Candidate("concrete", ["topics"], word, sorted(ids)))
@@ -142,6 +153,7 @@ def synthesize(candidate: Candidate, events: list[EventRecord]) -> NoteDraft:
         needle = candidate.title.lower()
         for event in chosen:
             speaker, said = split_speaker(event.user)
+            about_it = []
             for sentence in sentences(said):
                 if not is_claim(sentence):
                     continue
@@ -151,8 +163,11 @@ def synthesize(candidate: Candidate, events: list[EventRecord]) -> NoteDraft:
                 if speaker and speaker == candidate.title:
                     about = about or bool(_FIRST_PERSON.search(sentence))
                 if about:
-                    prefix = f"{speaker}: " if speaker else ""
-                    claims.append(Claim(f"{event.id[:10]} — {prefix}{sentence}", [event.id]))
+                    about_it.append(sentence)
+            if about_it:  # one claim per event: the whole statement, so no context is cut away
+                prefix = f"{speaker}: " if speaker else ""
+                whole = " ".join(s for s in sentences(said) if is_claim(s) or len(textutil.content_words(s)) >= 2)
+                claims.append(Claim(f"{event.id[:10]} — {prefix}{whole}", [event.id]))
         summary = ""  # the claims speak for themselves; the folder says what kind of thing this is
     text = " ".join(c.text for c in claims)
     tags = list(dict.fromkeys([*candidate.folder, *textutil.keywords(text, limit=5)]))[:6]

@@ -145,7 +145,10 @@ class Reflector:
                 self.notice(f"reflection failed, the exchange stays journaled for the next run: {exc}")
 
     def _process(self, exchange: Exchange) -> "StoredEvent":
-        short_term = self.vault.stm_path.read_text(encoding="utf-8", errors="replace")
+        try:
+            short_term = self.vault.stm_path.read_text(encoding="utf-8", errors="replace")
+        except OSError:
+            short_term = ""  # append_event below says clearly what is wrong with it
         user, ai = _storable(exchange.user, MAX_USER_CHARS), _storable(exchange.ai, MAX_AI_CHARS)
         try:
             reflection = (exchange.model or self.model).reflect(user, ai, short_term)
@@ -154,7 +157,7 @@ class Reflector:
             reflection = OfflineModel().reflect(user, ai, short_term)
         try:
             event = self.vault.append_event(
-                {"User": user, "AI": ai, "Thoughts": reflection.thoughts},
+                {k: v for k, v in (("User", user), ("AI", ai), ("Thoughts", reflection.thoughts)) if v.strip()},
                 at=clock.parse_iso(exchange.at), goals=reflection.goals, facts=reflection.facts,
                 tasks=reflection.tasks, done_tasks=reflection.done_tasks)
         except InputError:
