@@ -2,6 +2,12 @@
 
     2025-09-16T15:30:00Z | READ | /abs/path/to/vault/memory/long_term/concrete/python.md
 
+A turn of the core loop also writes one `QUERY` line first, carrying the prompt (on one line)
+instead of a path; organization uses those as probes (what was asked, and which notes were
+then read) to check that a reorganization does not make memory worse.
+
+    2025-09-16T15:30:00Z | QUERY | how do I time a python function?
+
 Appends are single O_APPEND writes, so concurrent readers from many processes never
 interleave within a line. Malformed lines are reported, never fatal.
 """
@@ -33,6 +39,17 @@ class ParsedLog:
 def record(log_path: Path, paths: Iterable[Path], action: str = "READ", at: datetime | None = None) -> None:
     stamp = clock.iso(at or clock.now())
     lines = [f"{stamp} | {action} | {Path(p).absolute()}" for p in paths]
+    if lines:
+        log_path.parent.mkdir(parents=True, exist_ok=True)
+        append_line(log_path, "\n".join(lines))
+
+
+def record_turn(log_path: Path, query: str, paths: Iterable[Path], at: datetime | None = None) -> None:
+    """One turn: its QUERY line and a READ line per long-term file read, in one append."""
+    stamp = clock.iso(at or clock.now())
+    text = " ".join(query.split()).replace(" | ", " / ")[:500]
+    lines = [f"{stamp} | QUERY | {text}"] if text else []
+    lines += [f"{stamp} | READ | {Path(p).absolute()}" for p in paths]
     if lines:
         log_path.parent.mkdir(parents=True, exist_ok=True)
         append_line(log_path, "\n".join(lines))

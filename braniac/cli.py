@@ -119,6 +119,14 @@ def stats(ctx: click.Context, as_json: bool) -> None:
                f" ({ltm['indexes']} _index.md files)")
     click.echo(f"short-term      {short['events']} events, {short['open_goals']} open goals, {short['open_tasks']} open tasks")
     click.echo(f"last promotion  {data['last_promotion'] or 'never'}")
+    click.echo(f"last organize   {data['last_organization'] or 'never'}")
+    hubs = data["hubs"]
+    if hubs["most_linked"]:
+        click.echo("most linked     " + ", ".join(f"{h['path'].split('/')[-1]} ({h['links_in']})" for h in hubs["most_linked"]))
+    if hubs["most_read"]:
+        click.echo("most read       " + ", ".join(f"{h['path'].split('/')[-1]} ({h['reads']})" for h in hubs["most_read"]))
+    for item in data["stale"]:
+        click.echo(f"stale           {item['path']} (last read {item['last_read'][:10]}, {item['reads']} reads)")
 
 
 @cli.command()
@@ -225,6 +233,33 @@ def promote(ctx: click.Context, force: bool, dry_run: bool, model: str | None, a
     if report.status == "dry-run":
         for item in report.plan:
             click.echo(f"  {item['path']}  ({item['claims']} claims)")
+    for reason in report.rejected:
+        click.echo(f"  rejected: {reason}", err=True)
+
+
+@cli.command()
+@click.option("--dry-run", is_flag=True, help="Print the plan; change nothing.")
+@click.option("--archive-after", "archive_days", type=float, metavar="DAYS",
+              help="Archive concrete and skill notes unread for this many days (default 180).")
+@click.option("--model", help="LiteLLM model name (default: $BRANIAC_MODEL, then braniac.toml, else offline).")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def organize(ctx: click.Context, dry_run: bool, archive_days: float | None, model: str | None, as_json: bool) -> None:
+    """Learn from use: link notes read together, move much-read ones up, archive unused ones (for cron)."""
+    from . import config as config_module
+    from .model import get_model
+    from .processes.organization import organize as run_organize
+    vault = open_vault(ctx)
+    cfg = config_module.load(vault.root, model=model)
+    report = run_organize(vault, cfg, model=get_model(cfg, vault.root), dry_run=dry_run,
+                          archive_after_days=archive_days, notice=lambda m: click.echo(f"braniac: {m}", err=True))
+    if as_json:
+        emit_json(report.as_dict())
+        return
+    click.echo(report.describe())
+    if dry_run or os.environ.get("BRANIAC_VERBOSE"):
+        for op in report.operations:
+            click.echo("  " + " ".join(f"{k}={v}" for k, v in op.items()))
     for reason in report.rejected:
         click.echo(f"  rejected: {reason}", err=True)
 

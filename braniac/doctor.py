@@ -161,6 +161,8 @@ def _check_folders(vault: "Vault", add, uuids: dict[str, Path]) -> None:
         children = [here / d / index_md.INDEX_NAME for d in dirs] + [
             here / f for f in files if f.endswith(".md") and f != index_md.INDEX_NAME and not f.startswith(".")]
         for child in children:
+            if not inside(vault.root, child):
+                continue  # a symlink leaving the vault: reported as a problem, never looked into
             if child.exists() and child.resolve() not in listed:
                 shown = child.parent.name + "/" if child.name == index_md.INDEX_NAME else child.name
                 add(index_path, f"'{shown}' is not in the manifest", "warning")

@@ -12,7 +12,10 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import re
+import secrets
 import shutil
+import stat as stat_mod
 import sys
 import time
 from dataclasses import dataclass
@@ -20,19 +23,27 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from . import notes, ranking
-from .errors import BraniacError, LockBusy, NoteError
-from .fsio import MAX_TEXT_BYTES, atomic_write, inside, locked
+from .errors import BraniacError, IndexError_, LockBusy, NoteError
+from .fsio import MAX_TEXT_BYTES, inside, locked
 from .links import find_links
 
 if TYPE_CHECKING:
     from .vault import Vault
 
 MANIFEST = "braniac-files.json"
-FORMAT = 1              # bump when the schema or the document content changes
+# Bump when the schema, the storage or the file list changes. 2: plain (non-compound) segment
+# files, uuid-first link records, an index id in the file list.
+FORMAT = 2
 KINDS = ("concrete", "events", "skills", "index", "stm", "identity", "archive", "other")
 INDEXED_ROOTS = ("system", "memory")
+SKIPPED_NAMES = ("node_modules",)  # besides every name starting with "." (.git, .obsidian, .trash)
 SMALL_UPDATE = 64       # commits of fewer documents skip segment merging (merged when idle)
 MAX_SEGMENTS = 12       # beyond this many segments a commit merges small ones again
+# A file modified this recently may be changed again within the file system's timestamp
+# granularity (FAT 2 s, HFS+ 1 s, ext4 a few ms) without its mtime or size moving. Such a
+# file's mtime is not trusted: it is re-read and hashed by every sync until it is older.
+RACY_NS = 3_000_000_000
+UNTRUSTED_MTIME = -1
 
 
 def _whoosh():
@@ -100,9 +111,26 @@ def kind_of(rel: str) -> str:
     return "other"
 
 
+def indexable(rel: str) -> bool:
+    """Does this vault-relative path belong in the index (under system/ or memory/, and in no
+    hidden or tool folder)? The same rule as `walk`, for paths handed to `sync(paths)`."""
+    parts = rel.split("/")
+    return (len(parts) > 1 and parts[0] in INDEXED_ROOTS
+            and not any(not p or p.startswith(".") or p in SKIPPED_NAMES for p in parts))
+
+
+def _recorded_mtime(st: os.stat_result) -> int:
+    """The mtime to remember for a file just read: its own, unless it is too recent to trust."""
+    return UNTRUSTED_MTIME if abs(time.time_ns() - st.st_mtime_ns) < RACY_NS else st.st_mtime_ns
+
+
+def _digest(data: bytes) -> str:
+    return hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
 class SearchIndex:
     """One vault's index. Keep one open in long-lived processes (REPL, watch): its searcher
-    is reused and refreshed, which is what makes warm searches fast."""
+    is reused while the index is unchanged, which is what makes warm searches fast."""
 
     def __init__(self, vault: "Vault", *, notice: Callable[[str], None] = _stderr_notice,
                  lock_timeout: float = 120.0):
@@ -110,10 +138,14 @@ class SearchIndex:
         self.dir = vault.state_dir / "index"
         self.notice = notice
         self.lock_timeout = lock_timeout
+        self._root = str(vault.root)
         self._ix = None
+        self._ix_id: str | None = None          # the index id self._ix was opened for
         self._searcher = None
+        self._searcher_gen = None
         self._files: dict[str, dict] | None = None
         self._files_stamp: tuple | None = None
+        self._files_id: str | None = None       # the id in the file list last read
         self._inbound: dict[str, int] | None = None
 
     # ------------------------------------------------------------------ opening
@@ -122,77 +154,131 @@ class SearchIndex:
                       what="search index")
 
     def _open(self):
-        if self._ix is None:
+        """The Whoosh index, reopened when another process swapped in a rebuilt one (its id in
+        the file list changed): a rebuilt index may reuse generation numbers, so Whoosh alone
+        would not notice and would keep reading the old, deleted files."""
+        self._load_files()
+        if self._ix is None or self._ix_id != self._files_id:
+            self._close_index()
             _f, _h, index, *_ = _whoosh()
-            self._ix = index.open_dir(str(self.dir))
+            self._ix, self._ix_id = index.open_dir(str(self.dir)), self._files_id
         return self._ix
 
     def _exists(self) -> bool:
-        _f, _h, index, *_ = _whoosh()
-        return self.dir.is_dir() and index.exists_in(str(self.dir)) and (self.dir / MANIFEST).exists()
+        # Cheap on purpose (every command asks): a file list and a table of contents. A damaged
+        # index that passes this is caught when it is opened.
+        try:
+            names = os.listdir(self.dir)
+        except OSError:
+            return False
+        return MANIFEST in names and any(n.endswith(".toc") for n in names)
+
+    def _close_index(self) -> None:
+        if self._searcher is not None:
+            try:
+                self._searcher.close()
+            except Exception:
+                pass  # its files may be gone already
+        self._searcher = self._ix = self._ix_id = self._searcher_gen = None
 
     def close(self) -> None:
-        if self._searcher is not None:
-            self._searcher.close()
-        self._searcher = self._ix = None
-        self._files = None
+        self._close_index()
+        self._files = self._files_stamp = self._files_id = self._inbound = None
 
     # ------------------------------------------------------------------ the files side
     def _load_files(self) -> dict[str, dict]:
         path = self.dir / MANIFEST
         try:
-            stat = path.stat()
-            stamp = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+            st = path.stat()
+            stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
             if self._files is not None and stamp == self._files_stamp:
                 return self._files
-            data = json.loads(path.read_text(encoding="utf-8"))
+            data = json.loads(path.read_bytes())
             if data.get("format") != FORMAT:
-                raise ValueError("old index format")
-            self._files, self._files_stamp, self._inbound = data["files"], stamp, None
+                raise _Corrupt("was built by another version of braniac")
+            self._files, self._files_stamp, self._files_id, self._inbound = data["files"], stamp, data["id"], None
             return self._files
-        except (OSError, ValueError, KeyError, TypeError):
-            raise _Corrupt("index file list is missing or unreadable") from None
+        except (OSError, ValueError, KeyError, TypeError, AttributeError):
+            raise _Corrupt("file list is missing or unreadable") from None
 
-    def _save_files(self, files: dict[str, dict], directory: Path | None = None) -> None:
-        atomic_write((directory or self.dir) / MANIFEST, json.dumps({"format": FORMAT, "files": files}, separators=(",", ":")))
+    def _save_files(self, files: dict[str, dict], directory: Path | None = None, index_id: str | None = None) -> None:
+        # Written under the index lock only. Not fsynced: like Whoosh's own files this is derived
+        # state, and a file list lost in a crash only costs a rebuild.
+        target = (directory or self.dir) / MANIFEST
+        temp = target.with_name(f".{MANIFEST}.{os.getpid()}.tmp")
+        temp.write_text(json.dumps({"format": FORMAT, "id": index_id or self._files_id, "files": files},
+                                   separators=(",", ":")), encoding="utf-8")
+        os.replace(temp, target)
         if directory is None:
+            st = target.stat()
             self._files, self._inbound = files, None
-            stat = (self.dir / MANIFEST).stat()
-            self._files_stamp = (stat.st_mtime_ns, stat.st_size, stat.st_ino)
+            self._files_stamp = (st.st_mtime_ns, st.st_size, st.st_ino)
 
     def walk(self) -> Iterator[tuple[str, os.stat_result]]:
         """(vault-relative path, stat) of every Markdown file that belongs in the index."""
-        root = self.vault.root
         for top in INDEXED_ROOTS:
-            stack = [root / top]
-            while stack:
-                folder = stack.pop()
-                try:
-                    entries = list(os.scandir(folder))
-                except (FileNotFoundError, NotADirectoryError, PermissionError):
-                    continue
-                for entry in entries:
-                    name = entry.name
-                    if name.startswith(".") or name == "node_modules":
-                        continue
-                    if entry.is_symlink():
-                        if not inside(root, Path(entry.path)):
-                            continue  # never follow a link out of the vault
-                        if entry.is_dir():
-                            continue  # a linked folder inside the vault is indexed where it really is
-                    if entry.is_dir():
-                        stack.append(Path(entry.path))
-                    elif name.endswith(".md"):
-                        try:
-                            yield Path(entry.path).relative_to(root).as_posix(), entry.stat()
-                        except FileNotFoundError:
-                            continue
+            yield from self._walk(os.path.join(self._root, top))
 
-    def _document(self, rel: str, data: bytes) -> tuple[dict | None, dict]:
+    def _walk(self, start: str) -> Iterator[tuple[str, os.stat_result]]:
+        # Plain strings and os.scandir: pathlib objects made this walk 5x slower at 10k notes.
+        root, cut = self.vault.root, len(self._root) + 1
+        stack = [start]
+        while stack:
+            folder = stack.pop()
+            try:
+                with os.scandir(folder) as scan:
+                    entries = list(scan)
+            except OSError:
+                continue
+            for entry in entries:
+                name = entry.name
+                if name.startswith(".") or name in SKIPPED_NAMES:
+                    continue
+                try:
+                    if entry.is_symlink():
+                        if entry.is_dir() or not inside(root, Path(entry.path)):
+                            continue  # a linked folder is indexed where it really is; never leave the vault
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    elif name.endswith(".md") and entry.is_file():  # not a FIFO or socket: reading one would hang
+                        rel = entry.path[cut:]
+                        yield (rel if os.sep == "/" else rel.replace(os.sep, "/")), entry.stat()
+                except OSError:
+                    continue  # vanished meanwhile
+
+    def _stat_paths(self, rels: Iterable[str]) -> Iterator[tuple[str, os.stat_result]]:
+        """Like `walk`, for given paths; a folder stands for every file under it."""
+        for rel in rels:
+            if not indexable(rel):
+                continue
+            path = os.path.join(self._root, rel)
+            try:
+                st = os.stat(path)
+                # Through a linked folder the same file would be indexed twice: take only real paths
+                # (the file itself may be a link inside the vault, as `walk` allows).
+                if os.path.realpath(os.path.dirname(path)) != os.path.dirname(os.path.join(self._root, rel)):
+                    continue
+            except OSError:
+                continue
+            if stat_mod.S_ISDIR(st.st_mode):
+                if not os.path.islink(path):
+                    yield from self._walk(path)
+            elif stat_mod.S_ISREG(st.st_mode) and rel.endswith(".md"):
+                if os.path.islink(path) and not inside(self.vault.root, Path(path)):
+                    continue
+                yield rel, st
+
+    def _read(self, rel: str, st: os.stat_result) -> bytes | None:
+        """The file's bytes; None when it is too large to index (never read whole into memory)."""
+        if st.st_size > MAX_TEXT_BYTES:
+            return None
+        with open(os.path.join(self._root, rel), "rb") as handle:
+            return handle.read(MAX_TEXT_BYTES + 1)
+
+    def _document(self, rel: str, data: bytes | None, digest: str) -> tuple[dict | None, dict]:
         """(Whoosh fields, file-list record) for one file; fields is None for a skipped file."""
-        digest = hashlib.blake2b(data, digest_size=16).hexdigest()
         record: dict = {"h": digest}
-        if len(data) > MAX_TEXT_BYTES:
+        if data is None or len(data) > MAX_TEXT_BYTES:
             record["skip"] = f"larger than {MAX_TEXT_BYTES // 1048576} MB"
             return None, record
         if b"\x00" in data:
@@ -215,16 +301,19 @@ class SearchIndex:
         uuid = str(meta.get("uuid") or "")
         parts = rel.split("/")
         depth = max(len(parts) - 3, 0) if parts[:2] == ["memory", "long_term"] else 0
-        out = []
+        out: list[str] = []
+        prefix = self._root + os.sep
         for link in find_links(body):
             if link.is_external or not link.target:
                 continue
-            target = link.resolve(path)
-            if inside(self.vault.root, target):
-                out.append(target.relative_to(self.vault.root).as_posix())
-            elif link.uuid:
-                out.append("uuid:" + link.uuid)
-        record.update({"u": uuid, "out": out})
+            target = str(link.resolve(path))  # normalized, so a string prefix test is enough here
+            rel_target = target[len(prefix):].replace(os.sep, "/") if target.startswith(prefix) else ""
+            # The uuid comes first: braniac trusts it over a path that may be stale after a move.
+            if link.uuid:
+                out.append(f"uuid:{link.uuid} {rel_target}")
+            elif rel_target:
+                out.append(rel_target)
+        record.update({"u": uuid, "out": list(dict.fromkeys(out))})
         doc = {
             "path": rel, "uuid": uuid, "title": title, "tags": ",".join(str(t) for t in tags),
             "kind": kind, "created": str(meta.get("created_at") or ""),
@@ -232,66 +321,96 @@ class SearchIndex:
         }
         return doc, record
 
-    def _diff(self, files: dict[str, dict], only: Iterable[str] | None = None):
+    def _diff(self, files: dict[str, dict], only: list[str] | None = None):
         """What changed on disk since the index last saw it: (to index, to delete, stat-only)."""
         candidates = self.walk() if only is None else self._stat_paths(only)
         seen, to_index, touched = set(), [], {}
-        for rel, stat in candidates:
+        for rel, st in candidates:
+            if rel in seen:
+                continue  # given both a folder and a file inside it
             seen.add(rel)
             record = files.get(rel)
-            if record and record.get("m") == stat.st_mtime_ns and record.get("s") == stat.st_size:
+            if record is not None and record.get("m") == st.st_mtime_ns and record.get("s") == st.st_size:
                 continue
             try:
-                data = (self.vault.root / rel).read_bytes()
+                data = self._read(rel, st)
             except OSError:
                 continue
-            if record and record.get("h") == hashlib.blake2b(data, digest_size=16).hexdigest():
-                touched[rel] = (stat.st_mtime_ns, stat.st_size)
+            digest = _digest(data) if data is not None else f"size:{st.st_size}"
+            mtime = _recorded_mtime(st)
+            if record is not None and record.get("h") == digest:
+                if record.get("m") != mtime or record.get("s") != st.st_size:
+                    touched[rel] = (mtime, st.st_size)
                 continue
-            to_index.append((rel, stat, data))
-        scope = files.keys() if only is None else [r for r in only if r in files]
+            to_index.append((rel, st, data, digest))
+        if only is None:
+            scope: Iterable[str] = files.keys()
+        else:
+            # A folder (moved away, deleted, or new) stands for every indexed file under it.
+            folders = tuple(r + "/" for r in only
+                            if not r.endswith(".md") or os.path.isdir(os.path.join(self._root, r)))
+            wanted = set(only)
+            scope = ([r for r in files if r in wanted or r.startswith(folders)] if folders
+                     else [r for r in only if r in files])
         to_delete = [rel for rel in scope if rel not in seen]
         return to_index, to_delete, touched
 
-    def _stat_paths(self, rels: Iterable[str]) -> Iterator[tuple[str, os.stat_result]]:
-        for rel in rels:
-            path = self.vault.root / rel
-            if not rel.endswith(".md") or rel.split("/")[0] not in INDEXED_ROOTS:
-                continue
-            if path.is_symlink() and not inside(self.vault.root, path):
-                continue
-            try:
-                yield rel, path.stat()
-            except (FileNotFoundError, NotADirectoryError):
-                continue
-
     # ------------------------------------------------------------------ keeping in step
     def sync(self, paths: Iterable[Path | str] | None = None) -> SyncReport:
-        """Bring the index in step with the files (all of them, or just `paths`)."""
+        """Bring the index in step with the files (all of them, or just `paths`, which may be folders)."""
         only = None if paths is None else sorted({self._rel(p) for p in paths} - {None})
-        try:
-            if not self._exists():
-                first_use = not self.dir.exists()
-                return self.rebuild(reason="building the search index (first use)" if first_use
-                                    else "search index was missing; rebuilding it")
-            files = self._load_files()
-            to_index, to_delete, touched = self._diff(files, only)
-            if not (to_index or to_delete or touched):
-                return SyncReport()
-            with self._lock():
-                files = self._load_files()  # another process may have synced meanwhile
-                to_index, to_delete, touched = self._diff(files, only)
-                return self._apply(files, to_index, to_delete, touched)
-        except _Corrupt as exc:
-            return self.rebuild(reason=f"search index was unreadable ({exc}); rebuilding it")
-        except LockBusy:
-            raise
-        except BraniacError:
-            raise
-        except Exception as exc:  # whoosh raises many kinds of errors on a damaged index
-            if not _from_index(exc):
+        for _attempt in range(3):
+            try:
+                return self._sync_once(only)
+            except _Missing:
+                reason, still = self._missing_reason, lambda: not self._exists()
+            except _Corrupt as exc:
+                reason, still = f"search index {exc}; rebuilding it", self._unusable
+            except (BraniacError, KeyboardInterrupt):
                 raise
-            return self.rebuild(reason=f"search index was damaged ({type(exc).__name__}); rebuilding it")
+            except Exception as exc:  # whoosh raises many kinds of errors on a damaged index
+                if not _from_index(exc):
+                    raise
+                reason, still = f"search index was damaged ({type(exc).__name__}); rebuilding it", self._unusable
+            # Another process may be swapping in a rebuilt index this very moment: rebuild only
+            # if the problem is still there once we hold the lock.
+            report = self.rebuild(reason=reason, only_if=still)
+            if report.rebuilt:
+                return report
+        raise IndexError_("the search index kept changing under braniac; run `braniac reindex`")
+
+    def _missing_reason(self) -> str:
+        return ("building the search index (first use)" if not self.dir.exists()
+                else "search index was missing; rebuilding it")
+
+    def _sync_once(self, only: list[str] | None) -> SyncReport:
+        if not self._exists():
+            raise _Missing()
+        files = self._load_files()
+        to_index, to_delete, touched = self._diff(files, only)
+        if not (to_index or to_delete or touched):
+            return SyncReport()
+        with self._lock():
+            if not self._exists():
+                raise _Missing()
+            files = self._load_files()  # another process may have synced meanwhile
+            to_index, to_delete, touched = self._diff(files, only)
+            return self._apply(files, to_index, to_delete, touched)
+
+    def _unusable(self) -> bool:
+        """Under the lock (no writer running): is the index really missing or damaged?"""
+        self.close()
+        if not self._exists():
+            return True
+        try:
+            self.searcher().doc_count()
+            return False
+        except _Corrupt:
+            return True
+        except Exception as exc:
+            if _from_index(exc):
+                return True
+            raise
 
     def _apply(self, files, to_index, to_delete, touched) -> SyncReport:
         report = SyncReport()
@@ -302,15 +421,19 @@ class SearchIndex:
             ix = self._open()
             writer = self._writer(ix)
             try:
-                for rel in to_delete:
+                # Every path about to be (re)written is deleted first, known or not: a process
+                # killed between commit and saving the file list leaves documents the list does
+                # not know, which would otherwise be added twice. (The writer caches one searcher
+                # for all these deletions.)
+                for rel in [*to_delete, *(item[0] for item in to_index)]:
                     writer.delete_by_term("path", rel)
+                for rel in to_delete:
                     files.pop(rel, None)
                     report.deleted += 1
-                for rel, stat, data in to_index:
-                    doc, record = self._document(rel, data)
-                    record.update(m=stat.st_mtime_ns, s=stat.st_size)
+                for rel, st, data, digest in to_index:
+                    doc, record = self._document(rel, data, digest)
+                    record.update(m=_recorded_mtime(st), s=st.st_size)
                     if rel in files:
-                        writer.delete_by_term("path", rel)
                         report.updated += 1
                     else:
                         report.added += 1
@@ -328,7 +451,10 @@ class SearchIndex:
         from whoosh.index import LockError
         for attempt in range(20):
             try:
-                return ix.writer(limitmb=128)
+                # Plain segment files, not one compound file: Whoosh reads a compound segment by
+                # copying it into memory on every reader open (14 ms at 10k notes, growing with
+                # the index); plain files open in under a millisecond.
+                return ix.writer(limitmb=128, compound=False)
             except LockError:
                 time.sleep(0.05 * (attempt + 1))  # another writer outside braniac's lock, e.g. a dying process
         raise LockBusy("the search index stayed locked; run `braniac reindex`")
@@ -349,125 +475,194 @@ class SearchIndex:
                 writer = self._writer(ix)
                 writer.commit(optimize=True)
 
-    def rebuild(self, *, reason: str | None = None, progress: Callable[[int, int], None] | None = None) -> SyncReport:
-        """Index every file from scratch, beside the live index, then swap it in."""
-        if reason:
-            self.notice(reason)
+    def rebuild(self, *, reason: str | Callable[[], str] | None = None,
+                progress: Callable[[int, int], None] | None = None,
+                only_if: Callable[[], bool] | None = None) -> SyncReport:
+        """Index every file from scratch, beside the live index, then swap it in. With
+        `only_if`, first check under the lock that a rebuild is still needed."""
         _f, _h, index, *_ = _whoosh()
+        state = self.vault.state_dir
         with self._lock():
+            if only_if is not None and not only_if():
+                return SyncReport()
+            if reason:
+                self.notice(reason() if callable(reason) else reason)
             self.close()
-            staging = self.vault.state_dir / f"index.new-{os.getpid()}"
-            shutil.rmtree(staging, ignore_errors=True)
+            for stale in [*state.glob("index.new-*"), *state.glob("index.old-*")]:
+                shutil.rmtree(stale, ignore_errors=True)  # left by a killed rebuild (we hold the lock)
+            staging = state / f"index.new-{os.getpid()}"
             staging.mkdir(parents=True)
-            ix = index.create_in(str(staging), schema())
-            writer = ix.writer(limitmb=256)
-            files: dict[str, dict] = {}
-            entries = list(self.walk())
-            for n, (rel, stat) in enumerate(entries, start=1):
+            try:
+                ix = index.create_in(str(staging), schema())
+                writer = ix.writer(limitmb=256, compound=False)
+                files: dict[str, dict] = {}
+                entries = list(self.walk())
                 try:
-                    data = (self.vault.root / rel).read_bytes()
-                except OSError:
-                    continue
-                doc, record = self._document(rel, data)
-                record.update(m=stat.st_mtime_ns, s=stat.st_size)
-                if doc is not None:
-                    writer.add_document(**doc)
-                files[rel] = record
-                if progress:
-                    progress(n, len(entries))
-            writer.commit()
-            ix.close()
-            self._save_files(files, directory=staging)
-            old = self.vault.state_dir / f"index.old-{os.getpid()}"
-            if self.dir.exists():
-                os.replace(self.dir, old)
-            os.replace(staging, self.dir)
+                    for n, (rel, st) in enumerate(entries, start=1):
+                        try:
+                            data = self._read(rel, st)
+                        except OSError:
+                            continue
+                        doc, record = self._document(rel, data, _digest(data) if data is not None else f"size:{st.st_size}")
+                        record.update(m=_recorded_mtime(st), s=st.st_size)
+                        if doc is not None:
+                            writer.add_document(**doc)
+                        files[rel] = record
+                        if progress:
+                            progress(n, len(entries))
+                except BaseException:
+                    writer.cancel()
+                    raise
+                writer.commit()
+                ix.close()
+                self._save_files(files, directory=staging, index_id=secrets.token_hex(8))
+                old = state / f"index.old-{os.getpid()}"
+                if self.dir.exists():
+                    os.replace(self.dir, old)
+                os.replace(staging, self.dir)
+            except BaseException:
+                shutil.rmtree(staging, ignore_errors=True)
+                raise
             shutil.rmtree(old, ignore_errors=True)
-        self._load_files()
+            self._load_files()
         return SyncReport(added=len(files), rebuilt=True)
 
     # ------------------------------------------------------------------ searching
     def searcher(self):
-        if self._searcher is None:
-            self._searcher = self._open().searcher()
-        else:
-            self._searcher = self._searcher.refresh()
+        """The open Whoosh searcher, replaced when the index changed on disk."""
+        ix = self._open()
+        if self._searcher is None or ix.latest_generation() != self._searcher_gen:
+            # A fresh reader, not Whoosh's `Searcher.refresh()`: refresh reuses readers by segment
+            # id, so it keeps serving documents an update deleted from an existing segment, and
+            # (whoosh-reloaded 2.7.5) re-adds segments a merge removed, duplicating every hit.
+            # Plain segment files make opening cheap (well under 1 ms at 10k notes).
+            old, self._searcher = self._searcher, ix.searcher()
+            self._searcher_gen = self._searcher.reader().generation()
+            if old is not None:
+                try:
+                    old.close()
+                except Exception:
+                    pass
         return self._searcher
 
     def search(self, text: str, *, limit: int = 10, kind: str | None = None, sync: bool = True,
                exclude_kinds: Iterable[str] = ("archive",)) -> list[Hit]:
         if sync:
             self.sync()
+        exclude = tuple(exclude_kinds)
+        error: BaseException | None = None
         for attempt in range(3):
             try:
-                return self._search(text, limit, kind, tuple(exclude_kinds))
+                return self._search(text, limit, kind, exclude)
             except (BraniacError, KeyboardInterrupt):
                 raise
             except Exception as exc:
-                if not _from_index(exc):
+                if not (isinstance(exc, _Corrupt) or _from_index(exc)):
                     raise
-                # A concurrent merge or rebuild can pull files from under a reader: reopen, then rebuild.
-                self.close()
-                if attempt == 1:
-                    self.rebuild(reason=f"search index was damaged ({type(exc).__name__}); rebuilding it")
-                else:
-                    time.sleep(0.05)
-        return []
+                error = exc
+            self.close()
+            if attempt == 0:
+                time.sleep(0.05)  # a concurrent rebuild or merge pulled files from under us: reopen
+                continue
+            # Twice in a row: try once more holding the lock, when no writer can interfere; a
+            # failure then is damage, and the index is rebuilt.
+            with self._lock():
+                try:
+                    return self._search(text, limit, kind, exclude)
+                except (BraniacError, KeyboardInterrupt):
+                    raise
+                except Exception as exc:
+                    if not (isinstance(exc, _Corrupt) or _from_index(exc)):
+                        raise
+                    error = exc
+                    self.close()
+                    if not self._exists():
+                        self.rebuild(reason=self._missing_reason)
+                    elif isinstance(exc, _Corrupt):
+                        self.rebuild(reason=f"search index {exc}; rebuilding it")
+                    else:
+                        self.rebuild(reason=f"search index was damaged ({type(exc).__name__}); rebuilding it")
+        raise IndexError_(f"the search index could not be read ({type(error).__name__}: {error}); "
+                          "run `braniac reindex`")
 
     def _search(self, text: str, limit: int, kind: str | None, exclude: tuple[str, ...]) -> list[Hit]:
-        _f, highlight, _i, _qp, query, *_ = _whoosh()
+        _f, _h, _i, _qp, query, *_ = _whoosh()
         q = parse_query(text)
         if q is None:
             return []
         searcher = self.searcher()
+        files = self._load_files()
         filter_q = query.Term("kind", kind) if kind else None
         mask = None
         if not kind and exclude:
             mask = query.Or([query.Term("kind", k) for k in exclude])
         results = searcher.search(q, limit=max(limit, 1) * ranking.RERANK_POOL, filter=filter_q, mask=mask)
-        files = self._load_files()
         inbound = self._inbound_counts(files)
         reads = ranking.read_counts(self.vault.root / "logs", self.vault.state_dir / "reads.json")
         scored = []
         for hit in results:
-            rel = hit["path"]
-            signals = ranking.Signals(depth=hit.get("depth") or 0, inbound=inbound.get(rel, 0), reads=reads.get(rel, 0))
-            scored.append((hit.score * ranking.importance(signals), hit))
+            fields = hit.fields()
+            rel = fields["path"]
+            signals = ranking.Signals(depth=fields.get("depth") or 0, inbound=inbound.get(rel, 0),
+                                      reads=reads.get(rel, 0))
+            scored.append((hit.score * ranking.importance(signals), fields))
         scored.sort(key=lambda pair: -pair[0])
-        hits = []
-        for score, hit in scored[:limit]:
-            hits.append(Hit(title=hit["title"], path=hit["path"], uuid=hit.get("uuid") or "",
-                            kind=hit["kind"], score=score, excerpt=self._excerpt(hit, q)))
-        return hits
+        words = _query_words(q)
+        return [Hit(title=fields["title"], path=fields["path"], uuid=fields.get("uuid") or "",
+                    kind=fields["kind"], score=score, excerpt=self._excerpt(fields["path"], words))
+                for score, fields in scored[:limit]]
 
-    def _excerpt(self, hit, q, maxchars: int = 240) -> str:
-        from whoosh import highlight
+    def _excerpt(self, rel: str, words: set[str], maxchars: int = 240) -> str:
+        """Up to two passages of the note's body around the query's words, in **bold**.
+
+        A regular expression finds candidate words by the start of each query stem, and only
+        those are stemmed to confirm them: Whoosh's highlighter analyzed every word of every
+        hit's body, a fifth of the time of a search."""
         try:
-            note = notes.parse((self.vault.root / hit["path"]).read_text(encoding="utf-8", errors="replace"))
-            body = note.body
-        except (OSError, NoteError):
+            with open(os.path.join(self._root, rel), "rb") as handle:
+                text = handle.read(MAX_TEXT_BYTES).decode("utf-8", errors="replace")
+        except OSError:
             return ""
-        hit.results.fragmenter = highlight.ContextFragmenter(maxchars=maxchars, surround=60)
-        hit.results.formatter = _MarkdownBold()
-        try:
-            found = hit.highlights("body", text=body, top=2)
-        except Exception:
-            found = ""
-        if found:
-            return " ".join(found.split())
-        plain = " ".join(line for line in body.splitlines() if line.strip() and not line.startswith("#"))
-        return plain[:maxchars].strip()
+        body = _strip_frontmatter(text)
+        found = _find_words(body, words)
+        if not found:
+            plain = " ".join(line for line in body.splitlines() if line.strip() and not line.startswith("#"))
+            return " ".join(plain[:maxchars].split())
+        fragments, end = [], -1
+        for start, stop in found:
+            if start < end:
+                continue
+            lo = body.rfind(" ", 0, max(start - 60, 0)) + 1 if start > 60 else 0
+            lo = max(lo, end)  # never repeat the end of the previous passage
+            hi = body.find(" ", lo + maxchars)
+            hi = len(body) if hi < 0 else hi
+            marked, at = [], lo
+            for s, e in found:
+                if lo <= s and e <= hi:
+                    marked += [body[at:s], "**", body[s:e], "**"]
+                    at = e
+            marked.append(body[at:hi])
+            fragments.append(" ".join("".join(marked).split()))
+            end = hi
+            if len(fragments) == 2:
+                break
+        return " … ".join(fragments)
 
     def _inbound_counts(self, files: dict[str, dict]) -> dict[str, int]:
+        """How many other memory files link to each file (a file linking five times counts once)."""
         if self._inbound is None:
             by_uuid = {rec.get("u"): rel for rel, rec in files.items() if rec.get("u")}
             counts: dict[str, int] = {}
             for rel, rec in files.items():
+                targets = set()
                 for target in rec.get("out", ()):
                     if target.startswith("uuid:"):
-                        target = by_uuid.get(target[5:], "")
+                        uuid, _, path = target[5:].partition(" ")
+                        target = by_uuid.get(uuid) or path
                     if target and target != rel:
-                        counts[target] = counts.get(target, 0) + 1
+                        targets.add(target)
+                for target in targets:
+                    counts[target] = counts.get(target, 0) + 1
             self._inbound = counts
         return self._inbound
 
@@ -496,6 +691,10 @@ class _Corrupt(Exception):
     pass
 
 
+class _Missing(Exception):
+    pass
+
+
 def _from_index(exc: BaseException) -> bool:
     """Did this error come from reading the index (whoosh or its files), not from a bug of ours?"""
     if isinstance(exc, (OSError, EOFError)):
@@ -508,35 +707,59 @@ def _from_index(exc: BaseException) -> bool:
     return False
 
 
-class _MarkdownBold:
-    """Whoosh highlight formatter that marks matched words as Markdown **bold**."""
+# ---------------------------------------------------------------------- excerpts
 
-    between = " … "
+def _strip_frontmatter(text: str) -> str:
+    """The body after a frontmatter block, without parsing the YAML (an excerpt needs no more)."""
+    opening = notes._FENCE.match(text)
+    if not opening:
+        return text
+    closing = notes._CLOSE.search(text, opening.end())
+    return text[closing.end():].lstrip("\r\n") if closing else text
 
-    def __call__(self, text, fragments):
-        return self.format(fragments)
 
-    def format(self, fragments, replace=False):
-        return self.between.join(self.format_fragment(f) for f in fragments)
+def _query_words(q) -> set[str]:
+    """The analyzed (lowercased, stemmed) words of a query's title and body terms."""
+    words = set()
+    for field, text in q.iter_all_terms():
+        if field in ("title", "body", "tags"):
+            words.add(text.decode("utf-8", "replace") if isinstance(text, bytes) else str(text))
+    return words
 
-    def format_fragment(self, fragment, replace=False):
-        out, index, text = [], fragment.startchar, fragment.text
-        for token in fragment.matches:
-            if token.startchar < index:
-                continue
-            out.append(text[index:token.startchar])
-            out.append(f"**{text[token.startchar:token.endchar]}**")
-            index = token.endchar
-        out.append(text[index:fragment.endchar])
-        return "".join(out)
+
+_ANALYZER = None
+
+
+def _analyze(word: str) -> list[str]:
+    global _ANALYZER
+    if _ANALYZER is None:
+        *_rest, StemmingAnalyzer = _whoosh()
+        _ANALYZER = StemmingAnalyzer()
+    return [t.text for t in _ANALYZER(word)]
+
+
+def _find_words(body: str, words: set[str], most: int = 24) -> list[tuple[int, int]]:
+    """(start, end) of body words whose analyzed form is one of `words`, in order."""
+    if not words:
+        return []
+    # A stem is nearly always a prefix of its words, less its last letter (happi/happy).
+    prefixes = sorted({w[:-1] if len(w) > 3 else w for w in words}, key=len, reverse=True)
+    pattern = re.compile(r"\b(?:%s)\w*" % "|".join(map(re.escape, prefixes)), re.IGNORECASE)
+    found = []
+    for checked, match in enumerate(pattern.finditer(body)):
+        if set(_analyze(match.group(0))) & words:
+            found.append(match.span())
+        if len(found) >= most or checked > 50 * most:
+            break  # enough for two passages, even in a long note full of near misses
+    return found
 
 
 # ---------------------------------------------------------------------- queries
 
 def parse_query(text: str):
-    """A Whoosh query for free text. Quotes make phrases; anything else is words, OR-ed with a
-    bonus for matching more of them. Never raises: odd syntax falls back to plain words."""
-    import re
+    """A Whoosh query for free text. Quotes make phrases; anything else is words, OR-ed (BM25F
+    sums over the words, so a note matching more of them ranks higher). Never raises: odd
+    syntax falls back to plain words."""
     _f, _h, _i, qparser, query, *_ = _whoosh()
     text = (text or "").strip()
     if not text:
@@ -574,7 +797,11 @@ def _parser():
     if _PARSER is None:
         _f, _h, _i, qparser, *_ = _whoosh()
         parser = qparser.MultifieldParser(["title", "tags", "body"], schema(), fieldboosts=ranking.FIELD_BOOSTS,
-                                          group=qparser.OrGroup.factory(0.9))
+                                          group=qparser.OrGroup)
+        # Not OrGroup.factory(0.9): its coordination bonus (Whoosh's CoordMatcher) multiplies
+        # every score by (terms - 1) / terms, where terms counts only the query's words that
+        # occur in the index; a one-word query matching one field then scores 0 for every
+        # note, and neither BM25F nor emergent importance orders the results.
         # Only words, quotes and AND/OR/NOT: field names, wildcards, ranges and boosts in a
         # person's (or a model's) query would surprise more than help.
         for plugin in (qparser.FieldsPlugin, qparser.WildcardPlugin, qparser.RangePlugin, qparser.BoostPlugin,

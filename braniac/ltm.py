@@ -143,6 +143,12 @@ class FactNote:
                 lines[i] = render_fact(old, self.path, vault)
                 self._set(FACTS, lines)
                 return "strengthened"
+        # a claim already superseded (in History, citing the same events) stays there: merging it
+        # again, as the re-run after a killed promotion does, must not bring it back
+        for old in self.facts(HISTORY):
+            base = _SUPERSEDED.sub("", old.text)
+            if (base == new.text or _similar(Fact(base).key(), new_key)) and set(new.sources) <= set(old.sources):
+                return "unchanged"
         replaced = None
         for i, line in enumerate(lines):
             old = parse_fact(line)
@@ -150,6 +156,15 @@ class FactNote:
                 replaced = i
                 break
         status = "added"
+        if replaced is not None and new.sources and _latest(new.sources) < _latest(parse_fact(lines[replaced]).sources):
+            # an older claim arriving after a newer one (claims merged out of order): it goes
+            # straight to History, superseded by the claim in place
+            current = parse_fact(lines[replaced])
+            history = self._get(HISTORY)
+            history.append(render_fact(Fact(f"{new.text} — superseded on {current.sources[0][:10]}", new.sources),
+                                       self.path, vault))
+            self._set(HISTORY, history)
+            return "superseded"
         if replaced is not None:
             old = parse_fact(lines.pop(replaced))
             since = new.sources[0][:10] if new.sources else clock.iso(clock.now())[:10]
@@ -174,6 +189,20 @@ class FactNote:
         return self.note.render()
 
 
+_SUPERSEDED = re.compile(r"\s+—\s+superseded on \d{4}-\d{2}-\d{2}$")
+
+
+def _latest(sources: list[str]):
+    """When the newest of a claim's events happened (a claim citing none counts as now)."""
+    moments = []
+    for source in sources:
+        try:
+            moments.append(clock.parse_iso(source))
+        except ValueError:
+            continue
+    return max(moments) if moments else clock.now()
+
+
 def _similar(a: frozenset[str], b: frozenset[str]) -> bool:
     if not a or not b:
         return False
@@ -189,14 +218,29 @@ def contradicts(old: Fact, new: Fact) -> bool:
     a, b = _VALUE_VERB.match(_plain(old.text)), _VALUE_VERB.match(_plain(new.text))
     if not a or not b:
         return False
-    same_subject = textutil.content_words(a["subject"]) == textutil.content_words(b["subject"]) and \
-        bool(textutil.content_words(a["subject"]))
     same_verb = a["verb"].lower() == b["verb"].lower()
-    return same_subject and same_verb and set(textutil.content_words(a["value"])) != set(textutil.content_words(b["value"]))
+    return same_verb and _same_subject(a["subject"], b["subject"], a["verb"].lower()) and \
+        set(textutil.content_words(a["value"])) != set(textutil.content_words(b["value"]))
+
+
+_ONE_VALUE = {"lives in", "works at", "works as", "moved to"}  # relations with one current value
+
+
+def _same_subject(a: str, b: str, verb: str) -> bool:
+    wa, wb = set(textutil.content_words(a)), set(textutil.content_words(b))
+    if not wa or not wb:
+        return False
+    if wa == wb:
+        return True
+    # "My friend Tomas lives in Lisbon" / "Tomas lives in Porto": one subject when what they share
+    # is a name, for where someone lives or works only (never "is" or "likes", which have many values)
+    names = {w.lower() for w in re.findall(r"\b[A-Z][\w'’-]+", a)} & {w.lower() for w in re.findall(r"\b[A-Z][\w'’-]+", b)}
+    return verb in _ONE_VALUE and (wa <= wb or wb <= wa) and bool(names & wa & wb)
 
 
 def _plain(text: str) -> str:
-    return re.sub(r"^\d{4}-\d{2}-\d{2}:\s*", "", text).strip().rstrip(".")
+    # claims open with their date, "2025-03-02: …" or (the offline engine's) "2025-03-02 — …"
+    return re.sub(r"^\d{4}-\d{2}-\d{2}(?::|\s+[—–-])\s*", "", text).strip().rstrip(".")
 
 
 # ---------------------------------------------------------------------- folders and _index.md
@@ -248,6 +292,19 @@ def describe(path: Path) -> tuple[str, str | None, str]:
     return note.title, note.uuid or None, " ".join(str(description).split())[:140]
 
 
+def _written_by_braniac(description: str, child: Path) -> bool:
+    """Whether a manifest description is one braniac derived (a folder's "Memories about …"
+    summary, or a note's own words), which goes stale when the folder or note changes (a new
+    note, a superseded first claim), rather than one a person wrote, which is theirs to keep."""
+    if child.is_dir():
+        return description.startswith("Memories about ")
+    try:
+        body = " ".join(notes.read(child).body.split())
+    except NoteError:
+        return False
+    return description in body or description in body.replace("**", "")
+
+
 def refresh_indexes(vault: "Vault", folders: Iterable[Path], written: set[Path]) -> None:
     """Bring the manifest (and a braniac-written summary) of each folder, and of every folder
     above it, in line with what the folder holds. A person's descriptions are kept."""
@@ -264,6 +321,8 @@ def refresh_indexes(vault: "Vault", folders: Iterable[Path], written: set[Path])
         if not folder.is_dir():
             continue
         if not index_path.exists():
+            if not any(folder.iterdir()):
+                continue  # an emptied folder on its way out gets no new _index.md
             ensure_folder(vault, folder, written)
         try:
             index = index_md.read(index_path)
@@ -279,7 +338,9 @@ def refresh_indexes(vault: "Vault", folders: Iterable[Path], written: set[Path])
             target = child / index_md.INDEX_NAME if child.is_dir() else child
             title, uuid, description = describe(child)
             kept = old.get(target.resolve())
-            entries.append(Entry(title, target, uuid, kept.description if kept and kept.description else description))
+            if kept and kept.description and not _written_by_braniac(kept.description, child):
+                description = kept.description  # a person's description is kept; braniac's own is refreshed
+            entries.append(Entry(title, target, uuid, description))
         index.set_manifest(entries)
         if index.note.meta.get("summary_by") == "braniac" and entries:
             names = ", ".join(e.text.rstrip("/") for e in entries[:12])

@@ -141,12 +141,13 @@ def parse(text: str, *, path: Path | None = None) -> Note:
         after += 1
     try:
         meta = _yaml.load(fm_text) if fm_text.strip() else {}
-    except (yaml.YAMLError, ValueError, RecursionError) as exc:
-        # ValueError: a date YAML recognises but Python rejects (2025-02-30, a +99:00 offset);
-        # RecursionError: absurdly deep nesting. Both are broken frontmatter, not crashes.
+    except Exception as exc:  # noqa: BLE001
+        # Not only YAMLError: PyYAML raises ValueError for a date Python rejects (2025-02-30),
+        # AttributeError for `!!timestamp x`, RecursionError for absurd nesting. All of them
+        # are broken frontmatter in a person's file, not a crash.
         mark = getattr(exc, "problem_mark", None) or _unbuildable_value(fm_text)
         line = mark.line + 2 if mark is not None else 1  # +1 for 0-based, +1 for the '---' line
-        reason = getattr(exc, "problem", None) or str(exc).splitlines()[0]
+        reason = getattr(exc, "problem", None) or (str(exc).splitlines() or [type(exc).__name__])[0]
         raise NoteError(f"{where}:{line}: broken YAML frontmatter: {reason}") from None
     if meta is None:
         meta = {}
@@ -175,7 +176,7 @@ def _unbuildable_value(fm_text: str) -> "yaml.Mark | None":
     for node in sorted(scalars, key=lambda n: n.start_mark.index):
         try:
             builder.construct_object(node)
-        except ValueError:
+        except Exception:  # noqa: BLE001 - see parse()
             return node.start_mark
     return None
 
@@ -208,9 +209,9 @@ def yaml_scalar(value: Any) -> str:
 
 def _dump(value: Any, **options: Any) -> str:
     dumped = yaml.dump(value, Dumper=_Dumper, default_flow_style=True, width=1_000_000,
-                       allow_unicode=True, sort_keys=False, **options).strip()
+                       allow_unicode=True, sort_keys=False, **options).rstrip("\n")  # not strip(): '\xa0' is a value
     if dumped.endswith("\n..."):  # the pure-Python emitter's end-of-document marker only:
-        dumped = dumped[:-4].rstrip()  # a value's own trailing '...' ("wait...") stays
+        dumped = dumped[:-4]       # a value's own trailing '...' ("wait...") stays
     return dumped
 
 

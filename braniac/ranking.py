@@ -42,12 +42,20 @@ def importance(signals: Signals) -> float:
 
 # ------------------------------------------------------------------ reads from the access logs
 
+CACHE_VERSION = 2    # 2: paths cut at the vault root first (counts made before were wrong for some vaults)
 _MEMORY_PART = re.compile(r"(?:^|/)(memory/.+)$")
 
 
-def vault_relative(logged_path: str) -> str | None:
-    """The vault-relative part of a logged absolute path, so a moved vault still counts."""
-    match = _MEMORY_PART.search(logged_path.replace("\\", "/"))
+def vault_relative(logged_path: str, root: str | None = None) -> str | None:
+    """The vault-relative part of a logged absolute path. A path under `root` is cut there,
+    so a vault that itself sits in a folder called `memory` still counts; otherwise the part
+    from the first `memory/` on is taken, so a moved vault's older lines still count."""
+    logged = logged_path.replace("\\", "/")
+    if root:
+        prefix = root.replace("\\", "/").rstrip("/") + "/"
+        if logged.startswith(prefix):
+            return logged[len(prefix):]
+    match = _MEMORY_PART.search(logged)
     return match.group(1) if match else None
 
 
@@ -55,30 +63,38 @@ def log_files(logs_dir: Path) -> list[Path]:
     """access.log plus its rotated archives (access.log.1, access-2025-09.log, …)."""
     if not logs_dir.is_dir():
         return []
-    return sorted(p for p in logs_dir.iterdir() if p.is_file() and p.name.startswith("access"))
+    return sorted(p for p in logs_dir.iterdir()
+                  if p.is_file() and p.name.startswith("access") and not p.name.endswith(".rotating"))
 
 
 def read_counts(logs_dir: Path, cache_path: Path) -> dict[str, int]:
     """Reads per vault-relative path, cached by the logs' size and mtime."""
-    files = log_files(logs_dir)
-    stamp = {p.name: [p.stat().st_size, p.stat().st_mtime_ns] for p in files}
+    files, stamp = [], {}
+    for path in log_files(logs_dir):
+        try:
+            st = path.stat()
+        except OSError:
+            continue  # rotated away meanwhile
+        files.append(path)
+        stamp[path.name] = [st.st_size, st.st_mtime_ns]
     try:
         cached = json.loads(cache_path.read_text(encoding="utf-8"))
-        if cached.get("files") == stamp:
+        if cached.get("files") == stamp and cached.get("v") == CACHE_VERSION:
             return cached["counts"]
     except (OSError, ValueError, KeyError):
         pass
     counts: dict[str, int] = {}
+    root = str(logs_dir.parent)  # logs/ sits at the top of the vault
     for path in files:
         for entry in access_log.read(path).entries:
             if entry.action != "READ":
                 continue
-            rel = vault_relative(entry.path)
+            rel = vault_relative(entry.path, root)
             if rel:
                 counts[rel] = counts.get(rel, 0) + 1
     try:
         cache_path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(cache_path, json.dumps({"files": stamp, "counts": counts}))
+        atomic_write(cache_path, json.dumps({"v": CACHE_VERSION, "files": stamp, "counts": counts}))
     except OSError:
         pass  # a read-only state folder only costs a recount next time
     return counts

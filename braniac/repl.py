@@ -93,6 +93,7 @@ class Chat:
             if not arg:
                 self.say("usage: /remember TEXT")
             else:
+                self._settle()
                 from .processes.reflection import remember
                 event = remember(self.vault, arg)
                 self.say(f"remembered as event {event.id}")
@@ -100,6 +101,7 @@ class Chat:
             if not arg:
                 self.say("usage: /search QUERY")
                 return True
+            self._settle()
             hits = self.ready_session().loop.index.search(arg, limit=8)
             if not hits:
                 self.say("no matches")
@@ -108,12 +110,19 @@ class Chat:
                 if hit.excerpt:
                     self.say(f"   {hit.excerpt}")
         elif name == "/stm":
+            self._settle()
             self.say(self.vault.read_stm().render().rstrip())
         elif name == "/promote":
             self._promote()
         else:
             self.say(f"unknown command {name}; /help lists them")
         return True
+
+    def _settle(self) -> None:
+        """Let pending reflections land first: /stm and /search show the turn just had, and a
+        /remember goes on top of it in the Event Log, not under it."""
+        if self._ready.is_set() and self.session is not None:
+            self.session.reflector.flush()
 
     def _promote(self) -> None:
         from .processes.promotion import promote

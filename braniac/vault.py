@@ -273,7 +273,14 @@ class Vault:
             "long_term": {**counts, "other": other, "indexes": indexes},
             "short_term": {"events": stm_events, "open_goals": open_goals, "open_tasks": open_tasks},
             "last_promotion": self._last_run("promotion"),
+            "last_organization": self._last_run("organization"),
+            **self._usage_stats(),
         }
+
+    def _usage_stats(self) -> dict:
+        """Hubs (most linked, most read) and stale memories (important, but unread for long)."""
+        from .insights import usage_stats
+        return usage_stats(self)
 
     def _last_run(self, worker: str) -> str | None:
         marker = self.state_dir / "state" / f"last_{worker}"

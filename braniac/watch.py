@@ -1,9 +1,12 @@
 """`braniac watch`: keep the search index in step with the files while people edit them.
 
-watchfiles reports changes within a few hundred milliseconds. It can miss a file written right
-after a new nested folder is created, so every new folder is walked, and a full reconcile
-(the same incremental sync every command runs) happens periodically and when the vault is
-quiet. Segment merging, which would slow a save down, waits for quiet time too.
+watchfiles reports changes within a few tens of milliseconds. The first full sync runs only
+once the watcher is live, so nothing saved after the "watching" line can be missed. A file
+written right after a new nested folder is created may go unreported (the folder's own watch
+is not set up yet), so every new or moved folder is synced as a whole when it is reported and
+again a little later; a full reconcile (the same incremental sync every command runs) also
+happens periodically. Segment merging, which would slow a save down, waits for quiet time, and
+idle work (promotion) runs in its own thread so that it never delays indexing a save.
 """
 from __future__ import annotations
 
@@ -19,61 +22,96 @@ if TYPE_CHECKING:
     from .vault import Vault
 
 RECONCILE_SECONDS = 30.0
+RESCAN_AFTER = (0.3, 1.0)   # seconds after a folder appears, sync it again
+TICK_MS = 200               # the loop wakes at least this often (rescans, stop, idle)
+MERGE_AFTER_QUIET = 5.0
 IGNORED_PARTS = {".braniac", ".git", ".obsidian", ".trash", "node_modules"}
 
 
 def _relevant(vault_root: Path, path: str) -> bool:
-    rel = Path(path).relative_to(vault_root) if Path(path).is_absolute() else Path(path)
+    try:
+        rel = Path(path).relative_to(vault_root) if Path(path).is_absolute() else Path(path)
+    except ValueError:
+        return False
     return not (IGNORED_PARTS & set(rel.parts)) and not rel.name.endswith(".braniac-tmp")
 
 
 def run(vault: "Vault", *, stop: threading.Event | None = None, report: Callable[[str], None] = print,
         reconcile_seconds: float = RECONCILE_SECONDS, on_idle: Callable[[float], None] | None = None) -> None:
-    """Watch until `stop` is set, Ctrl-C or SIGTERM. `on_idle(seconds_quiet)` runs on each
-    quiet tick (promotion and organization hook in here)."""
+    """Watch until `stop` is set, Ctrl-C or SIGTERM. `on_idle(seconds_quiet)` is called about
+    once a second, from its own thread, while no file changes (promotion hooks in here)."""
     import watchfiles
 
     stop = stop or threading.Event()
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
     index = SearchIndex(vault, notice=lambda m: report(m))
-    first = index.sync()
-    report(f"watching {vault.root} (index: {first.changed} files brought up to date)")
-    last_change = last_reconcile = time.monotonic()
-    merged_since_change = True
     root = vault.root
+    state = {"last_change": time.monotonic()}
+    idle_thread = None
+    started = False
     try:
+        last_reconcile = time.monotonic()
+        merged_since_change = True
+        rescans: list[tuple[float, Path]] = []
         for changes in watchfiles.watch(root, watch_filter=lambda _c, p: _relevant(root, p), debounce=200,
-                                        step=20, stop_event=stop, rust_timeout=1000, yield_on_timeout=True,
-                                        raise_interrupt=False):
+                                        step=20, stop_event=stop, rust_timeout=TICK_MS, yield_on_timeout=True,
+                                        raise_interrupt=True):
             now = time.monotonic()
+            if not started:
+                # The watcher is live from the first iteration on: what the first sync misses
+                # is in `changes` or in the next ones.
+                first = index.sync()
+                report(f"watching {vault.root} (index: {first.changed} files brought up to date)")
+                started, last_reconcile = True, time.monotonic()
+                if on_idle is not None:
+                    idle_thread = _start_idle(on_idle, stop, state, report)
+            touched: set[Path] = set()
+            for _change, raw in changes:
+                path = Path(raw)
+                if path.suffix == ".md" or not path.exists() or path.is_dir():
+                    touched.add(path)  # a folder (new, moved in or away) stands for all files under it
+                if path.is_dir():
+                    rescans += [(now + delay, path) for delay in RESCAN_AFTER]
+            due = [path for when, path in rescans if when <= now]
+            if due:
+                rescans = [(when, path) for when, path in rescans if when > now]
+                touched.update(due)
+            if touched:
+                result = index.sync(touched)
+                if result.changed:
+                    report(f"indexed: {result.added} added, {result.updated} updated, {result.deleted} removed")
             if changes:
-                touched: set[Path] = set()
-                for _change, raw in changes:
-                    path = Path(raw)
-                    if path.is_dir():
-                        touched.update(p for p in path.rglob("*.md"))  # files inside new folders may be unreported
-                    else:
-                        touched.add(path)
-                touched = {p for p in touched if p.suffix == ".md" or not p.exists()}
-                if touched:
-                    result = index.sync(touched)
-                    if result.changed:
-                        report(f"indexed: {result.added} added, {result.updated} updated, {result.deleted} removed")
-                last_change, merged_since_change = now, False
+                state["last_change"], merged_since_change = now, False
             if now - last_reconcile >= reconcile_seconds:
                 index.sync()
                 last_reconcile = now
-            quiet = now - last_change
-            if quiet >= 5 and not merged_since_change:
+            if now - state["last_change"] >= MERGE_AFTER_QUIET and not merged_since_change:
                 index.optimize()
                 merged_since_change = True
-            if on_idle is not None and not changes:
-                on_idle(quiet)
             if stop.is_set():
                 break
     except KeyboardInterrupt:
-        pass
+        pass  # Ctrl-C (SIGINT), even during the first sync: a clean stop
     finally:
+        stop.set()
+        if idle_thread is not None:
+            idle_thread.join()  # let a promotion in progress finish its writes
         index.close()
     report("stopped watching")
+
+
+def _start_idle(on_idle: Callable[[float], None], stop: threading.Event, state: dict,
+                report: Callable[[str], None]) -> threading.Thread:
+    def loop() -> None:
+        while not stop.wait(1.0):
+            quiet = time.monotonic() - state["last_change"]
+            if quiet >= 1.0:
+                try:
+                    on_idle(quiet)
+                except Exception as exc:  # never let idle work stop the watcher; say what happened
+                    report(f"idle work failed: {type(exc).__name__}: {exc}")
+
+    thread = threading.Thread(target=loop, name="braniac-idle", daemon=True)
+    thread.start()
+    return thread

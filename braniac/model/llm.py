@@ -16,7 +16,7 @@ from typing import Any, Callable, Iterator
 from .. import prompts
 from ..config import ModelConfig
 from ..errors import ModelError
-from .types import ModelUnavailable, Reflection, WorkingMemory
+from .types import Candidate, Claim, EventRecord, ModelUnavailable, NoteDraft, Reflection, WorkingMemory
 
 _import_lock = threading.Lock()
 _litellm_module = None
@@ -156,6 +156,16 @@ class LLMModel:
         return self.complete_json("promote_summary", valid, promoted=_fence_events(promoted, "archived_events"),
                                   remaining=_fence_events(remaining, "remaining_events"),
                                   open_items="\n".join(f"- {i}" for i in open_items) or "(none)")
+
+
+    # ---------------------------------------------------------------- organization (spec §4.5)
+    def propose_organization(self, statistics: dict) -> list[dict]:
+        def valid(data: Any) -> list[dict]:
+            if not isinstance(data, dict) or not isinstance(data.get("operations"), list):
+                raise ValueError("expected a JSON object with an 'operations' list")
+            return data["operations"]  # each operation is checked by organization, which logs rejections
+        return self.complete_json("organize", valid,
+                                  statistics=prompts.fence("usage_statistics", json.dumps(statistics, indent=1)))
 
 
 def _fence_events(events: list[EventRecord], kind: str = "events") -> str:

@@ -65,11 +65,13 @@ class CoreLoop:
         wm = WorkingMemory(identity=identity, conversation=self.conversation.summary(), short_term=short_term,
                            prompt=prompt, stm_events=stm_entries(short_term), now=clock.iso(clock.now()))
         turn.queries = self._queries(wm, turn)
-        found = retrieve(self.index, turn.queries, limit=self.config.search_limit)
+        found = retrieve(self.index, turn.queries, limit=self.config.search_limit, prompt=prompt)
         wm.excerpts = found.excerpts
         fit(wm, self.conversation, self.config.context_tokens)
         turn.excerpts = list(wm.excerpts)
-        access_log.record(self.vault.access_log_path, [self.vault.root / e.path for e in turn.excerpts])
+        # one line per file (spec §5.2), though several passages of one note may be in the context
+        access_log.record_turn(self.vault.access_log_path, prompt,
+                               [self.vault.root / path for path in dict.fromkeys(e.path for e in turn.excerpts)])
         return turn, wm
 
     def _queries(self, wm: WorkingMemory, turn: Turn) -> list[str]:

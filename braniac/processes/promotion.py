@@ -22,7 +22,7 @@ from typing import TYPE_CHECKING, Callable
 
 from .. import clock, git, notes, stm
 from ..errors import BraniacError, LockBusy, NoteError
-from ..fsio import atomic_write, append_line, locked, read_text, update_text
+from ..fsio import atomic_write, append_line, locked, read_text, stale_temp_files, update_text
 from ..index_md import Entry
 from ..ltm import (Fact, FactNote, citation, ensure_folder, event_path, refresh_indexes, stable_uuid)
 from ..model.offline import OfflineModel
@@ -118,6 +118,9 @@ def _promote(vault, model, config, report, *, force, dry_run, notice) -> Promoti
         return report
 
     written: set[Path] = set()
+    _remove_stale_temp_files(vault)
+    if config.git_autocommit and git.is_repo(vault.root):
+        _checkpoint(vault)
     _journal(vault, report.events)
     uuid_paths = _uuid_paths(vault)
     if config.git_autocommit:
@@ -132,7 +135,10 @@ def _promote(vault, model, config, report, *, force, dry_run, notice) -> Promoti
         _write_note(vault, draft, drafts, uuid_paths, report, written)
     open_items, done_items = _structured(doc)
     _write_digests(vault, events, doc, done_items, written)
-    refresh_indexes(vault, {p.parent for p in written}, written)
+    # every folder this promotion writes to, not only those changed by this run: the re-run after
+    # a kill between a note's write and its folder's _index.md finds the note already there
+    folders = {p.parent for p in written} | {_target(vault, d, uuid_paths).parent for d in drafts}
+    refresh_indexes(vault, folders | {event_path(vault, e.id).parent for e in events}, written)
 
     promoted_ids = set(report.events)
 
@@ -252,7 +258,7 @@ def validate(draft: NoteDraft, event_ids: set[str], vault: "Vault", report: Prom
         if not sources:
             _reject(vault, report, f"'{title}': a claim without a valid event citation was dropped")
             continue
-        text = " ".join(str(claim.text).split())[:MAX_CLAIM_CHARS].lstrip("#>-* ")
+        text = _defuse(" ".join(str(claim.text).split())[:MAX_CLAIM_CHARS].lstrip("#>-* "))
         if text:
             claims.append(Claim(text, sources, claim.supersedes))
     if not claims:
@@ -262,7 +268,7 @@ def validate(draft: NoteDraft, event_ids: set[str], vault: "Vault", report: Prom
     draft.claims = claims
     draft.tags = [slugify(t) for t in draft.tags if isinstance(t, str) and slugify(t) != "note"][:8]
     draft.emotion = slugify(draft.emotion or "neutral").replace("-", "_")[:30] or "neutral"
-    draft.summary = " ".join(str(draft.summary).split())[:600]
+    draft.summary = _defuse(re.sub(r"^[#>\s`~*_=-]+", "", " ".join(str(draft.summary).split())[:600]))
     return draft
 
 
@@ -275,10 +281,32 @@ def _reject(vault: "Vault", report: PromotionReport, reason: str) -> None:
 
 def _summary(model, promoted, remaining, open_items, notice) -> str:
     try:
-        return model.summarize(promoted, remaining, open_items)
+        summary = _plain_paragraphs(model.summarize(promoted, remaining, open_items))
+        if summary:
+            return summary
+        notice("the model's summary was empty; using the offline summary")
     except BraniacError as exc:
         notice(f"the model could not summarize ({exc}); using the offline summary")
-        return OfflineModel().summarize(promoted, remaining, open_items)
+    return OfflineModel().summarize(promoted, remaining, open_items)
+
+
+def _plain_paragraphs(text: str) -> str:
+    """A model's summary as plain paragraphs: a line that would read as a heading, a rule or a
+    code fence could forge short-term-memory sections ("## Event Log", "### <id>") or hide the
+    real ones, so those markers are taken off."""
+    lines = []
+    for line in str(text).replace("\r", "\n").split("\n"):
+        line = re.sub(r"^(?:[#>`~]+|[-=*_]{3,})\s*", "", line.strip())
+        if line or (lines and lines[-1]):
+            lines.append(line)
+    return "\n".join(lines).strip()
+
+
+def _defuse(text: str) -> str:
+    """One line of a claim or summary, with Markdown link brackets escaped: a model (or a pasted
+    sentence) must not add links, e.g. a forged citation or one that leaves the vault."""
+    text = re.sub(r"\\+(?=[\[\]])", "", " ".join(str(text).split()))  # so that escaping twice stays escaped
+    return text.replace("[", "\\[").replace("]", "\\]")
 
 
 # ---------------------------------------------------------------------- writing long-term memory
@@ -424,12 +452,12 @@ def _write_digests(vault, events: list[EventRecord], doc, done_items: list[str],
             gist = next((s for s in sentences(said) if is_claim(s)), "")
             if gist:
                 who = f"{speaker}: " if speaker else ""
-                note.merge(Fact(f"{event.id[11:16]} — {who}{gist}", [event.id]), vault)
+                note.merge(Fact(_defuse(f"{event.id[11:16]} — {who}{gist}"), [event.id]), vault)
         if day == last_day:
             for item in done_items:
                 cite = _best_event(item, events)
                 if cite:
-                    note.merge(Fact(item, [cite]), vault)
+                    note.merge(Fact(_defuse(item), [cite]), vault)
         if note.render() != before:
             note.note.set("sources", note.sources())
             atomic_write(path, note.render())
@@ -481,6 +509,14 @@ def _set_summary(doc: stm.ShortTermMemory, summary: str) -> None:
 
 # ---------------------------------------------------------------------- bookkeeping
 
+def _remove_stale_temp_files(vault: "Vault") -> None:
+    """Temp files a killed promotion left in long-term memory. Every writer of memory/long_term/
+    holds the LTM lock, which this run holds, so none of them is being written now; left alone
+    they would show up in `git status` (and in a person's `git add -A`)."""
+    for temp in stale_temp_files(vault.ltm_root):
+        temp.unlink(missing_ok=True)
+
+
 def _journal(vault: "Vault", event_ids: list[str]) -> None:
     path = vault.state_dir / "promotion" / "pending.json"
     path.parent.mkdir(parents=True, exist_ok=True)
@@ -525,11 +561,34 @@ def _commit(vault: "Vault", written: set[Path], report: PromotionReport) -> str 
                + f"Claims: {report.claims['added']} added, {report.claims['strengthened']} strengthened, "
                  f"{report.claims['superseded']} superseded\n"
                + f"Events: {report.events[-1]} … {report.events[0]}\n")
-    committed = git.commit_paths(vault.root, paths, message)
+    committed = git.commit_paths(vault.root, _existing(paths), message)
     pending.unlink(missing_ok=True)
     if not committed:
         return None
     return git.run(vault.root, "rev-parse", "--short", "HEAD").stdout.strip()
+
+
+def _checkpoint(vault: "Vault") -> None:
+    """Reflection never commits, so the events a promotion consumes are usually only in the
+    working tree: commit short_term.md as it is now (with any files a killed run left
+    uncommitted) before writing anything, so that `git revert` of the promotion's own commit
+    brings the events back into short-term memory instead of losing them."""
+    pending = vault.state_dir / "promotion" / "uncommitted.json"
+    paths = {vault.stm_path}
+    try:
+        paths |= {vault.root / p for p in json.loads(pending.read_text(encoding="utf-8"))}
+        message = "braniac: finish an interrupted promotion"
+    except (OSError, ValueError):
+        message = "braniac: short-term memory before promotion"
+    git.commit_paths(vault.root, _existing(paths), message)
+    pending.unlink(missing_ok=True)
+
+
+def _existing(paths) -> set[Path]:
+    """The recorded paths that were written. A run killed early recorded targets it never created,
+    and `git add -- <path>` fails on a path that neither exists nor is tracked, which would make
+    every later promotion fail. Promotion never deletes a file, so the rest can be dropped."""
+    return {Path(p) for p in paths if Path(p).exists()}
 
 
 def _commit_leftovers(vault: "Vault", config: "Config", report: PromotionReport) -> None:
@@ -540,6 +599,6 @@ def _commit_leftovers(vault: "Vault", config: "Config", report: PromotionReport)
             paths = [vault.root / p for p in json.loads(pending.read_text(encoding="utf-8"))]
         except (OSError, ValueError):
             return
-        if git.commit_paths(vault.root, paths, "braniac: finish an interrupted promotion"):
+        if git.commit_paths(vault.root, _existing(paths), "braniac: finish an interrupted promotion"):
             report.commit = git.run(vault.root, "rev-parse", "--short", "HEAD").stdout.strip()
         pending.unlink(missing_ok=True)

@@ -75,10 +75,15 @@ def fit(wm: WorkingMemory, conversation: Conversation | None, budget_tokens: int
     return wm
 
 
+def excerpt_text(excerpt: Excerpt) -> str:
+    """An excerpt as it enters the working memory: the note's title (once per note), then the text."""
+    return f"# {excerpt.title}\n{excerpt.text}" if excerpt.title else excerpt.text
+
+
 def fenced_context(wm: WorkingMemory) -> dict[str, str]:
     """The untrusted parts of the working memory, each wrapped so a model can tell data from orders."""
     memories = "\n\n".join(
-        prompts.fence("memory", f"# {e.title}\n{e.text}", path=e.path, uuid=e.uuid) for e in wm.excerpts
+        prompts.fence("memory", excerpt_text(e), path=e.path, uuid=e.uuid) for e in wm.excerpts
     ) or "(no long-term memories matched)"
     return {
         "identity": prompts.fence("identity", wm.identity),

@@ -1,0 +1,593 @@
+"""Organization (spec §4.5): the nightly "deep thought" that learns from use.
+
+    read the access logs -> statistics (reads, last read, co-access, probes)
+    -> a plan, proposed by the model (or by the offline engine from the statistics alone):
+       link notes read together, move much-read deep notes up, split crowded folders, merge
+       tiny ones, archive notes unread for long
+    -> every operation validated against a schema and the vault's bounds (rejections logged)
+    -> the retrieval gate: the plan is applied to a staging copy and the probes (past queries
+       and the notes then read) are re-run; it lands only if recall and rank do not drop
+    -> applied with braniac's own code (moves repair every link), one git commit
+    -> the processed access-log lines rotate into logs/access-YYYY-MM.log
+
+Nothing is deleted: archiving moves a note under memory/long_term/archive/ (still searchable
+with --archived) and a merged folder's _index.md goes there too.
+"""
+from __future__ import annotations
+
+import json
+import os
+import re
+import shutil
+from collections import Counter
+from dataclasses import dataclass, field
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Callable
+
+from .. import clock, git, notes
+from ..errors import BraniacError, LockBusy, NoteError
+from ..fsio import append_line, atomic_write, locked, read_text
+from ..index_md import Entry, INDEX_NAME, split_sections, _entries
+from ..moves import Move, apply_moves, finish, pending
+from ..usage import Usage, read_usage
+
+if TYPE_CHECKING:
+    from ..config import Config
+    from ..vault import Vault
+
+LINK_MIN_AFFINITY = 0.3
+LINK_MIN_TOGETHER = 2
+LINK_HALF_LIFE_DAYS = 60   # a co-access link not renewed loses half its weight in this time
+LINK_PRUNE = 0.2
+MOVE_MIN_READS = 5
+MOVE_MIN_DEPTH = 2          # folders below the tier
+SPLIT_OVER = 40
+SPLIT_GROUP = 5
+ARCHIVE_AFTER_DAYS = 180
+MAX_OPERATIONS = 500
+CO_ACCESSED = "co-accessed"  # marks the Related Memories lines organization owns
+TIERS = ("concrete", "skills")
+_WEIGHT = re.compile(rf"{CO_ACCESSED}, weight ([0-9.]+)(?: \(renewed (\d{{4}}-\d{{2}}-\d{{2}})\))?")
+
+
+@dataclass
+class OrganizeReport:
+    status: str = "done"           # done | skipped | dry-run | gated
+    reason: str = ""
+    operations: list[dict] = field(default_factory=list)
+    rejected: list[str] = field(default_factory=list)
+    gate: dict = field(default_factory=dict)
+    files: list[str] = field(default_factory=list)
+    commit: str | None = None
+    log_lines: int = 0
+    malformed_log_lines: int = 0
+
+    def as_dict(self) -> dict:
+        return dict(self.__dict__)
+
+    def describe(self) -> str:
+        if self.status == "skipped":
+            return f"organize skipped: {self.reason}"
+        counts = Counter(op["op"] for op in self.operations)
+        summary = ", ".join(f"{n} {name}" for name, n in sorted(counts.items())) or "no changes"
+        if self.status == "dry-run":
+            return f"organize would apply: {summary}"
+        if self.status == "gated":
+            return f"organize plan discarded by the retrieval gate: {self.reason}"
+        return f"organized: {summary}" + (f"; commit {self.commit}" if self.commit else "")
+
+
+def organize(vault: "Vault", config: "Config", *, model=None, dry_run: bool = False,
+             notice: Callable[[str], None] = lambda m: None, archive_after_days: float | None = None) -> OrganizeReport:
+    report = OrganizeReport()
+    try:
+        with locked(vault.lock_path("ltm"), timeout=0, what="long-term memory"):
+            return _organize(vault, config, model, report, dry_run, notice,
+                             ARCHIVE_AFTER_DAYS if archive_after_days is None else archive_after_days)
+    except LockBusy:
+        report.status, report.reason = "skipped", "another organization or promotion is running"
+        return report
+
+
+def _organize(vault, config, model, report, dry_run, notice, archive_days) -> OrganizeReport:
+    written: set[Path] = set()
+    leftovers = pending(vault)
+    if leftovers and not dry_run:
+        notice(f"finishing {len(leftovers)} moves of an interrupted organize run")
+        finish(vault, leftovers, written)
+    _finish_rotation(vault)
+    history = read_usage(vault.root / "logs")
+    recent = read_usage(vault.root / "logs", only_current=True)
+    report.log_lines, report.malformed_log_lines = recent.lines, len(recent.malformed)
+    plan = _propose(vault, history, recent, model, archive_days, notice)
+    operations = [op for op in (validate(vault, op, report) for op in plan[:MAX_OPERATIONS]) if op]
+    if len(plan) > MAX_OPERATIONS:
+        _reject(vault, report, f"{len(plan) - MAX_OPERATIONS} operations beyond the limit of {MAX_OPERATIONS} ignored")
+    operations = _without_conflicts(operations)
+    report.operations = operations
+    if dry_run:
+        report.status = "dry-run"
+        return report
+    if any(op["op"] in ("move", "archive") for op in operations):
+        operations = _gate(vault, history, operations, report)
+        report.operations = operations
+    if operations:
+        _apply(vault, operations, written)
+    if _rotate(vault):
+        written |= {vault.access_log_path, *vault.access_log_path.parent.glob("access-*.log")}
+    _mark_done(vault)
+    report.files = sorted(vault.relative(p) for p in written if p.exists())
+    if written:
+        _reindex(vault, written, notice)
+        if config.git_autocommit and git.is_repo(vault.root):
+            report.commit = _commit(vault, written, report)
+    if report.status != "gated":
+        report.status = "done"
+    return report
+
+
+# ---------------------------------------------------------------------- proposing
+
+def _propose(vault, history: Usage, recent: Usage, model, archive_days, notice) -> list[dict]:
+    if model is not None and getattr(model, "name", "offline") != "offline" and hasattr(model, "propose_organization"):
+        try:
+            return model.propose_organization(_statistics(vault, history, recent))
+        except BraniacError as exc:
+            notice(f"the model could not propose a plan ({exc}); using the statistics alone")
+    return offline_plan(vault, history, recent, archive_days)
+
+
+def _statistics(vault, history: Usage, recent: Usage) -> dict:
+    return {"most_read": history.reads.most_common(30),
+            "read_together": [[a, b, n] for (a, b), n in recent.coaccess.most_common(30)],
+            "folders": {str(f.relative_to(vault.root)): n for f, n in _folder_sizes(vault).most_common(30)}}
+
+
+def offline_plan(vault: "Vault", history: Usage, recent: Usage, archive_days: float) -> list[dict]:
+    ops: list[dict] = []
+    existing = _existing_links(vault)
+    today = clock.now()
+    # strengthen relations: pairs read together, normalized against hubs (fan effect)
+    fresh: dict[tuple[str, str], float] = {}
+    for (a, b), together in recent.coaccess.items():
+        if together >= LINK_MIN_TOGETHER and _is_note(vault, a) and _is_note(vault, b):
+            weight = recent.affinity(a, b)
+            if weight >= LINK_MIN_AFFINITY:
+                fresh[(a, b)] = weight
+    for pair, weight in fresh.items():
+        old, _renewed = existing.get(pair, (0.0, None))
+        ops.append({"op": "link", "a": pair[0], "b": pair[1], "weight": round(min(1.0, max(weight, old) + 0.1 * old), 2)})
+    # links not renewed decay with time (computed from their renewal date, so a run with no new
+    # use changes nothing); once too weak they are pruned
+    for pair, (old, renewed) in existing.items():
+        if pair in fresh or renewed is None:
+            continue
+        age_days = (today - renewed).total_seconds() / 86400
+        if old * 0.5 ** (age_days / LINK_HALF_LIFE_DAYS) < LINK_PRUNE:
+            ops.append({"op": "unlink", "a": pair[0], "b": pair[1]})
+    # restructure: much-read deep notes move one level up
+    threshold = max(MOVE_MIN_READS, _percentile(list(history.reads.values()), 0.9))
+    for rel, count in history.reads.items():
+        parts = rel.split("/")
+        if count >= threshold and len(parts) >= 4 + MOVE_MIN_DEPTH and parts[2] in TIERS and _is_note(vault, rel):
+            ops.append({"op": "move", "path": rel, "to": "/".join(parts[:-2])})
+    # archive: concrete and skill notes nobody has read for long
+    cutoff = clock.now() - timedelta(days=archive_days)
+    for tier in TIERS:
+        for path in sorted((vault.ltm_root / tier).rglob("*.md")) if (vault.ltm_root / tier).is_dir() else ():
+            if path.name == INDEX_NAME:
+                continue
+            rel = vault.relative(path)
+            last = history.last_read.get(rel) or _updated(path)
+            if last is not None and last < cutoff:
+                ops.append({"op": "archive", "path": rel})
+    leaving = {op["path"] for op in ops if op["op"] in ("move", "archive")}
+    arriving = {op["to"] for op in ops if op["op"] == "move"}
+    return ops + _split_and_merge(vault, leaving, arriving)
+
+
+def _split_and_merge(vault: "Vault", leaving: set[str], arriving: set[str]) -> list[dict]:
+    """Crowded folders split by their notes' main tag; a folder left with one note merges into
+    its parent. Counted as the folders will be once the other planned moves are done."""
+    ops = []
+    for tier in TIERS:
+        root = vault.ltm_root / tier
+        if not root.is_dir():
+            continue
+        for folder in sorted(p for p in root.rglob("*") if p.is_dir()):
+            if any(part.startswith(".") for part in folder.parts):
+                continue
+            files = [p for p in folder.glob("*.md") if p.name != INDEX_NAME and vault.relative(p) not in leaving]
+            incoming = [a for a in arriving if a.rsplit("/", 1)[0] == vault.relative(folder)]
+            subfolders = [p for p in folder.iterdir() if p.is_dir()]
+            if incoming:
+                continue
+            if len(files) > SPLIT_OVER:
+                groups: dict[str, list[Path]] = {}
+                for path in files:
+                    tag = _main_tag(path, folder.name)
+                    if tag:
+                        groups.setdefault(tag, []).append(path)
+                for tag, members in groups.items():
+                    if len(members) >= SPLIT_GROUP and len(members) < len(files):
+                        for path in members:
+                            ops.append({"op": "move", "path": vault.relative(path),
+                                        "to": vault.relative(folder) + "/" + notes.slugify(tag)})
+            elif len(files) == 1 and not subfolders and folder.parent != root.parent and folder != root:
+                ops.append({"op": "move", "path": vault.relative(files[0]), "to": vault.relative(folder.parent),
+                            "merge": vault.relative(folder)})
+    return ops
+
+
+# ---------------------------------------------------------------------- validating a plan
+
+def validate(vault: "Vault", op: Any, report: OrganizeReport) -> dict | None:
+    """Schema and bounds: only known operations, only inside memory/long_term/, never system/,
+    never an overwrite, never a delete. What fails is logged, not repaired."""
+    if not isinstance(op, dict) or op.get("op") not in ("link", "unlink", "move", "archive"):
+        _reject(vault, report, f"unknown operation {str(op)[:120]!r}")
+        return None
+    kind = op["op"]
+    fields = ("a", "b") if kind in ("link", "unlink") else ("path",)
+    for name in fields + (("to",) if kind == "move" else ()):
+        value = op.get(name)
+        if not isinstance(value, str) or not _inside_ltm(vault, value, folder=(name == "to")):
+            _reject(vault, report, f"{kind}: {name}={value!r} is not a path inside memory/long_term/")
+            return None
+    for name in fields:
+        path = vault.root / op[name]
+        if not path.is_file() or path.name == INDEX_NAME or path.suffix != ".md":
+            _reject(vault, report, f"{kind}: {op[name]!r} is not an existing note")
+            return None
+    if kind == "link":
+        weight = op.get("weight", 0.5)
+        if not isinstance(weight, (int, float)) or not 0 <= weight <= 1 or op["a"] == op["b"]:
+            _reject(vault, report, f"link: bad weight or self-link {op!r}")
+            return None
+        return {"op": "link", "a": op["a"], "b": op["b"], "weight": float(weight)}
+    if kind == "unlink":
+        return {"op": "unlink", "a": op["a"], "b": op["b"]}
+    source = vault.root / op["path"]
+    if "/events/" in f"/{op['path']}" or (kind == "archive" and "/archive/" in f"/{op['path']}"):
+        _reject(vault, report, f"{kind}: {op['path']} is episodic or already archived; left in place")
+        return None
+    if kind == "archive":
+        target = vault.ltm_root / "archive" / source.relative_to(vault.ltm_root)
+    else:
+        target = vault.root / op["to"] / source.name
+        if op["to"].startswith("memory/long_term/events") or target.parent == source.parent:
+            _reject(vault, report, f"move: {op['path']} -> {op['to']} goes nowhere useful")
+            return None
+    if target.exists():
+        _reject(vault, report, f"{kind}: {vault.relative(target)} exists already; braniac never overwrites")
+        return None
+    clean = {"op": kind, "path": op["path"], "to": str(target.relative_to(vault.root))}
+    if op.get("merge") and isinstance(op["merge"], str) and _inside_ltm(vault, op["merge"], folder=True):
+        clean["merge"] = op["merge"]
+    return clean
+
+
+def _inside_ltm(vault: "Vault", rel: str, *, folder: bool = False) -> bool:
+    if not rel or rel.startswith(("/", "~")) or "\\" in rel or "\x00" in rel:
+        return False
+    path = Path(os.path.normpath(vault.root / rel))
+    try:
+        inside = path.relative_to(vault.ltm_root)
+    except ValueError:
+        return False
+    return bool(inside.parts) or folder
+
+
+def _reject(vault: "Vault", report: OrganizeReport, reason: str) -> None:
+    report.rejected.append(reason)
+    log = vault.root / "logs" / "organize.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    append_line(log, f"{clock.iso(clock.now())} | REJECTED | {reason}")
+
+
+def _without_conflicts(operations: list[dict]) -> list[dict]:
+    """One structural operation per note, one link per pair, no two notes moved onto one path."""
+    seen_paths, seen_targets, seen_pairs, out = set(), set(), set(), []
+    for op in operations:
+        if op["op"] in ("link", "unlink"):
+            pair = tuple(sorted((op["a"], op["b"])))
+            if pair in seen_pairs:
+                continue
+            seen_pairs.add(pair)
+        else:
+            if op["path"] in seen_paths or op["to"] in seen_targets:
+                continue
+            seen_paths.add(op["path"])
+            seen_targets.add(op["to"])
+        out.append(op)
+    return out
+
+
+# ---------------------------------------------------------------------- the retrieval gate
+
+def _gate(vault: "Vault", history: Usage, operations: list[dict], report: OrganizeReport) -> list[dict]:
+    """Apply the plan to a staging copy and re-run the probes; keep only what does not hurt."""
+    probes = history.probes[-200:]
+    if not probes:
+        report.gate = {"probes": 0, "note": "no past queries in the access log; structure changes wait for use"}
+        kept = [op for op in operations if op["op"] in ("link", "unlink")]
+        if len(kept) < len(operations):
+            report.reason = "no probes to check moves and archives against; they wait for a run with usage data"
+        return kept
+    before = _measure(vault, probes, vault)
+    staging = _staging(vault)
+    try:
+        _apply(staging, operations, set())
+        after = _measure(staging, probes, vault)
+        if after["recall"] + 1e-9 >= before["recall"] and after["mrr"] + 1e-9 >= before["mrr"]:
+            report.gate = {"probes": len(probes), "before": before, "after": after, "landed": True}
+            return operations
+        # drop the structural operations that touch notes people used, and check again
+        used = {rel for probe in probes for rel in probe.read}
+        safer = [op for op in operations if op["op"] in ("link", "unlink") or op["path"] not in used]
+        shutil.rmtree(staging.root, ignore_errors=True)
+        staging = _staging(vault)
+        _apply(staging, safer, set())
+        retry = _measure(staging, probes, vault)
+        landed = retry["recall"] + 1e-9 >= before["recall"] and retry["mrr"] + 1e-9 >= before["mrr"]
+        report.gate = {"probes": len(probes), "before": before, "after": after, "after_without_used_notes": retry,
+                       "landed": landed}
+        report.status = "gated"
+        report.reason = (f"recall {before['recall']:.3f} -> {after['recall']:.3f}, MRR {before['mrr']:.3f} -> "
+                         f"{after['mrr']:.3f} on {len(probes)} past queries; "
+                         + ("kept only the operations on notes no probe used" if landed else "nothing structural landed"))
+        return safer if landed else [op for op in operations if op["op"] in ("link", "unlink")]
+    finally:
+        shutil.rmtree(staging.root, ignore_errors=True)
+
+
+def _staging(vault: "Vault"):
+    """A copy of the vault (files hard-linked: braniac only ever replaces files, never edits in place)."""
+    from ..vault import Vault
+    root = vault.state_dir / "organize" / "staging"
+    shutil.rmtree(root, ignore_errors=True)
+    root.mkdir(parents=True)
+
+    def link_or_copy(src: str, dst: str) -> None:
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+    for name in ("system", "memory", "logs"):
+        if (vault.root / name).is_dir():
+            shutil.copytree(vault.root / name, root / name, copy_function=link_or_copy, symlinks=True)
+    if (vault.state_dir / "index").is_dir():
+        shutil.copytree(vault.state_dir / "index", root / ".braniac" / "index")
+    return Vault(root)
+
+
+def _measure(vault: "Vault", probes, live: "Vault") -> dict:
+    """Recall@10 and mean reciprocal rank of the notes each probe's turn actually read (by uuid)."""
+    from ..index import SearchIndex
+    index = SearchIndex(vault, notice=lambda m: None)
+    index.sync()
+    live_index = SearchIndex(live, notice=lambda m: None)
+    files = live_index._load_files()
+    recall = mrr = 0.0
+    counted = 0
+    for probe in probes:
+        wanted = {files[rel]["u"] for rel in probe.read if rel in files and files[rel].get("u")}
+        if not wanted:
+            continue
+        hits = [h.uuid for h in index.search(probe.query, limit=10, sync=False)]
+        found = [hits.index(u) for u in wanted if u in hits]
+        recall += len(found) / len(wanted)
+        mrr += sum(1 / (r + 1) for r in found) / len(wanted)
+        counted += 1
+    index.close()
+    return {"recall": round(recall / max(counted, 1), 4), "mrr": round(mrr / max(counted, 1), 4), "probes": counted}
+
+
+# ---------------------------------------------------------------------- applying
+
+def _apply(vault: "Vault", operations: list[dict], written: set[Path]) -> None:
+    links = [op for op in operations if op["op"] in ("link", "unlink")]
+    for op in links:
+        _set_link(vault, op["a"], op["b"], op.get("weight"), written)
+        _set_link(vault, op["b"], op["a"], op.get("weight"), written)
+    moves = [Move(vault.root / op["path"], vault.root / op["to"], "archived" if op["op"] == "archive" else None)
+             for op in operations if op["op"] in ("move", "archive")]
+    apply_moves(vault, moves, written)
+    leftover = []
+    emptied = {m.old.parent for m in moves}
+    for folder in sorted(emptied, key=lambda p: -len(p.parts)):
+        if folder == vault.ltm_root or folder.parent == vault.ltm_root:
+            continue  # the tiers themselves stay
+        index = folder / INDEX_NAME
+        if folder.is_dir() and index.exists() and [p.name for p in folder.iterdir()] == [INDEX_NAME]:
+            target = vault.ltm_root / "archive" / "merged-folders" / folder.relative_to(vault.ltm_root)
+            n = 2
+            while target.exists():
+                target = target.with_name(f"{folder.name}-{n}")
+                n += 1
+            leftover.append(Move(index, target / INDEX_NAME))
+    if leftover:
+        apply_moves(vault, leftover, written)
+        for move in leftover:
+            with_suppressed_rmdir(move.old.parent)
+        from ..ltm import refresh_indexes
+        refresh_indexes(vault, {m.old.parent.parent for m in leftover}, written)
+
+
+def with_suppressed_rmdir(folder: Path) -> None:
+    try:
+        folder.rmdir()
+    except OSError:
+        pass
+
+
+def _set_link(vault: "Vault", source_rel: str, target_rel: str, weight: float | None, written: set[Path]) -> None:
+    """Add, reweigh or remove one co-access link in a note's Related Memories."""
+    source, target = vault.root / source_rel, vault.root / target_rel
+    try:
+        note = notes.read(source)
+        other = notes.read(target)
+    except NoteError:
+        return
+    sections = split_sections(note.body)
+    related_index = next((i for i, (h, _) in enumerate(sections) if h == "Related Memories"), None)
+    raw = sections[related_index][1] if related_index is not None else "## Related Memories\n"
+    entries = _entries(raw.split("\n", 1)[1] if "\n" in raw else "", source)
+
+    def points_at_target(entry: Entry) -> bool:
+        return entry.path == target or bool(other.uuid and entry.uuid == other.uuid)
+    if weight is None:  # prune: only the links organization made; a person's links stay
+        entries = [e for e in entries if not (points_at_target(e) and CO_ACCESSED in e.description)]
+    existing = next((e for e in entries if points_at_target(e)), None)
+    if weight is not None:
+        description = f"{CO_ACCESSED}, weight {weight:.2f} (renewed {clock.now():%Y-%m-%d})"
+        if existing is None:
+            entries.append(Entry(other.title, target, other.uuid or None, description))
+        elif CO_ACCESSED in existing.description or not existing.description:
+            existing.description = description
+    lines = [e.render(source) for e in entries] or ["_(none yet)_"]
+    new_raw = "## Related Memories\n" + "\n".join(lines) + "\n\n"
+    if related_index is None:
+        body = note.body if note.body.endswith("\n\n") else note.body.rstrip("\n") + "\n\n"
+        note.body = body + new_raw
+    else:
+        sections[related_index] = ("Related Memories", new_raw)
+        note.body = "".join(r for _, r in sections)
+    text = note.render()
+    if text != read_text(source):
+        atomic_write(source, text)
+        written.add(source)
+
+
+# ---------------------------------------------------------------------- the access log
+
+def _rotate(vault: "Vault") -> bool:
+    """Processed lines move to logs/access-YYYY-MM.log (the spec's "clear", without losing them)."""
+    log = vault.access_log_path
+    if not log.exists() or log.stat().st_size == 0:
+        return False
+    rotating = log.with_name("access.log.rotating")
+    os.replace(log, rotating)           # new reads start a fresh access.log at once
+    log.touch()
+    _finish_rotation(vault)
+    return True
+
+
+def _finish_rotation(vault: "Vault") -> None:
+    rotating = vault.access_log_path.with_name("access.log.rotating")
+    if not rotating.exists():
+        return
+    archive = vault.access_log_path.with_name(f"access-{clock.now():%Y-%m}.log")
+    data = rotating.read_bytes()
+    if data:
+        marker = vault.state_dir / "organize" / "rotation.json"
+        done = json.loads(marker.read_text()) if marker.exists() else {}
+        if done.get("size") != len(data) or done.get("archive") != archive.name:
+            with open(archive, "ab") as handle:  # one append of whole lines
+                handle.write(data if data.endswith(b"\n") else data + b"\n")
+                handle.flush()
+                os.fsync(handle.fileno())
+            marker.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(marker, json.dumps({"size": len(data), "archive": archive.name}))
+    rotating.unlink()
+    (vault.state_dir / "organize" / "rotation.json").unlink(missing_ok=True)
+
+
+# ---------------------------------------------------------------------- helpers
+
+def _existing_links(vault: "Vault") -> dict[tuple[str, str], tuple[float, Any]]:
+    """Co-access links organization made earlier: (weight, date last renewed)."""
+    found: dict[tuple[str, str], tuple[float, Any]] = {}
+    for tier in TIERS:
+        root = vault.ltm_root / tier
+        for path in root.rglob("*.md") if root.is_dir() else ():
+            if path.name == INDEX_NAME:
+                continue
+            try:
+                text = read_text(path)
+            except NoteError:
+                continue
+            if CO_ACCESSED not in text:
+                continue
+            body = notes.parse(text, path=path).body
+            for heading, raw in split_sections(body):
+                if heading != "Related Memories":
+                    continue
+                for entry in _entries(raw.split("\n", 1)[1] if "\n" in raw else "", path):
+                    match = _WEIGHT.search(entry.description)
+                    if match and entry.path.exists():
+                        pair = tuple(sorted((vault.relative(path), vault.relative(entry.path))))
+                        renewed = clock.parse_iso(match.group(2)) if match.group(2) else None
+                        if pair not in found or float(match.group(1)) > found[pair][0]:
+                            found[pair] = (float(match.group(1)), renewed)
+    return found
+
+
+def _is_note(vault: "Vault", rel: str) -> bool:
+    path = vault.root / rel
+    return path.is_file() and path.name != INDEX_NAME and rel.split("/")[2:3] != ["events"]
+
+
+def _updated(path: Path):
+    try:
+        return notes.read(path).time("updated_at")
+    except NoteError:
+        return None
+
+
+def _main_tag(path: Path, folder_name: str) -> str | None:
+    try:
+        tags = [t for t in notes.read(path).tags if notes.slugify(t) != notes.slugify(folder_name)]
+    except NoteError:
+        return None
+    return tags[0] if tags else None
+
+
+def _folder_sizes(vault: "Vault") -> Counter:
+    sizes: Counter = Counter()
+    for path in vault.iter_ltm_files():
+        if path.name != INDEX_NAME:
+            sizes[path.parent] += 1
+    return sizes
+
+
+def _percentile(values: list[int], q: float) -> float:
+    if not values:
+        return 0
+    ordered = sorted(values)
+    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
+
+
+def _mark_done(vault: "Vault") -> None:
+    marker = vault.state_dir / "state" / "last_organization"
+    marker.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write(marker, clock.iso(clock.now()) + "\n")
+
+
+def _reindex(vault: "Vault", written: set[Path], notice) -> None:
+    try:
+        from ..index import SearchIndex
+        index = SearchIndex(vault, notice=notice)
+        index.sync(written)
+        index.close()
+    except BraniacError as exc:
+        notice(f"search index not updated now ({exc}); the next search catches up")
+
+
+def _commit(vault: "Vault", written: set[Path], report: OrganizeReport) -> str | None:
+    lines = []
+    for op in report.operations:
+        if op["op"] == "move":
+            lines.append(f"move {op['path']} -> {op['to']}")
+        elif op["op"] == "archive":
+            lines.append(f"archive {op['path']}")
+        elif op["op"] == "link":
+            lines.append(f"link {op['a']} <-> {op['b']} ({op['weight']:.2f})")
+        else:
+            lines.append(f"unlink {op['a']} <-> {op['b']}")
+    message = "braniac: organize long-term memory\n\n" + "\n".join(lines[:200]) + "\n"
+    paths = set(written)
+    if git.commit_paths(vault.root, paths, message):
+        return git.run(vault.root, "rev-parse", "--short", "HEAD").stdout.strip()
+    return None

@@ -1,0 +1,93 @@
+"""What the access logs say about how memory is used (spec §5.2, §4.5).
+
+Reads are grouped into turns (the lines of one turn share a timestamp; reads within a short
+window count as one turn too). From them: how often and how lately each note was read, which
+notes are read together (co-access, the "fire together, wire together" of BrainBox), and the
+probes of the retrieval gate (a turn's QUERY and the notes then read). Paths are taken relative
+to the vault (the part from `memory/` on), so a vault that was moved still counts.
+"""
+from __future__ import annotations
+
+import math
+from collections import Counter, defaultdict
+from dataclasses import dataclass, field
+from datetime import datetime, timedelta
+from itertools import combinations
+from pathlib import Path
+
+from . import access_log
+from .ranking import log_files, vault_relative
+
+TURN_WINDOW = timedelta(seconds=60)
+MAX_NOTES_PER_TURN = 12   # a turn that read more is a bulk operation, not a pattern of use
+
+
+@dataclass
+class Probe:
+    query: str
+    read: list[str]         # vault-relative paths read in that turn
+    at: datetime
+
+
+@dataclass
+class Usage:
+    reads: Counter = field(default_factory=Counter)
+    last_read: dict[str, datetime] = field(default_factory=dict)
+    coaccess: Counter = field(default_factory=Counter)     # (a, b) with a < b -> turns read together
+    probes: list[Probe] = field(default_factory=list)
+    malformed: list[tuple[str, int, str]] = field(default_factory=list)   # (file, line, reason)
+    lines: int = 0
+
+    def affinity(self, a: str, b: str) -> float:
+        """Co-access normalized by how much each note is read (fan effect: hubs do not dominate)."""
+        key = (a, b) if a < b else (b, a)
+        together = self.coaccess.get(key, 0)
+        if not together:
+            return 0.0
+        return together / math.sqrt(self.reads[a] * self.reads[b])
+
+
+def read_usage(logs_dir: Path, *, only_current: bool = False) -> Usage:
+    usage = Usage()
+    files = [logs_dir / "access.log"] if only_current else log_files(logs_dir)
+    for path in files:
+        parsed = access_log.read(path)
+        usage.lines += len(parsed.entries)
+        usage.malformed += [(path.name, n, reason) for n, reason in parsed.malformed]
+        _learn(usage, parsed.entries)
+    return usage
+
+
+def _learn(usage: Usage, entries: list[access_log.Access]) -> None:
+    turn: list[str] = []
+    query = ""
+    started: datetime | None = None
+
+    def close() -> None:
+        notes = list(dict.fromkeys(turn))
+        if query and notes:
+            usage.probes.append(Probe(query, notes, started))
+        if 2 <= len(notes) <= MAX_NOTES_PER_TURN:
+            for a, b in combinations(sorted(notes), 2):
+                usage.coaccess[(a, b)] += 1
+
+    for entry in entries:
+        new_turn = started is None or entry.action == "QUERY" or entry.at - started > TURN_WINDOW
+        if new_turn:
+            if started is not None:
+                close()
+            turn, query, started = [], "", entry.at
+        if entry.action == "QUERY":
+            query = entry.path
+            continue
+        if entry.action != "READ":
+            continue
+        rel = vault_relative(entry.path)
+        if rel is None or not rel.startswith("memory/long_term/"):
+            continue
+        turn.append(rel)
+        usage.reads[rel] += 1
+        if rel not in usage.last_read or entry.at > usage.last_read[rel]:
+            usage.last_read[rel] = entry.at
+    if started is not None:
+        close()
