@@ -40,6 +40,8 @@ def check(vault: "Vault") -> list[Finding]:
             add(required, "missing (restore with `braniac init --force`)")
 
     _check_stm(vault, add)
+    from .moves import pending
+    moving = pending(vault)   # a move copies first and removes last: both files exist meanwhile
     uuids: dict[str, Path] = {}
     for path in _walk_all(vault, add):
         if path == vault.stm_path:
@@ -55,7 +57,12 @@ def check(vault: "Vault") -> list[Finding]:
                 add(path, reason)
         if note.uuid:
             if note.uuid in uuids:
-                add(path, f"duplicate uuid {note.uuid} (also in {vault.relative(uuids[note.uuid])})")
+                pair = {path, uuids[note.uuid]}
+                if any({m.old, m.new} == pair for m in moving):
+                    add(path, f"an interrupted organize run is moving this note (uuid {note.uuid}); "
+                              "`braniac organize` finishes it", "warning")
+                else:
+                    add(path, f"duplicate uuid {note.uuid} (also in {vault.relative(uuids[note.uuid])})")
             else:
                 uuids[note.uuid] = path
         if in_ltm:
