@@ -374,6 +374,13 @@ def _folders_up(vault: "Vault", folder: Path) -> list[Path]:
 def _write_note(vault, draft: NoteDraft, drafts, uuid_paths, report, written) -> None:
     note_uuid = _draft_uuid(draft)
     path = _target(vault, draft, uuid_paths)
+    if path.is_relative_to(vault.ltm_root / "archive") and path.exists():
+        # an archived topic comes up again: it returns to the live hierarchy, links repaired
+        from ..moves import Move, apply_moves
+        home = _note_path(vault, draft)
+        if not home.exists():
+            apply_moves(vault, [Move(path, home, "active")], written)
+            uuid_paths[note_uuid] = path = home
     created = not path.exists()
     if created:
         ensure_folder(vault, path.parent, written)
