@@ -175,7 +175,7 @@ def watch(ctx: click.Context) -> None:
     from .watch import run
     from .processes.idle import IdleWorker
     vault = open_vault(ctx)
-    worker = IdleWorker(vault, report=lambda message: click.echo(message, err=True))
+    worker = IdleWorker(vault, report=lambda message: click.echo(message, err=True), organize=True)
     run(vault, report=lambda message: click.echo(message, err=True), on_idle=worker.tick)
 
 

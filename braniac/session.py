@@ -33,15 +33,18 @@ class Session:
             if self.model.name == "offline" else self.model.name
 
     def turn(self, prompt: str, *, on_chunk: Callable[[str], None] | None = None, background: bool = True) -> Turn:
-        """One core-loop turn, then reflection. If the model fails, the prompt is still
-        recorded in short-term memory (with the error) before the error is raised."""
+        """One core-loop turn, then reflection. If the turn fails, the prompt (and any part of
+        the answer already streamed) is still recorded in short-term memory, with the error,
+        before the error is raised."""
         try:
             turn = self.loop.run(prompt, on_chunk=on_chunk)
         except BraniacError as exc:
             # whatever failed (the model, a prompt template, the index), the person's words are
             # kept; read by the offline engine, as the model may be what just failed
             if prompt.strip():
-                self.reflector.reflect_now(prompt, f"[no answer: {exc}]", model=OfflineModel())
+                said = getattr(exc, "partial_answer", "")  # the stream broke after some text
+                ai = f"{said} [cut off: {exc}]" if said else f"[no answer: {exc}]"
+                self.reflector.reflect_now(prompt, ai, model=OfflineModel())
             raise
         if background:
             self.reflector.submit(prompt, turn.answer)

@@ -96,6 +96,9 @@ class CoreLoop:
                     on_chunk(chunk)
         except KeyboardInterrupt:
             turn.interrupted = True
+        except ModelError as exc:
+            exc.partial_answer = "".join(chunks)  # already shown to the person: the session keeps it
+            raise
         finally:
             turn.answer = "".join(chunks)
         if turn.interrupted:

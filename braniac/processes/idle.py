@@ -1,4 +1,5 @@
-"""Idle-time work (spec §4.1): promotion after a quiet spell, for the REPL and `braniac watch`.
+"""Idle-time work (spec §4.1): promotion after a quiet spell, organization after a long one,
+for the REPL and `braniac watch`.
 
 The clock that matters is the vault's, not the process's: "idle" means no new event in
 short-term memory for `idle.promote_after_minutes`, whoever writes the events. Every run takes
@@ -21,8 +22,10 @@ CHECK_EVERY_SECONDS = 30.0
 
 
 class IdleWorker:
-    def __init__(self, vault: "Vault", *, model: str | None = None, report: Callable[[str], None] = print):
+    def __init__(self, vault: "Vault", *, model: str | None = None, report: Callable[[str], None] = print,
+                 organize: bool = False):
         self.vault = vault
+        self.organize = organize
         self.model_name = model
         self.report = report
         self._last_check = 0.0
@@ -36,8 +39,10 @@ class IdleWorker:
         self._last_check = now
         try:
             self._maybe_promote()
+            if self.organize:
+                self._maybe_organize()
         except BraniacError as exc:
-            self.report(f"idle promotion failed: {exc}")
+            self.report(f"idle work failed: {exc}")
         finally:
             self._running.release()
 
@@ -51,6 +56,23 @@ class IdleWorker:
         result = promote(self.vault, get_model(cfg, self.vault.root), cfg, notice=self.report)
         if result.status == "done":
             self.report(result.describe())
+
+    def _maybe_organize(self) -> None:
+        """After `idle.organize_after_minutes` of quiet, and at most once per such spell."""
+        from .. import clock
+        from ..model import get_model
+        from .organization import organize
+        from .promotion import idle_for
+        cfg = config_module.load(self.vault.root, model=self.model_name)
+        limit = timedelta(minutes=cfg.organize_idle_minutes)
+        quiet = idle_for(self.vault)
+        if quiet is not None and quiet < limit:
+            return
+        last = self.vault._last_run("organization")
+        if last and clock.now() - clock.parse_iso(last) < limit:
+            return
+        result = organize(self.vault, cfg, model=get_model(cfg, self.vault.root), notice=self.report)
+        self.report(result.describe())
 
     def start_background(self, stop: threading.Event) -> threading.Thread:
         """For the REPL: check in a daemon thread until `stop` is set."""
