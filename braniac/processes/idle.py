@@ -29,10 +29,13 @@ class IdleWorker:
         self.model_name = model
         self.report = report
         self._last_check = 0.0
+        self._quiet_files = 0.0
         self._running = threading.Lock()
 
-    def tick(self, _quiet_seconds: float = 0.0) -> None:
-        """Call often; does real work at most every CHECK_EVERY_SECONDS, and only when idle."""
+    def tick(self, quiet_seconds: float = 0.0) -> None:
+        """Call often; does real work at most every CHECK_EVERY_SECONDS, and only when idle.
+        `quiet_seconds`: how long no file of the vault changed (from `braniac watch`)."""
+        self._quiet_files = quiet_seconds
         now = time.monotonic()
         if now - self._last_check < CHECK_EVERY_SECONDS or not self._running.acquire(blocking=False):
             return
@@ -66,8 +69,8 @@ class IdleWorker:
         cfg = config_module.load(self.vault.root, model=self.model_name)
         limit = timedelta(minutes=cfg.organize_idle_minutes)
         quiet = idle_for(self.vault)
-        if quiet is not None and quiet < limit:
-            return
+        if (quiet is not None and quiet < limit) or self._quiet_files < limit.total_seconds():
+            return  # someone is still writing events or editing files
         last = self.vault._last_run("organization")
         if last and clock.now() - clock.parse_iso(last) < limit:
             return
