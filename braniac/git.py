@@ -44,7 +44,10 @@ def init(root: Path, message: str) -> None:
 
 def commit_paths(root: Path, paths: Iterable[Path], message: str) -> bool:
     """Commit exactly `paths` (added, changed or deleted), leaving other work untouched."""
-    rels = sorted({str(Path(p).resolve().relative_to(Path(root).resolve())) for p in paths})
+    root = Path(root).resolve()
+    rels = sorted({str(Path(p).absolute().relative_to(root)) for p in paths})
+    tracked = set(run(root, "ls-files", "--", *rels).stdout.split("\n")) if rels else set()
+    rels = [r for r in rels if (root / r).exists() or r in tracked]  # `git add` fails on a path it never saw
     if not rels:
         return False
     run(root, "add", "-A", "--", *rels)
