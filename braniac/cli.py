@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import sys
 import traceback
 from pathlib import Path
@@ -68,7 +69,7 @@ def init(path: Path, force: bool, use_git: bool) -> None:
         return
     click.echo(f"braniac vault ready at {vault.root} ({len(created)} files created"
                + (", git repository" if use_git else "") + ")")
-    click.echo(f'next: cd {vault.root} && braniac remember "something worth keeping"')
+    click.echo(f"next: cd -- {shlex.quote(str(vault.root))} && braniac chat")
 
 
 @cli.command()
@@ -77,8 +78,8 @@ def init(path: Path, force: bool, use_git: bool) -> None:
 def remember(ctx: click.Context, text: tuple[str, ...]) -> None:
     """Add TEXT to short-term memory as a new event (use - to read it from stdin)."""
     words = " ".join(text)
-    if words == "-":
-        words = sys.stdin.read()
+    if words == "-":  # undecodable bytes reach the vault, which refuses them with a clear message
+        words = sys.stdin.buffer.read().decode("utf-8", errors="surrogateescape")
     from .processes.reflection import remember as remember_text
     event = remember_text(open_vault(ctx), words)
     click.echo(f"remembered as event {event.id}")

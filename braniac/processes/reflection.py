@@ -184,6 +184,8 @@ class Reflector:
 def remember(vault: "Vault", text: str) -> "StoredEvent":
     """`braniac remember`: store the person's words verbatim, and pick up any goal, task or
     decision they state (the offline engine's reading, no model call)."""
+    if not text.strip():
+        raise InputError("nothing to remember: the text is empty")
     reflection = OfflineModel().reflect(text, "", vault.stm_path.read_text(encoding="utf-8", errors="replace")
                                         if vault.stm_path.exists() else "")
     return vault.append_event({"User": text, "Thoughts": "Asked to remember this. " + reflection.thoughts},
