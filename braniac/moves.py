@@ -1,23 +1,29 @@
 """Moving notes without breaking a single link.
 
-A move writes the note at its new place (its own relative links re-aimed from there), then
-rewrites every link in the vault that pointed at the old place (found by path or by the uuid
-in the link), then removes the old file, then refreshes the `_index.md` files involved. Every
-step is atomic and the list of moves is journaled first, so a run killed at any instant leaves
-links that all resolve (the old file stays until nothing points at it), and the next run
-finishes the job.
+A move takes the old file out of its folder's manifest, writes the note at its new place (its
+own relative links re-aimed from there), then rewrites every link in the vault that pointed at
+the old place (found by path or by the uuid in the link), then removes the old file, then
+refreshes the `_index.md` files involved. Every step is atomic and the list of moves is
+journaled first, so a run killed at any instant leaves links that all resolve (the old file
+stays until nothing points at it), and the next run finishes the job.
+
+While both copies exist, no manifest names the uuid at either place (the old entry goes first,
+the new one comes last), so `braniac doctor` sees only warnings: the copy itself (the journal
+tells it so) and a file not yet in its manifest.
 """
 from __future__ import annotations
 
 import json
 import os
+import secrets
+import shutil
 from dataclasses import dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
-from . import notes
+from . import index_md, notes
 from .errors import NoteError
-from .fsio import atomic_write, read_text
+from .fsio import TEMP_SUFFIX, atomic_write, read_text
 from .links import find_links, relative_target
 from .ltm import refresh_indexes
 
@@ -44,7 +50,10 @@ def pending(vault: "Vault") -> list[Move]:
         return []
 
 
-def apply_moves(vault: "Vault", moves: list[Move], written: set[Path]) -> None:
+def apply_moves(vault: "Vault", moves: list[Move], written: set[Path],
+                on_journaled: Callable[[list[Move]], None] | None = None) -> None:
+    """Journal the moves, then do them. `on_journaled` runs once the journal is safe (organization
+    notes the moves in the access log there: a run killed after it finishes the moves next time)."""
     if not moves:
         return
     journal = journal_path(vault)
@@ -53,6 +62,8 @@ def apply_moves(vault: "Vault", moves: list[Move], written: set[Path]) -> None:
                                                  str(m.old.relative_to(vault.root)),
                                                  "new": str(m.new.relative_to(vault.root)), "status": m.status}
                                                 for m in moves]}))
+    if on_journaled is not None:
+        on_journaled(moves)
     finish(vault, moves, written)
 
 
@@ -60,6 +71,9 @@ def finish(vault: "Vault", moves: list[Move], written: set[Path]) -> None:
     """Steps 2-5 (idempotent): copy, repair every referrer, remove the old files, indexes."""
     mapping = {m.old: m.new for m in moves}
     by_uuid: dict[str, Path] = {}
+    # first out of the old manifests: else, once the copy exists, a manifest would name its uuid
+    # at the old place while it is (also) at the new one, which doctor rightly calls a problem
+    _unlist(vault, [m.old for m in moves if m.old.exists() and not m.new.exists()], written)
     for move in moves:
         if move.old.exists():
             try:
@@ -69,9 +83,7 @@ def finish(vault: "Vault", moves: list[Move], written: set[Path]) -> None:
             if move.status:
                 note.set("status", move.status)
             note.body = _retarget(note.body, move.old, move.new, mapping)
-            move.new.parent.mkdir(parents=True, exist_ok=True)
-            from .ltm import ensure_folder
-            ensure_folder(vault, move.new.parent, written)
+            _make_folders(vault, move.new.parent, written)
             atomic_write(move.new, note.render())
             written.add(move.new)
             if note.uuid:
@@ -84,12 +96,75 @@ def finish(vault: "Vault", moves: list[Move], written: set[Path]) -> None:
             except NoteError:
                 pass
     repair_links(vault, mapping, by_uuid, written)
+    # (again: a refresh by another worker after a killed run may have listed an old file anew)
+    _unlist(vault, [m.old for m in moves if m.old.exists() and m.new.exists()], written)
     for move in moves:
         if move.old.exists() and move.new.exists():
-            os.unlink(move.old)
+            _remove(vault, move.old)
             written.add(move.old)
     refresh_indexes(vault, {m.old.parent for m in moves} | {m.new.parent for m in moves}, written)
     journal_path(vault).unlink(missing_ok=True)
+
+
+def _make_folders(vault: "Vault", folder: Path, written: set[Path]) -> None:
+    """Create `folder` and the folders above it that are missing, each with its _index.md.
+    Each is made out of sight (a hidden name) with its _index.md inside, then renamed into
+    place: a killed run never leaves a long-term folder without its _index.md."""
+    from .ltm import ensure_folder, stable_uuid
+    missing = []
+    current = folder
+    while not current.exists() and current.is_relative_to(vault.ltm_root) and current != vault.ltm_root:
+        missing.append(current)
+        current = current.parent
+    for path in reversed(missing):
+        hidden = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+        hidden.mkdir()
+        # the _index.md ensure_folder would write (same title, summary and stable uuid)
+        title = path.name.replace("-", " ").capitalize()
+        index = index_md.new(path, title, f"Memories about {path.name.replace('-', ' ')}.")
+        index.note.set("uuid", stable_uuid("index", vault.relative(path)))
+        index.note.set("summary_by", "braniac")
+        atomic_write(hidden / index_md.INDEX_NAME, index.render())
+        try:
+            os.rename(hidden, path)
+        except OSError:   # made meanwhile by someone else: theirs stands
+            shutil.rmtree(hidden, ignore_errors=True)
+        written.add(path / index_md.INDEX_NAME)
+    ensure_folder(vault, folder, written)   # (a folder that exists but lacks its _index.md)
+
+
+def _unlist(vault: "Vault", olds: list[Path], written: set[Path]) -> None:
+    """Drop the manifest entries naming these files (a note in its folder's _index.md, a folder's
+    _index.md in its parent's). Until the final refresh the file is only unlisted (a warning)."""
+    gone = {Path(os.path.normpath(p)) for p in olds}
+    folders = {p.parent for p in gone} | {p.parent.parent for p in gone if p.name == index_md.INDEX_NAME}
+    for folder in folders:
+        index_path = folder / index_md.INDEX_NAME
+        if not folder.is_relative_to(vault.ltm_root) or not index_path.exists():
+            continue
+        try:
+            index = index_md.read(index_path)
+        except NoteError:
+            continue
+        entries = index.manifest
+        kept = [e for e in entries if Path(os.path.normpath(e.path)) not in gone]
+        if len(kept) < len(entries):
+            index.set_manifest(kept)
+            atomic_write(index_path, index.render())
+            written.add(index_path)
+
+
+def _remove(vault: "Vault", path: Path) -> None:
+    """Remove a moved file. A folder's _index.md that was all the folder held takes the folder
+    with it in one rename (out of sight, then deleted): never a folder without its _index.md."""
+    folder = path.parent
+    if (path.name == index_md.INDEX_NAME and folder.parent != vault.ltm_root and folder != vault.ltm_root
+            and [p.name for p in folder.iterdir()] == [index_md.INDEX_NAME]):
+        hidden = folder.with_name(f".{folder.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+        os.rename(folder, hidden)
+        shutil.rmtree(hidden, ignore_errors=True)
+        return
+    os.unlink(path)
 
 
 def _retarget(text: str, old_file: Path, new_file: Path, mapping: dict[Path, Path]) -> str:
@@ -99,7 +174,11 @@ def _retarget(text: str, old_file: Path, new_file: Path, mapping: dict[Path, Pat
         if link.is_external or not link.target:
             continue
         target = link.resolve(old_file)
-        target = mapping.get(target, target)
+        # a note moving too is aimed at only once its copy exists (until then at its old place,
+        # which repair_links re-aims after every copy is written): a kill between two copies
+        # leaves no link to a file not yet written
+        if target in mapping and mapping[target].exists():
+            target = mapping[target]
         out.append(text[last:link.start])
         out.append(_render(link, new_file, target))
         last = link.end

@@ -17,9 +17,15 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import os
+
 from . import notes, textutil
 from .errors import NoteError
+from .ltm import event_path
 from .model.types import Excerpt
+
+_K = {k: float(os.environ.get("BR_" + k, d)) for k, d in
+      {"ALPHA": 0.0, "BETA": 0.0, "TOPEV": 30, "PERQ": 20, "POOL": 30, "PRIOR": 4.0}.items()}
 
 if TYPE_CHECKING:
     from .index import SearchIndex
@@ -50,6 +56,7 @@ class Passage:
     words: frozenset[str]       # stemmed terms, as the index analyzes them
     counts: dict[str, int]
     score: float = 0.0
+    match: float = 0.0
 
 
 _cache: dict[tuple[str, int], list[tuple[str, frozenset[str], frozenset[str], dict[str, int]]]] = {}
@@ -85,6 +92,7 @@ def _passages_of(path, body_loader) -> list[tuple[str, frozenset[str], frozenset
 
 def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_query: int = 20,
              pool: int = 30, prompt: str = "") -> Retrieved:
+    per_query = int(_K["PERQ"]); pool = int(_K["POOL"])
     fused: dict[str, float] = {}
     hits_by_path = {}
     for query in queries:
@@ -95,19 +103,14 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
             hits_by_path.setdefault(hit.path, hit)
     ranked = sorted(fused, key=lambda p: -fused[p])[:max(pool, limit)]
     passages = []
+    root = index.vault.root
     for rank, path in enumerate(ranked):
         hit = hits_by_path[path]
-        full = index.vault.root / path
-
-        def load(full=full) -> str:
-            try:
-                return notes.read(full).body
-            except NoteError:
-                return ""
-        for text, cites, words, counts in _passages_of(full, load):
-            passages.append(Passage(rank, hit.title, path, hit.uuid, text, cites, words, counts))
+        passages += _load(root, path, hit.title, hit.uuid, rank)
     query_terms = set(_terms(" ".join([*queries, prompt])))
     _score(passages, query_terms, len(ranked), index)
+    if _K["ALPHA"] or _K["BETA"]:
+        passages = _spread(index, passages, query_terms, len(ranked))
     chosen = _distinct(sorted(passages, key=lambda p: -p.score), limit)
     excerpts, last_path = [], None
     for passage in chosen:
@@ -118,6 +121,95 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
         last_path = passage.path
     used = list(dict.fromkeys(e.path for e in excerpts))
     return Retrieved(excerpts, used)
+
+
+def _load(root, path: str, title: str, uuid: str, rank: int) -> list[Passage]:
+    full = root / path
+
+    def load(full=full) -> str:
+        try:
+            return notes.read(full).body
+        except NoteError:
+            return ""
+    return [Passage(rank, title, path, uuid, text, cites, words, counts)
+            for text, cites, words, counts in _passages_of(full, load)]
+
+
+_folders: dict[str, tuple[int, list[str]]] = {}
+
+
+def _day_events(folder) -> list[str]:
+    """Event ids archived in one day's folder, in time order (cached by the folder's mtime)."""
+    try:
+        stamp = folder.stat().st_mtime_ns
+    except OSError:
+        return []
+    key = str(folder)
+    cached = _folders.get(key)
+    if cached is None or cached[0] != stamp:
+        ids = sorted(n[:-3] for n in os.listdir(folder) if n.endswith("Z.md"))
+        cached = (stamp, ids)
+        if len(_folders) >= _CACHE_SIZE:
+            _folders.pop(next(iter(_folders)))
+        _folders[key] = cached
+    return cached[1]
+
+
+def _neighbours(vault, event_id: str) -> tuple[str | None, str | None]:
+    """The events archived just before and after one event on the same day (the question an
+    answer replies to, the reply a question got)."""
+    path = event_path(vault, event_id)
+    ids = _day_events(path.parent)
+    name = path.stem
+    try:
+        i = ids.index(name)
+    except ValueError:
+        return None, None
+
+    def back(n: str) -> str:
+        return n[:13] + ":" + n[14:16] + ":" + n[17:]
+    return (back(ids[i - 1]) if i > 0 else None), (back(ids[i + 1]) if i + 1 < len(ids) else None)
+
+
+def _spread(index, passages: list[Passage], query_terms: set[str], notes_found: int) -> list[Passage]:
+    """Spreading activation along the conversation: an event next to a strong hit (the answer
+    after a matching question, the question before a matching answer) is pulled in and lifted."""
+    vault = index.vault
+    own: dict[str, float] = {}
+    for p in passages:
+        if len(p.cites) == 1:
+            (e,) = p.cites
+            own[e] = max(own.get(e, 0.0), p.score)
+    top = sorted(own, key=lambda e: -own[e])[:int(_K["TOPEV"])]
+    have = set(own)
+    near: dict[str, tuple[str | None, str | None]] = {}
+    extra: list[Passage] = []
+    for e in top:
+        prev, nxt = _neighbours(vault, e)
+        near[e] = (prev, nxt)
+        for n in (prev, nxt):
+            if n and n not in have:
+                have.add(n)
+                path = event_path(vault, n)
+                rel = vault.relative(path)
+                extra += _load(vault.root, rel, "", "", notes_found)
+    if extra:
+        passages = passages + extra
+        _score(passages, query_terms, notes_found, index)
+        own = {}
+        for p in passages:
+            if len(p.cites) == 1:
+                (e,) = p.cites
+                own[e] = max(own.get(e, 0.0), p.score)
+    for p in passages:
+        if len(p.cites) != 1:
+            continue
+        (e,) = p.cites
+        prev, nxt = near.get(e) or _neighbours(vault, e)
+        bonus = _K["ALPHA"] * own.get(prev, 0.0) + _K["BETA"] * own.get(nxt, 0.0) if (prev or nxt) else 0.0
+        if bonus:
+            p.score += bonus
+    return passages
 
 
 def split_passages(body: str) -> list[str]:
@@ -175,8 +267,9 @@ def _score(passages: list[Passage], query_terms: set[str], notes_found: int, ind
     for p, length in zip(passages, lengths):
         norm = k1 * (1 - b + b * length / max(mean_len, 1))
         match = sum(idf[t] * p.counts[t] * (k1 + 1) / (p.counts[t] + norm) for t in p.words & query_terms)
-        prior = NOTE_PRIOR / (RRF_K + p.note_rank + 1) * RRF_K / max(notes_found, 1)
+        prior = _K["PRIOR"] / (RRF_K + p.note_rank + 1) * RRF_K / max(notes_found, 1)
         p.score = match + prior if match > 0 else 0.0
+        p.match = match
 
 
 def _distinct(passages: list[Passage], limit: int) -> list[Passage]:

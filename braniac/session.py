@@ -43,7 +43,7 @@ class Session:
             # kept; read by the offline engine, as the model may be what just failed
             if prompt.strip():
                 said = getattr(exc, "partial_answer", "")  # the stream broke after some text
-                ai = f"{said} [cut off: {exc}]" if said else f"[no answer: {exc}]"
+                ai = f"{said.rstrip()} [cut off: {exc}]" if said.strip() else f"[no answer: {exc}]"
                 self.reflector.reflect_now(prompt, ai, model=OfflineModel())
             raise
         if background:

@@ -5,6 +5,10 @@ window count as one turn too). From them: how often and how lately each note was
 notes are read together (co-access, the "fire together, wire together" of BrainBox), and the
 probes of the retrieval gate (a turn's QUERY and the notes then read). Paths are taken relative
 to the vault (the part from `memory/` on), so a vault that was moved still counts.
+
+Organization notes each note it moves (`TS | MOVE | /old.md -> /new.md`): what was learned
+about the old path until then belongs to the new one (reads, last read, co-access, probes),
+so a note that moved up is still the much-read note it was.
 """
 from __future__ import annotations
 
@@ -63,6 +67,8 @@ def _learn(usage: Usage, entries: list[access_log.Access]) -> None:
     query = ""
     started: datetime | None = None
 
+    moved: dict[str, str] = {}
+
     def close() -> None:
         notes = list(dict.fromkeys(turn))
         if query and notes:
@@ -72,6 +78,18 @@ def _learn(usage: Usage, entries: list[access_log.Access]) -> None:
                 usage.coaccess[(a, b)] += 1
 
     for entry in entries:
+        if entry.action == "MOVE":
+            if started is not None:   # a move ends the turn: its reads were under the old paths
+                close()
+                turn, query, started = [], "", None
+            old, arrow, new = entry.path.partition(" -> ")
+            old_rel, new_rel = vault_relative(old.strip()), vault_relative(new.strip())
+            if arrow and old_rel and new_rel and old_rel != new_rel:
+                moved[old_rel] = new_rel
+            continue
+        if moved:   # a batch of moves (one organize run writes them together) ends here
+            _rename(usage, moved)
+            moved = {}
         new_turn = started is None or entry.action == "QUERY" or entry.at - started > TURN_WINDOW
         if new_turn:
             if started is not None:
@@ -91,3 +109,23 @@ def _learn(usage: Usage, entries: list[access_log.Access]) -> None:
             usage.last_read[rel] = entry.at
     if started is not None:
         close()
+    if moved:
+        _rename(usage, moved)
+
+
+def _rename(usage: Usage, moved: dict[str, str]) -> None:
+    """Re-key everything learned about moved notes to their new paths."""
+    for old, new in moved.items():
+        if old in usage.reads:
+            usage.reads[new] += usage.reads.pop(old)
+        if old in usage.last_read:
+            at = usage.last_read.pop(old)
+            usage.last_read[new] = max(at, usage.last_read.get(new, at))
+    for pair in [p for p in usage.coaccess if p[0] in moved or p[1] in moved]:
+        a, b = (moved.get(x, x) for x in pair)
+        together = usage.coaccess.pop(pair)
+        if a != b:
+            usage.coaccess[(a, b) if a < b else (b, a)] += together
+    for probe in usage.probes:
+        if any(rel in moved for rel in probe.read):
+            probe.read = list(dict.fromkeys(moved.get(rel, rel) for rel in probe.read))

@@ -255,6 +255,8 @@ def explain(exc: Exception, config: ModelConfig) -> ModelUnavailable:
     lowered = message.lower()
     if kind in ("Timeout", "APITimeoutError") or "timed out" in lowered:
         text = f"the model {config.name}{where} did not answer within {config.timeout:g} s (model.timeout)"
+    elif kind == "MidStreamFallbackError" or "peer closed connection" in lowered or "incomplete chunked read" in lowered:
+        text = f"the model server{where} broke off its answer midway (connection closed)"
     elif "missing credentials" in lowered or kind == "AuthenticationError" or "api key" in lowered and "invalid" in lowered:
         text = (f"the model {config.name} needs an API key: set the provider's variable (e.g. OPENAI_API_KEY, "
                 "ANTHROPIC_API_KEY) or model.api_key_env in braniac.toml")

@@ -10,6 +10,11 @@
     -> applied with braniac's own code (moves repair every link), one git commit
     -> the processed access-log lines rotate into logs/access-YYYY-MM.log
 
+Each move is noted in the access log (`TS | MOVE | /old/path.md -> /new/path.md`, once it is
+journaled), so the reads logged under a note's old path still count for it at its new place:
+else the next run would see a much-read note that just moved up as never read (and archive
+it), and the gate's probes would lose it.
+
 Nothing is deleted: archiving moves a note under memory/long_term/archive/ (still searchable
 with --archived) and a merged folder's _index.md goes there too.
 """
@@ -95,6 +100,7 @@ def _organize(vault, config, model, report, dry_run, notice, archive_days) -> Or
     leftovers = pending(vault)
     if leftovers and not dry_run:
         notice(f"finishing {len(leftovers)} moves of an interrupted organize run")
+        _note_moves(vault, leftovers)   # (perhaps again: noting a move twice changes nothing)
         finish(vault, leftovers, written)
     _finish_rotation(vault)
     history = read_usage(vault.root / "logs")
@@ -166,11 +172,13 @@ def offline_plan(vault: "Vault", history: Usage, recent: Usage, archive_days: fl
         age_days = (today - renewed).total_seconds() / 86400
         if old * 0.5 ** (age_days / LINK_HALF_LIFE_DAYS) < LINK_PRUNE:
             ops.append({"op": "unlink", "a": pair[0], "b": pair[1]})
-    # restructure: much-read deep notes move one level up
+    # restructure: much-read deep notes move one level up, if still in use since the last run
+    # (their reads follow them to the new place: without new use, a second run moves nothing)
     threshold = max(MOVE_MIN_READS, _percentile(list(history.reads.values()), 0.9))
     for rel, count in history.reads.items():
         parts = rel.split("/")
-        if count >= threshold and len(parts) >= 4 + MOVE_MIN_DEPTH and parts[2] in TIERS and _is_note(vault, rel):
+        if count >= threshold and recent.reads.get(rel) and len(parts) >= 4 + MOVE_MIN_DEPTH \
+                and parts[2] in TIERS and _is_note(vault, rel):
             ops.append({"op": "move", "path": rel, "to": "/".join(parts[:-2])})
     # archive: concrete and skill notes nobody has read for long
     cutoff = clock.now() - timedelta(days=archive_days)
@@ -354,9 +362,13 @@ def _staging(vault: "Vault"):
             os.link(src, dst)
         except OSError:
             shutil.copy2(src, dst)
-    for name in ("system", "memory", "logs"):
+    for name in ("system", "memory"):
         if (vault.root / name).is_dir():
             shutil.copytree(vault.root / name, root / name, copy_function=link_or_copy, symlinks=True)
+    if (vault.root / "logs").is_dir():
+        # copied, never hard-linked: logs are appended to in place (the staged moves are noted
+        # in the staging's access.log), which must not reach the vault's own log
+        shutil.copytree(vault.root / "logs", root / "logs", symlinks=True)
     if (vault.state_dir / "index").is_dir():
         shutil.copytree(vault.state_dir / "index", root / ".braniac" / "index")
     return Vault(root)
@@ -393,7 +405,7 @@ def _apply(vault: "Vault", operations: list[dict], written: set[Path]) -> None:
         _set_link(vault, op["b"], op["a"], op.get("weight"), written)
     moves = [Move(vault.root / op["path"], vault.root / op["to"], "archived" if op["op"] == "archive" else None)
              for op in operations if op["op"] in ("move", "archive")]
-    apply_moves(vault, moves, written)
+    apply_moves(vault, moves, written, on_journaled=lambda done: _note_moves(vault, done))
     leftover = []
     emptied = {m.old.parent for m in moves}
     for folder in sorted(emptied, key=lambda p: -len(p.parts)):
@@ -408,7 +420,7 @@ def _apply(vault: "Vault", operations: list[dict], written: set[Path]) -> None:
                 n += 1
             leftover.append(Move(index, target / INDEX_NAME))
     if leftover:
-        apply_moves(vault, leftover, written)
+        apply_moves(vault, leftover, written, on_journaled=lambda done: _note_moves(vault, done))
         for move in leftover:
             with_suppressed_rmdir(move.old.parent)
         from ..ltm import refresh_indexes
@@ -462,6 +474,14 @@ def _set_link(vault: "Vault", source_rel: str, target_rel: str, weight: float | 
 
 # ---------------------------------------------------------------------- the access log
 
+def _note_moves(vault: "Vault", moves: list[Move]) -> None:
+    """`TS | MOVE | /old -> /new` lines (one append), read by usage.py: reads follow the note."""
+    lines = [f"{clock.iso(clock.now())} | MOVE | {m.old} -> {m.new}" for m in moves]
+    if lines:
+        vault.access_log_path.parent.mkdir(parents=True, exist_ok=True)
+        append_line(vault.access_log_path, "\n".join(lines))
+
+
 def _rotate(vault: "Vault") -> bool:
     """Processed lines move to logs/access-YYYY-MM.log (the spec's "clear", without losing them)."""
     log = vault.access_log_path
@@ -483,15 +503,29 @@ def _finish_rotation(vault: "Vault") -> None:
     if data:
         marker = vault.state_dir / "organize" / "rotation.json"
         done = json.loads(marker.read_text()) if marker.exists() else {}
-        if done.get("size") != len(data) or done.get("archive") != archive.name:
+        chunk = data if data.endswith(b"\n") else data + b"\n"
+        # a run killed between the append and the marker appended already: not twice
+        if (done.get("size") != len(data) or done.get("archive") != archive.name) and not _ends_with(archive, chunk):
             with open(archive, "ab") as handle:  # one append of whole lines
-                handle.write(data if data.endswith(b"\n") else data + b"\n")
+                handle.write(chunk)
                 handle.flush()
                 os.fsync(handle.fileno())
             marker.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(marker, json.dumps({"size": len(data), "archive": archive.name}))
     rotating.unlink()
     (vault.state_dir / "organize" / "rotation.json").unlink(missing_ok=True)
+
+
+def _ends_with(path: Path, chunk: bytes) -> bool:
+    try:
+        with open(path, "rb") as handle:
+            size = handle.seek(0, os.SEEK_END)
+            if size < len(chunk):
+                return False
+            handle.seek(size - len(chunk))
+            return handle.read() == chunk
+    except FileNotFoundError:
+        return False
 
 
 # ---------------------------------------------------------------------- helpers

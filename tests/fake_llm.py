@@ -1,0 +1,440 @@
+"""A tiny OpenAI-compatible server for offline tests of braniac's LiteLLM path, and a network guard.
+
+    server = FakeLLM().start()            # 127.0.0.1, a free port, in a daemon thread
+    server.queries.append({"queries": ["kayak trip"]})    # the next search_queries call
+    server.answers.append("You went kayaking.")           # the next answer (streamed if asked)
+    server.reflections.append({"thoughts": "..."})        # the next reflect call
+    server.any.append(Fail.HTTP_500)                      # the next call, whatever it is
+    server.always = Fail.HTTP_500                         # every call with nothing scripted
+    ... braniac with model openai/fake, api_base server.base_url ...
+    server.requests                                       # every request body, parsed
+
+A call is told apart by its prompt (the search_queries template asks for "queries", reflect for
+"thoughts"; a call without response_format is an answer). A reply comes from `any`, then the
+task's queue, then `always`, then a default made up from the request, so a test scripts only the
+calls it cares about. A reply is one of:
+
+    "text"                      the assistant message (sent as SSE chunks when "stream": true)
+    {...} / [...]               JSON-encoded into the message content (response_format calls)
+    Raw("...")                  that exact content, unencoded (malformed JSON for the JSON tasks)
+    Stream(["a", "b"], delay)   chunks sent `delay` seconds apart (Ctrl-C tests); cut=True hangs
+                                up after them, mid-stream
+    Fail.HTTP_500 / MALFORMED / EMPTY   HTTP 500; a 200 whose body is broken JSON; a 200 with `{}`
+    Delay(seconds, reply)       wait, then reply (longer than the client timeout: a timeout)
+
+`wbufsize = -1` makes headers and body one write: without it each call stalls ~40 ms on Nagle
+and delayed ACK (dependencies-probe.md §3).
+
+The network guard makes any connection (or name lookup) that is not loopback an error, and
+records it so a test fails even when the caller swallowed the error; `guard_env()` does the same
+for subprocesses through a generated sitecustomize.py.
+"""
+from __future__ import annotations
+
+import collections
+import json
+import os
+import socket
+import textwrap
+import threading
+import time
+from dataclasses import dataclass, field
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+MODEL = "openai/fake"
+LOOPBACK = {"127.0.0.1", "::1", "localhost", "::ffff:127.0.0.1"}
+
+
+# ----------------------------------------------------------------------------- scripted replies
+
+class Fail:
+    HTTP_500 = "fail:500"
+    MALFORMED = "fail:malformed"
+    EMPTY = "fail:empty"
+
+
+@dataclass
+class Raw:
+    content: str
+
+
+@dataclass
+class Delay:
+    seconds: float
+    reply: Any = "late reply"
+
+
+@dataclass
+class Stream:
+    chunks: list[str]
+    delay: float = 0.0
+    cut: bool = False   # hang up after the chunks, without finishing the stream
+
+
+@dataclass
+class Request:
+    path: str
+    body: dict
+    headers: dict = field(default_factory=dict)
+
+    @property
+    def is_json(self) -> bool:
+        return bool(self.body.get("response_format"))
+
+    @property
+    def stream(self) -> bool:
+        return bool(self.body.get("stream"))
+
+    @property
+    def messages(self) -> list[dict]:
+        return self.body.get("messages", [])
+
+    @property
+    def text(self) -> str:
+        """Every message's content, joined (what the model was shown)."""
+        return "\n".join(str(m.get("content", "")) for m in self.messages)
+
+    @property
+    def task(self) -> str:
+        """Which braniac task this call is: search_queries, reflect, answer (or other)."""
+        if not self.is_json:
+            return "answer"
+        # the first message is the rendered template; its last line names the JSON it wants
+        # (memory text quoted earlier in the prompt may say anything)
+        first = str(self.messages[0].get("content", "")).rstrip() if self.messages else ""
+        if first.endswith('{"queries": ["...", "..."]}'):
+            return "search_queries"
+        if "\"done_tasks\"" in first[-400:]:
+            return "reflect"
+        return "other"
+
+
+def default_reply(request: Request) -> Any:
+    if request.task == "search_queries":
+        prompt = request.text.rsplit("User message:", 1)[-1].split("Reply with JSON", 1)[0]
+        words = [w.strip("?.,!\"'") for w in prompt.split() if len(w.strip("?.,!\"'")) > 3]
+        return {"queries": [" ".join(words[:6]) or "memory"]}
+    if request.task == "reflect":
+        return {"thoughts": "The fake model reflected on this exchange."}
+    return "hello from fake"
+
+
+# ----------------------------------------------------------------------------- the server
+
+class _Handler(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    wbufsize = -1  # headers + body in one write (avoids a ~40 ms Nagle/delayed-ACK stall)
+    server: "_Server"
+
+    def log_message(self, *args) -> None:
+        pass
+
+    def do_POST(self) -> None:
+        length = int(self.headers.get("Content-Length", 0))
+        raw = self.rfile.read(length) if length else b""
+        try:
+            body = json.loads(raw or b"{}")
+        except ValueError:
+            body = {"_unparsed": raw.decode("utf-8", "replace")}
+        fake = self.server.fake
+        request = Request(self.path, body, {k.lower(): v for k, v in self.headers.items()})
+        fake._record(request)
+        if not self.path.rstrip("/").endswith("/chat/completions"):
+            return self._send(404, b'{"error":{"message":"not found","type":"invalid_request_error"}}')
+        reply = fake._next(request)
+        while isinstance(reply, Delay):
+            if fake._stopping.wait(reply.seconds):
+                return
+            reply = reply.reply
+        if reply == Fail.HTTP_500:
+            return self._send(500, b'{"error":{"message":"boom","type":"server_error"}}')
+        if reply == Fail.MALFORMED:
+            return self._send(200, b'{"id": "x", "choices": [ not json')
+        if reply == Fail.EMPTY:
+            return self._send(200, b"{}")
+        if isinstance(reply, Stream):
+            return self._stream(body, reply.chunks, reply.delay, reply.cut)
+        if isinstance(reply, Raw):
+            content = reply.content
+        elif isinstance(reply, str):
+            content = reply
+        else:
+            content = json.dumps(reply)
+        if request.stream:
+            return self._stream(body, _split_chunks(content), 0.0)
+        self._send(200, json.dumps({
+            "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
+            "model": body.get("model", "fake"),
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
+        }).encode())
+
+    def _send(self, code: int, data: bytes) -> None:
+        self.send_response(code)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(data)))
+        self.end_headers()
+        self.wfile.write(data)
+        self.wfile.flush()
+
+    def _stream(self, body: dict, chunks: list[str], delay: float, cut: bool = False) -> None:
+        self.send_response(200)
+        self.send_header("Content-Type", "text/event-stream")
+        self.send_header("Transfer-Encoding", "chunked")
+        self.end_headers()
+        base = {"id": "chatcmpl-fake", "object": "chat.completion.chunk", "created": int(time.time()),
+                "model": body.get("model", "fake")}
+        events = [{**base, "choices": [{"index": 0, "delta": {"role": "assistant", "content": ""}, "finish_reason": None}]}]
+        events += [{**base, "choices": [{"index": 0, "delta": {"content": c}, "finish_reason": None}]} for c in chunks]
+        events.append({**base, "choices": [{"index": 0, "delta": {}, "finish_reason": "stop"}]})
+        try:
+            for n, event in enumerate(events):
+                if delay and 1 < n < len(events) - 1 and self.server.fake._stopping.wait(delay):
+                    return
+                if cut and n == len(events) - 1:
+                    self.close_connection = True  # mid-stream: no last event, no end of body
+                    self.connection.shutdown(socket.SHUT_RDWR)
+                    return
+                self._chunk(f"data: {json.dumps(event)}\n\n".encode())
+            self._chunk(b"data: [DONE]\n\n")
+            self._chunk(b"")
+        except OSError:
+            pass  # the client hung up (Ctrl-C tests)
+
+    def _chunk(self, data: bytes) -> None:
+        self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
+        self.wfile.flush()
+
+
+def _split_chunks(text: str, size: int = 12) -> list[str]:
+    return [text[i:i + size] for i in range(0, len(text), size)] or [""]
+
+
+class _Server(ThreadingHTTPServer):
+    daemon_threads = True
+    block_on_close = False
+    fake: "FakeLLM"
+
+    def handle_error(self, request, client_address) -> None:
+        pass  # the client hung up (timeout tests)
+
+
+class FakeLLM:
+    def __init__(self) -> None:
+        self.any: collections.deque = collections.deque()
+        self.queries: collections.deque = collections.deque()
+        self.answers: collections.deque = collections.deque()
+        self.reflections: collections.deque = collections.deque()
+        self.other: collections.deque = collections.deque()
+        self.always: Any = None
+        self.requests: list[Request] = []
+        self._lock = threading.Lock()
+        self._stopping = threading.Event()
+        self._server: _Server | None = None
+
+    # ------------------------------------------------------------------ life
+    def start(self) -> "FakeLLM":
+        self._server = _Server(("127.0.0.1", 0), _Handler)
+        self._server.fake = self
+        threading.Thread(target=self._server.serve_forever, name="fake-llm", daemon=True).start()
+        return self
+
+    def stop(self) -> None:
+        self._stopping.set()
+        if self._server is not None:
+            self._server.shutdown()
+            self._server.server_close()
+
+    @property
+    def port(self) -> int:
+        assert self._server is not None
+        return self._server.server_address[1]
+
+    @property
+    def base_url(self) -> str:
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    # ------------------------------------------------------------------ script and record
+    def reset(self) -> None:
+        with self._lock:
+            for queue in (self.any, self.queries, self.answers, self.reflections, self.other):
+                queue.clear()
+            self.requests.clear()
+            self.always = None
+
+    def _record(self, request: Request) -> None:
+        with self._lock:
+            self.requests.append(request)
+
+    def _next(self, request: Request) -> Any:
+        queue = {"search_queries": self.queries, "reflect": self.reflections, "answer": self.answers}.get(
+            request.task, self.other)
+        with self._lock:
+            for source in (self.any, queue):
+                if source:
+                    return source.popleft()
+            if self.always is not None:
+                return self.always
+        return default_reply(request)
+
+    def calls(self, task: str) -> list[Request]:
+        return [r for r in self.requests if r.task == task]
+
+
+# ----------------------------------------------------------------------------- configuring braniac
+
+def configure_vault(vault_root: Path, base_url: str, *, timeout: float = 5.0, retries: int = 0,
+                    extra: str = "") -> None:
+    """Point the vault's braniac.toml at the fake server (the key comes from FAKE_LLM_KEY)."""
+    (Path(vault_root) / "braniac.toml").write_text(textwrap.dedent(f"""\
+        [model]
+        name = "{MODEL}"
+        api_base = "{base_url}"
+        api_key_env = "FAKE_LLM_KEY"
+        timeout = {timeout}
+        retries = {retries}
+        """) + extra, encoding="utf-8")
+
+
+# ----------------------------------------------------------------------------- the network guard
+
+def _is_loopback(address: Any) -> bool:
+    if isinstance(address, (str, bytes)):
+        return True  # AF_UNIX path
+    if isinstance(address, tuple) and address:
+        host = address[0]
+        if isinstance(host, bytes):
+            host = host.decode()
+        return str(host).lower() in LOOPBACK or str(host).startswith("127.")
+    return False
+
+
+class NetworkGuard:
+    """Refuses (and records) connections and name lookups that are not loopback."""
+
+    def __init__(self) -> None:
+        self.attempts: list[str] = []
+        self._saved: list[tuple[Any, str, Any]] = []
+
+    def install(self) -> "NetworkGuard":
+        guard = self
+        real_connect, real_connect_ex = socket.socket.connect, socket.socket.connect_ex
+        real_create, real_getaddrinfo = socket.create_connection, socket.getaddrinfo
+
+        def check(what: str, address: Any) -> None:
+            if not _is_loopback(address):
+                guard.attempts.append(f"{what} {address!r}")
+                raise ConnectionRefusedError(f"network guard: test tried to reach {address!r}")
+
+        def connect(sock, address):
+            if sock.family != socket.AF_UNIX:
+                check("connect", address)
+            return real_connect(sock, address)
+
+        def connect_ex(sock, address):
+            if sock.family != socket.AF_UNIX:
+                check("connect_ex", address)
+            return real_connect_ex(sock, address)
+
+        def create_connection(address, *args, **kwargs):
+            check("create_connection", address)
+            return real_create(address, *args, **kwargs)
+
+        def getaddrinfo(host, *args, **kwargs):
+            if host is not None:
+                check("getaddrinfo", (host,))
+            return real_getaddrinfo(host, *args, **kwargs)
+
+        for owner, name, new in ((socket.socket, "connect", connect), (socket.socket, "connect_ex", connect_ex),
+                                 (socket, "create_connection", create_connection), (socket, "getaddrinfo", getaddrinfo)):
+            self._saved.append((owner, name, getattr(owner, name)))
+            setattr(owner, name, new)
+        return self
+
+    def uninstall(self) -> None:
+        while self._saved:
+            owner, name, old = self._saved.pop()
+            setattr(owner, name, old)
+
+
+SITECUSTOMIZE = '''\
+"""Written by tests/fake_llm.py: this process may only talk to loopback."""
+import os, socket
+_LOG = os.environ.get("NETGUARD_LOG")
+_OK = {"127.0.0.1", "::1", "localhost", "::ffff:127.0.0.1"}
+def _check(what, address):
+    if isinstance(address, (str, bytes)):
+        return
+    host = str(address[0]).lower() if isinstance(address, tuple) and address else repr(address)
+    if host in _OK or host.startswith("127."):
+        return
+    if _LOG:
+        with open(_LOG, "a") as f:
+            f.write(f"{os.getpid()} {what} {address!r}\\n")
+    raise ConnectionRefusedError(f"network guard: tried to reach {address!r}")
+_connect, _connect_ex = socket.socket.connect, socket.socket.connect_ex
+_create, _gai = socket.create_connection, socket.getaddrinfo
+def connect(self, address):
+    if self.family != socket.AF_UNIX:
+        _check("connect", address)
+    return _connect(self, address)
+def connect_ex(self, address):
+    if self.family != socket.AF_UNIX:
+        _check("connect_ex", address)
+    return _connect_ex(self, address)
+def create_connection(address, *a, **k):
+    _check("create_connection", address)
+    return _create(address, *a, **k)
+def getaddrinfo(host, *a, **k):
+    if host is not None:
+        _check("getaddrinfo", (host,))
+    return _gai(host, *a, **k)
+socket.socket.connect, socket.socket.connect_ex = connect, connect_ex
+socket.create_connection, socket.getaddrinfo = create_connection, getaddrinfo
+'''
+
+
+def guard_env(folder: Path, env: dict[str, str]) -> tuple[dict[str, str], Path]:
+    """A subprocess environment whose Python refuses non-loopback connections (logged to the
+    returned file, which must stay empty)."""
+    folder.mkdir(parents=True, exist_ok=True)
+    (folder / "sitecustomize.py").write_text(SITECUSTOMIZE, encoding="utf-8")
+    log = folder / "netguard.log"
+    env = dict(env)
+    env["PYTHONPATH"] = os.pathsep.join(p for p in (str(folder), env.get("PYTHONPATH", "")) if p)
+    env["NETGUARD_LOG"] = str(log)
+    return env, log
+
+
+# ----------------------------------------------------------------------------- fixtures
+
+@pytest.fixture(scope="session")
+def _fake_llm_server():
+    server = FakeLLM().start()
+    yield server
+    server.stop()
+
+
+@pytest.fixture
+def fake_llm(_fake_llm_server):
+    """(base_url, server): one server for the test session, its script and record reset per test."""
+    _fake_llm_server.reset()
+    yield _fake_llm_server.base_url, _fake_llm_server
+    _fake_llm_server.reset()
+
+
+@pytest.fixture
+def net_guard():
+    """Nothing in this test may leave loopback; an attempt fails the test even if it was caught."""
+    guard = NetworkGuard().install()
+    yield guard
+    guard.uninstall()
+    assert not guard.attempts, f"non-loopback network access: {guard.attempts}"
+
+
+__all__ = ["FakeLLM", "Fail", "Raw", "Delay", "Stream", "Request", "MODEL", "configure_vault", "guard_env",
+           "NetworkGuard", "fake_llm", "net_guard", "_fake_llm_server"]
