@@ -6,6 +6,11 @@ indexed and applies only the differences, so an edit made by anyone (a braniac w
 person in Obsidian, `git pull`) is in the next result. A missing or corrupt index is rebuilt
 with a one-line notice. Writers are serialized by the `index` file lock; a rebuild is built
 beside the live index and swapped in, so readers never see a half-built one.
+
+What the index holds for each file lives in a file list (`braniac-files.json`, plus a journal
+of the records each sync changed, so one edit appends a line instead of rewriting the list).
+A file modified in the last few seconds is re-read by every sync until its mtime can be
+trusted, so a same-size edit within the file system's timestamp granularity is never missed.
 """
 from __future__ import annotations
 
@@ -349,7 +354,8 @@ class SearchIndex:
             except Exception as exc:  # whoosh raises many kinds of errors on a damaged index
                 if not _from_index(exc):
                     raise
-                reason, still = f"search index was damaged ({type(exc).__name__}); rebuilding it", self._unusable
+                # Whoosh is only touched under the lock, where no other writer runs: damage.
+                reason, still = f"search index was damaged ({type(exc).__name__}); rebuilding it", None
             # Another process may be swapping in a rebuilt index this very moment: rebuild only
             # if the problem is still there once we hold the lock.
             report = self.rebuild(reason=reason, only_if=still)
@@ -570,7 +576,6 @@ class SearchIndex:
         q = parse_query(text)
         if q is None:
             return []
-        limit = max(limit, 1)
         searcher = self.searcher()
         files = self._load_files()
         filter_q = query.Term("kind", kind) if kind else None
@@ -583,7 +588,7 @@ class SearchIndex:
         # Importance re-ranks BM25F's best limit x RERANK_POOL hits. A smaller pool is faster
         # (2x: 7 ms at 10k notes instead of 10 ms) but, with a skewed read history, kept the
         # true top 10 in 63 of 200 queries instead of 163: the reach is worth its cost.
-        results = searcher.search(q, limit=limit * ranking.RERANK_POOL, filter=filter_q, mask=mask)
+        results = searcher.search(q, limit=max(limit, 1) * ranking.RERANK_POOL, filter=filter_q, mask=mask)
         scored = []
         for hit in results:
             fields = hit.fields()
@@ -595,7 +600,7 @@ class SearchIndex:
         words = _query_words(q)
         return [Hit(title=fields["title"], path=fields["path"], uuid=fields.get("uuid") or "",
                     kind=fields["kind"], score=score, excerpt=self._excerpt(fields["path"], words))
-                for score, fields in scored[:limit]]
+                for score, fields in scored[:max(limit, 0)]]
 
     def _excerpt(self, rel: str, words: set[str], maxchars: int = 240) -> str:
         """Up to two passages of the note's body around the query's words, in **bold**.
