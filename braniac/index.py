@@ -150,6 +150,7 @@ class SearchIndex:
         self._ix_id: str | None = None          # the index id self._ix was opened for
         self._searcher = None
         self._searcher_gen = None
+        self._want_excerpts = True              # search() sets it per call
         self._list = _FileList(self.dir)
         self._inbound: dict[str, int] | None = None
 
@@ -532,9 +533,12 @@ class SearchIndex:
         return self._searcher
 
     def search(self, text: str, *, limit: int = 10, kind: str | None = None, sync: bool = True,
-               exclude_kinds: Iterable[str] = ("archive",)) -> list[Hit]:
+               exclude_kinds: Iterable[str] = ("archive",), excerpts: bool = True) -> list[Hit]:
+        """Ranked hits. `excerpts=False` skips reading each hit's file for a highlighted
+        excerpt (retrieval cuts its own passages)."""
         if sync:
             self.sync()
+        self._want_excerpts = excerpts
         exclude = tuple(exclude_kinds)
         error: BaseException | None = None
         for attempt in range(3):
@@ -599,7 +603,8 @@ class SearchIndex:
         scored.sort(key=lambda item: -item[0])
         words = _query_words(q)
         return [Hit(title=fields["title"], path=fields["path"], uuid=fields.get("uuid") or "",
-                    kind=fields["kind"], score=score, excerpt=self._excerpt(fields["path"], words))
+                    kind=fields["kind"], score=score,
+                    excerpt=self._excerpt(fields["path"], words) if self._want_excerpts else "")
                 for score, fields in scored[:max(limit, 0)]]
 
     def _excerpt(self, rel: str, words: set[str], maxchars: int = 240) -> str:

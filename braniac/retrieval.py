@@ -19,13 +19,13 @@ from typing import TYPE_CHECKING
 
 import os
 
-from . import notes, textutil
+from . import clock, notes, textutil
 from .errors import NoteError
 from .ltm import event_path
 from .model.types import Excerpt
 
 _K = {k: float(os.environ.get("BR_" + k, d)) for k, d in
-      {"ALPHA": 0.0, "BETA": 0.0, "TOPEV": 30, "PERQ": 20, "POOL": 30, "PRIOR": 4.0}.items()}
+      {"ALPHA": 0.0, "BETA": 0.0, "TOPEV": 30, "PERQ": 20, "POOL": 30, "PRIOR": 4.0, "QONLY": 0, "USEMATCH": 0, "IDF": 0, "ALPHAS": 0.0, "GENW": 1.0, "CTXW": 1.0, "DATEB": 0.0, "DAYPOOL": 0}.items()}
 
 if TYPE_CHECKING:
     from .index import SearchIndex
@@ -96,7 +96,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     fused: dict[str, float] = {}
     hits_by_path = {}
     for query in queries:
-        for rank, hit in enumerate(index.search(query, limit=per_query, sync=False)):
+        for rank, hit in enumerate(index.search(query, limit=per_query, sync=False, excerpts=False)):
             if hit.kind not in LTM_KINDS:
                 continue
             fused[hit.path] = fused.get(hit.path, 0.0) + 1.0 / (RRF_K + rank + 1)
@@ -107,10 +107,17 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     for rank, path in enumerate(ranked):
         hit = hits_by_path[path]
         passages += _load(root, path, hit.title, hit.uuid, rank)
-    query_terms = set(_terms(" ".join([*queries, prompt])))
+    query_terms = _weights(queries, prompt)
+    spans = textutil.date_spans(prompt or " ".join(queries), clock.now())
+    if spans and _K["DAYPOOL"]:
+        passages += _days(index.vault, spans, len(ranked), {c for p in passages for c in p.cites})
     _score(passages, query_terms, len(ranked), index)
     if _K["ALPHA"] or _K["BETA"]:
         passages = _spread(index, passages, query_terms, len(ranked))
+    if spans and _K["DATEB"]:
+        for p in passages:
+            if p.score > 0 and any(start <= c[:10] <= end for c in p.cites for start, end in spans):
+                p.score *= 1 + _K["DATEB"]
     chosen = _distinct(sorted(passages, key=lambda p: -p.score), limit)
     excerpts, last_path = [], None
     for passage in chosen:
@@ -123,6 +130,23 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     return Retrieved(excerpts, used)
 
 
+_GENERIC = frozenset(textutil.stem(w) for w in textutil.GENERIC_WORDS)
+
+
+def _weights(queries: list[str], prompt: str) -> dict[str, float]:
+    """Query terms and their weights: the prompt's own words count fully, words a query added
+    (context standing in for a pronoun, related words) less, and frequent verbs and adjectives
+    ("feel", "recently") little."""
+    own = set(_terms(prompt)) if prompt else set()
+    weights: dict[str, float] = {}
+    for t in _terms(" ".join([*queries, prompt])):
+        w = 1.0 if (t in own or not own) else _K["CTXW"]
+        if t in _GENERIC:
+            w *= _K["GENW"]
+        weights[t] = max(weights.get(t, 0.0), w)
+    return weights
+
+
 def _load(root, path: str, title: str, uuid: str, rank: int) -> list[Passage]:
     full = root / path
 
@@ -133,6 +157,26 @@ def _load(root, path: str, title: str, uuid: str, rank: int) -> list[Passage]:
             return ""
     return [Passage(rank, title, path, uuid, text, cites, words, counts)
             for text, cites, words, counts in _passages_of(full, load)]
+
+
+def _days(vault, spans: list[tuple[str, str]], rank: int, have: set[str]) -> list[Passage]:
+    """The archived events of the days a prompt names ("on 13 October, 2023"), for a short span."""
+    from datetime import date, timedelta
+    out: list[Passage] = []
+    for start, end in spans:
+        first, last = date.fromisoformat(start), date.fromisoformat(end)
+        if (last - first).days > 2:
+            continue
+        day = first
+        while day <= last:
+            folder = vault.ltm_root / "events" / f"{day.year:04d}" / f"{day.month:02d}" / f"{day.day:02d}"
+            for name in _day_events(folder):
+                event_id = name[:13] + ":" + name[14:16] + ":" + name[17:]
+                if event_id not in have:
+                    have.add(event_id)
+                    out += _load(vault.root, vault.relative(folder / f"{name}.md"), "", "", rank)
+            day += timedelta(days=1)
+    return out
 
 
 _folders: dict[str, tuple[int, list[str]]] = {}
@@ -201,12 +245,23 @@ def _spread(index, passages: list[Passage], query_terms: set[str], notes_found: 
             if len(p.cites) == 1:
                 (e,) = p.cites
                 own[e] = max(own.get(e, 0.0), p.score)
+    asks = {next(iter(p.cites)) for p in passages if len(p.cites) == 1 and "?" in p.text}
+    if _K["USEMATCH"]:
+        own = {}
+        for p in passages:
+            if len(p.cites) == 1:
+                (e,) = p.cites
+                own[e] = max(own.get(e, 0.0), p.match)
+    if _K["QONLY"]:
+        own_prev = {e: v for e, v in own.items() if e in asks}
+    else:
+        own_prev = own
     for p in passages:
         if len(p.cites) != 1:
             continue
         (e,) = p.cites
         prev, nxt = near.get(e) or _neighbours(vault, e)
-        bonus = _K["ALPHA"] * own.get(prev, 0.0) + _K["BETA"] * own.get(nxt, 0.0) if (prev or nxt) else 0.0
+        bonus = _K["ALPHA"] * own_prev.get(prev, 0.0) + _K["ALPHAS"] * (own.get(prev, 0.0) - own_prev.get(prev, 0.0)) + _K["BETA"] * own.get(nxt, 0.0) if (prev or nxt) else 0.0
         if bonus:
             p.score += bonus
     return passages
@@ -257,16 +312,19 @@ def _score(passages: list[Passage], query_terms: set[str], notes_found: int, ind
         return
     df: dict[str, int] = {}
     for p in passages:
-        for t in p.words & query_terms:
+        for t in p.words & query_terms.keys():
             df[t] = df.get(t, 0) + 1
     n = len(passages)
-    idf = {t: math.log(1 + n / (1 + c)) for t, c in df.items()}
+    if _K["IDF"] == 1:
+        idf = {t: math.log(1 + (n - c + 0.5) / (c + 0.5)) for t, c in df.items()}
+    else:
+        idf = {t: math.log(1 + n / (1 + c)) for t, c in df.items()}
     lengths = [sum(p.counts.values()) for p in passages]
     mean_len = sum(lengths) / n
     k1, b = 1.2, 0.75
     for p, length in zip(passages, lengths):
         norm = k1 * (1 - b + b * length / max(mean_len, 1))
-        match = sum(idf[t] * p.counts[t] * (k1 + 1) / (p.counts[t] + norm) for t in p.words & query_terms)
+        match = sum(query_terms[t] * idf[t] * p.counts[t] * (k1 + 1) / (p.counts[t] + norm) for t in p.words & query_terms.keys())
         prior = _K["PRIOR"] / (RRF_K + p.note_rank + 1) * RRF_K / max(notes_found, 1)
         p.score = match + prior if match > 0 else 0.0
         p.match = match
