@@ -49,6 +49,8 @@ class Chat:
             if self.session.model.name != "offline":
                 from .model.llm import preload
                 preload()
+            from .watch import ChangeFeed
+            self.session.loop.changes = ChangeFeed(self.vault)  # turns then sync only what changed
             self.session.loop.index.sync()
             self.session.loop.index.searcher()
         except BaseException as exc:  # reported when the person first needs the session
@@ -133,6 +135,8 @@ class Chat:
 
     def close(self) -> None:
         if self._ready.is_set() and self.session is not None:
+            if self.session.loop.changes is not None:
+                self.session.loop.changes.close()
             self.session.close()
 
 

@@ -115,3 +115,53 @@ def _start_idle(on_idle: Callable[[float], None], stop: threading.Event, state: 
     thread = threading.Thread(target=loop, name="braniac-idle", daemon=True)
     thread.start()
     return thread
+
+
+class ChangeFeed:
+    """For a long-lived process (the chat): a background watcher that collects the paths that
+    changed, so each turn syncs just those instead of walking the whole vault. Until the
+    watcher is live, and every RECONCILE_SECONDS, `pending()` asks for a full sync instead."""
+
+    FULL = None
+
+    def __init__(self, vault: "Vault"):
+        self.vault = vault
+        self._paths: set[str] = set()
+        self._lock = threading.Lock()
+        self._live = threading.Event()
+        self._stop = threading.Event()
+        self._last_full = 0.0
+        self._thread = threading.Thread(target=self._run, name="braniac-change-feed", daemon=True)
+        self._thread.start()
+
+    def _run(self) -> None:
+        try:
+            import watchfiles
+            root = self.vault.root
+            for changes in watchfiles.watch(root, watch_filter=lambda _c, p: _relevant(root, p), debounce=50,
+                                            step=20, stop_event=self._stop, rust_timeout=TICK_MS,
+                                            yield_on_timeout=True, raise_interrupt=False):
+                self._live.set()
+                with self._lock:
+                    self._paths.update(path for _change, path in changes)  # a folder stands for its contents
+                if self._stop.is_set():
+                    return
+        except Exception:
+            pass  # no watcher: every turn falls back to the full sync
+        finally:
+            self._live.clear()
+
+    def pending(self) -> list[str] | None:
+        """The paths to sync now, or None for a full sync (watcher not live, or reconcile due)."""
+        now = time.monotonic()
+        if not self._live.is_set() or now - self._last_full >= RECONCILE_SECONDS:
+            self._last_full = now
+            with self._lock:
+                self._paths.clear()
+            return self.FULL
+        with self._lock:
+            paths, self._paths = sorted(self._paths), set()
+        return paths
+
+    def close(self) -> None:
+        self._stop.set()

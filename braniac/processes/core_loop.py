@@ -51,6 +51,7 @@ class CoreLoop:
         self.config = config
         self.index = index or SearchIndex(vault, notice=notice)
         self.conversation = Conversation()
+        self.changes = None   # a watch.ChangeFeed in long-lived processes (the chat)
         self.notice = notice
 
     def prepare(self, prompt: str, *, sync: bool = True) -> tuple[Turn, WorkingMemory]:
@@ -59,7 +60,11 @@ class CoreLoop:
             raise BraniacError("empty prompt")
         turn = Turn(prompt=prompt, model=self.model.name)
         if sync:
-            self.index.sync()
+            changed = self.changes.pending() if self.changes is not None else None
+            if changed is None:
+                self.index.sync()          # walk everything (one-shot commands, or reconcile time)
+            elif changed:
+                self.index.sync(changed)   # only what the watcher saw change since the last turn
         identity = read_text(self.vault.identity_path) if self.vault.identity_path.exists() else ""
         short_term = self.vault.read_stm().render()
         wm = WorkingMemory(identity=identity, conversation=self.conversation.summary(), short_term=short_term,
