@@ -42,7 +42,7 @@ def importance(signals: Signals) -> float:
 
 # ------------------------------------------------------------------ reads from the access logs
 
-CACHE_VERSION = 2    # 2: paths cut at the vault root first (counts made before were wrong for some vaults)
+CACHE_VERSION = 3    # 3: counted per log file, tails read incrementally (2: paths cut at the vault root)
 _MEMORY_PART = re.compile(r"(?:^|/)(memory/.+)$")
 
 
@@ -67,34 +67,65 @@ def log_files(logs_dir: Path) -> list[Path]:
                   if p.is_file() and p.name.startswith("access") and not p.name.endswith(".rotating"))
 
 
+_memo: dict[str, tuple[dict, dict[str, int]]] = {}
+
+
 def read_counts(logs_dir: Path, cache_path: Path) -> dict[str, int]:
-    """Reads per vault-relative path, cached by the logs' size and mtime."""
-    files, stamp = [], {}
+    """Reads per vault-relative path. Counted per log file and cached (on disk and in memory)
+    by size, mtime and inode: a log that only grew is read from where the count stopped, so a
+    turn's few new lines cost microseconds, not a re-read of the whole history."""
+    stamp: dict[str, list[int]] = {}
+    files: list[Path] = []
     for path in log_files(logs_dir):
         try:
             st = path.stat()
         except OSError:
             continue  # rotated away meanwhile
         files.append(path)
-        stamp[path.name] = [st.st_size, st.st_mtime_ns]
+        stamp[path.name] = [st.st_size, st.st_mtime_ns, st.st_ino]
+    key = str(cache_path)
+    memo = _memo.get(key)
+    if memo is not None and memo[0] == stamp:
+        return memo[1]
     try:
         cached = json.loads(cache_path.read_text(encoding="utf-8"))
-        if cached.get("files") == stamp and cached.get("v") == CACHE_VERSION:
-            return cached["counts"]
+        per_file = cached["per_file"] if cached.get("v") == CACHE_VERSION else {}
     except (OSError, ValueError, KeyError):
-        pass
-    counts: dict[str, int] = {}
+        per_file = {}
     root = str(logs_dir.parent)  # logs/ sits at the top of the vault
+    fresh: dict[str, dict] = {}
     for path in files:
-        for entry in access_log.read(path).entries:
-            if entry.action != "READ":
-                continue
-            rel = vault_relative(entry.path, root)
-            if rel:
-                counts[rel] = counts.get(rel, 0) + 1
+        size, mtime, inode = stamp[path.name]
+        old = per_file.get(path.name)
+        if old and old["stamp"] == [size, mtime, inode]:
+            fresh[path.name] = old
+            continue
+        start, counts = 0, {}
+        if old and old["stamp"][2] == inode and old["stamp"][0] <= size:
+            start, counts = old["stamp"][0], dict(old["counts"])  # the same file, grown: count the tail
+        try:
+            with open(path, "rb") as handle:
+                handle.seek(start)
+                tail = handle.read(max(size - start, 0))
+        except OSError:
+            continue
+        end = tail.rfind(b"\n") + 1   # a line still being written is counted next time
+        for entry in access_log.parse_lines(tail[:end].decode("utf-8", errors="replace").split("\n")).entries:
+            if entry.action == "READ":
+                rel = vault_relative(entry.path, root)
+                if rel:
+                    counts[rel] = counts.get(rel, 0) + 1
+        fresh[path.name] = {"stamp": [start + end, mtime, inode] if end < len(tail) else [size, mtime, inode],
+                            "counts": counts}
+    total: dict[str, int] = {}
+    for item in fresh.values():
+        for rel, n in item["counts"].items():
+            total[rel] = total.get(rel, 0) + n
+    _memo[key] = (stamp, total)
     try:
         cache_path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write(cache_path, json.dumps({"v": CACHE_VERSION, "files": stamp, "counts": counts}))
+        # derived state, rebuilt from the logs if lost: no need to pay for an fsync per turn
+        cache_path.write_text(json.dumps({"v": CACHE_VERSION, "per_file": fresh}), encoding="utf-8")
     except OSError:
         pass  # a read-only state folder only costs a recount next time
-    return counts
+    return total
