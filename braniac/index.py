@@ -944,3 +944,14 @@ def _parser():
             parser.remove_plugin_class(plugin)
         _PARSER = parser
     return _PARSER
+
+
+def update_after_write(vault: "Vault", paths: Iterable[Path], notice: Callable[[str], None]) -> None:
+    """After a worker wrote files: bring the index up to date for just those, or leave it to the
+    next search (which catches up) if the index is busy or broken right now."""
+    try:
+        index = SearchIndex(vault, notice=notice)
+        index.sync(paths)
+        index.close()
+    except BraniacError as exc:
+        notice(f"search index not updated now ({exc}); the next search catches up")

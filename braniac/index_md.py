@@ -59,15 +59,7 @@ class IndexFile:
 
     # --------------------------------------------------------------- changing parts
     def set_section(self, name: str, content: str) -> None:
-        raw = f"## {name}\n" + content.strip("\n") + "\n\n"
-        for i, (heading, _) in enumerate(self.sections):
-            if heading == name:
-                self.sections[i] = (heading, raw)
-                return
-        if self.sections and not self.sections[-1][1].endswith("\n\n"):
-            heading, old = self.sections[-1]
-            self.sections[-1] = (heading, old.rstrip("\n") + "\n\n")
-        self.sections.append((name, raw))
+        set_section(self.sections, name, content)
 
     def set_summary(self, text: str) -> None:
         self.set_section(SUMMARY, text)
@@ -101,6 +93,19 @@ def new(folder: Path, title: str, summary: str) -> IndexFile:
     index.set_manifest([])
     index.set_related([])
     return index
+
+
+def set_section(sections: list[tuple[str | None, str]], name: str, content: str) -> None:
+    """Replace the `## name` section's content (or add the section at the end), in place."""
+    raw = f"## {name}\n" + content.strip("\n") + "\n\n"
+    for i, (heading, _) in enumerate(sections):
+        if heading == name:
+            sections[i] = (heading, raw)
+            return
+    if sections and not sections[-1][1].endswith("\n\n"):
+        heading, old = sections[-1]
+        sections[-1] = (heading, old.rstrip("\n") + "\n\n")
+    sections.append((name, raw))
 
 
 def split_sections(body: str) -> list[tuple[str | None, str]]:

@@ -114,15 +114,7 @@ class FactNote:
         return []
 
     def _set(self, name: str, lines: list[str]) -> None:
-        raw = f"## {name}\n" + "\n".join(lines).strip("\n") + "\n\n"
-        for i, (heading, _) in enumerate(self.sections):
-            if heading == name:
-                self.sections[i] = (heading, raw)
-                return
-        if self.sections and not self.sections[-1][1].endswith("\n\n"):
-            heading, old = self.sections[-1]
-            self.sections[-1] = (heading, old.rstrip("\n") + "\n\n")
-        self.sections.append((name, raw))
+        index_md.set_section(self.sections, name, "\n".join(lines))
 
     def facts(self, section: str = FACTS) -> list[Fact]:
         return [f for f in (parse_fact(l) for l in self._get(section)) if f is not None]

@@ -282,6 +282,13 @@ class Vault:
         from .insights import usage_stats
         return usage_stats(self)
 
+    def record_run(self, worker: str) -> None:
+        """Note when a worker (promotion, organization) last finished, for stats and idle timers."""
+        from .fsio import atomic_write
+        marker = self.state_dir / "state" / f"last_{worker}"
+        marker.parent.mkdir(parents=True, exist_ok=True)
+        atomic_write(marker, clock.iso(clock.now()) + "\n")
+
     def _last_run(self, worker: str) -> str | None:
         marker = self.state_dir / "state" / f"last_{worker}"
         try:

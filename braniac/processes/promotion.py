@@ -23,6 +23,7 @@ from typing import TYPE_CHECKING, Callable
 from .. import clock, git, notes, stm
 from ..errors import BraniacError, LockBusy, NoteError
 from ..fsio import atomic_write, append_line, locked, read_text, stale_temp_files, update_text
+from ..index import update_after_write
 from ..index_md import Entry
 from ..ltm import (Fact, FactNote, citation, ensure_folder, event_path, refresh_indexes, stable_uuid)
 from ..model.offline import OfflineModel
@@ -154,9 +155,9 @@ def _promote(vault, model, config, report, *, force, dry_run, notice) -> Promoti
     with locked(vault.lock_path("stm"), what="short-term memory"):
         update_text(vault.stm_path, finalize)
     written.add(vault.stm_path)
-    _mark_done(vault)
+    vault.record_run("promotion")
     report.files = sorted(vault.relative(p) for p in written if p.exists())
-    _reindex(vault, written, notice)
+    update_after_write(vault, written, notice)
     if config.git_autocommit and git.is_repo(vault.root):
         report.commit = _commit(vault, written, report)
     (vault.state_dir / "promotion" / "pending.json").unlink(missing_ok=True)
@@ -528,22 +529,6 @@ def _journal(vault: "Vault", event_ids: list[str]) -> None:
     path = vault.state_dir / "promotion" / "pending.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, json.dumps({"events": event_ids, "started": clock.iso(clock.now())}))
-
-
-def _mark_done(vault: "Vault") -> None:
-    marker = vault.state_dir / "state" / "last_promotion"
-    marker.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(marker, clock.iso(clock.now()) + "\n")
-
-
-def _reindex(vault: "Vault", written: set[Path], notice) -> None:
-    try:
-        from ..index import SearchIndex
-        index = SearchIndex(vault, notice=notice)
-        index.sync(written)
-        index.close()
-    except BraniacError as exc:
-        notice(f"search index not updated now ({exc}); the next search catches up")
 
 
 def _remember_uncommitted(vault: "Vault", paths: set[Path]) -> set[Path]:
