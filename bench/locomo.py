@@ -67,14 +67,13 @@ def clean_evidence(raw: list, turns: dict[str, str], stats: Counter) -> list[str
     """Split 'D8:6; D9:17', repair 'D:11:26' and 'D30:05', drop ids of turns that do not exist."""
     out = []
     for item in raw:
-        for piece in re.split(r"[;,\s]+", str(item)):
-            if not piece:
-                continue
+        pieces = [p for p in re.split(r"[;,\s]+", str(item)) if p]
+        if len(pieces) > 1:
+            stats["split"] += 1  # one string holding several ids
+        for piece in pieces:
             fixed = re.sub(r"^D:?(\d+):0*(\d+)$", r"D\1:\2", piece)
             if fixed != piece:
                 stats["repaired"] += 1
-            if len(re.split(r"[;,\s]+", str(item))) > 1:
-                stats["split"] += 1
             if fixed in turns:
                 out.append(fixed)
             else:

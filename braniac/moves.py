@@ -36,6 +36,10 @@ class Move:
     old: Path
     new: Path
     status: str | None = None     # e.g. "archived": set in the note's frontmatter on the way
+    # a new uuid for the file, for the one uuid that is not a file's own but its place's: the
+    # stable uuid of a folder's braniac-made _index.md (a folder made again at the old place
+    # gets that uuid again: two files would share it)
+    uuid: str | None = None
 
 
 def journal_path(vault: "Vault") -> Path:
@@ -45,7 +49,8 @@ def journal_path(vault: "Vault") -> Path:
 def pending(vault: "Vault") -> list[Move]:
     try:
         data = json.loads(journal_path(vault).read_text(encoding="utf-8"))
-        return [Move(vault.root / m["old"], vault.root / m["new"], m.get("status")) for m in data["moves"]]
+        return [Move(vault.root / m["old"], vault.root / m["new"], m.get("status"), m.get("uuid"))
+                for m in data["moves"]]
     except (OSError, ValueError, KeyError):
         return []
 
@@ -60,7 +65,8 @@ def apply_moves(vault: "Vault", moves: list[Move], written: set[Path],
     journal.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(journal, json.dumps({"moves": [{"old": vault.relative(m.old) if m.old.exists() else
                                                  str(m.old.relative_to(vault.root)),
-                                                 "new": str(m.new.relative_to(vault.root)), "status": m.status}
+                                                 "new": str(m.new.relative_to(vault.root)), "status": m.status,
+                                                 "uuid": m.uuid}
                                                 for m in moves]}))
     if on_journaled is not None:
         on_journaled(moves)
@@ -71,6 +77,7 @@ def finish(vault: "Vault", moves: list[Move], written: set[Path]) -> None:
     """Steps 2-5 (idempotent): copy, repair every referrer, remove the old files, indexes."""
     mapping = {m.old: m.new for m in moves}
     by_uuid: dict[str, Path] = {}
+    renamed: dict[str, str] = {}   # old uuid -> new uuid (Move.uuid)
     # first out of the old manifests: else, once the copy exists, a manifest would name its uuid
     # at the old place while it is (also) at the new one, which doctor rightly calls a problem
     _unlist(vault, [m.old for m in moves if m.old.exists() and not m.new.exists()], written)
@@ -82,6 +89,10 @@ def finish(vault: "Vault", moves: list[Move], written: set[Path]) -> None:
                 continue
             if move.status:
                 note.set("status", move.status)
+            if move.uuid and note.uuid and move.uuid != note.uuid:
+                renamed[note.uuid] = move.uuid
+                by_uuid[note.uuid] = move.new
+                note.set("uuid", move.uuid)
             note.body = _retarget(note.body, move.old, move.new, mapping)
             _make_folders(vault, move.new.parent, written)
             atomic_write(move.new, note.render())
@@ -95,7 +106,7 @@ def finish(vault: "Vault", moves: list[Move], written: set[Path]) -> None:
                     by_uuid[uuid] = move.new
             except NoteError:
                 pass
-    repair_links(vault, mapping, by_uuid, written)
+    repair_links(vault, mapping, by_uuid, written, renamed=renamed)
     # (again: a refresh by another worker after a killed run may have listed an old file anew)
     _unlist(vault, [m.old for m in moves if m.old.exists() and m.new.exists()], written)
     for move in moves:
@@ -186,19 +197,22 @@ def _retarget(text: str, old_file: Path, new_file: Path, mapping: dict[Path, Pat
     return "".join(out)
 
 
-def _render(link, from_file: Path, target: Path) -> str:
+def _render(link, from_file: Path, target: Path, uuid: str | None = None) -> str:
     anchor = ""
     raw = link.target[1:-1] if link.target.startswith("<") else link.target
     if "#" in raw:
         anchor = "#" + raw.split("#", 1)[1]
-    title = f' "uuid:{link.uuid}"' if link.uuid else ""
+    uuid = uuid or link.uuid
+    title = f' "uuid:{uuid}"' if uuid else ""
     return f"[{link.text}]({relative_target(from_file, target)}{anchor}{title})"
 
 
 def repair_links(vault: "Vault", mapping: dict[Path, Path], by_uuid: dict[str, Path], written: set[Path],
-                 files: Iterable[Path] | None = None) -> int:
-    """Point every link that aims at a moved file (by path or by uuid) at its new place."""
+                 files: Iterable[Path] | None = None, renamed: dict[str, str] | None = None) -> int:
+    """Point every link that aims at a moved file (by path or by uuid) at its new place (and at
+    its new uuid, for a file that changed it on the way: `renamed`)."""
     changed = 0
+    renamed = renamed or {}
     for path in files if files is not None else vault.iter_markdown():
         try:
             text = read_text(path)
@@ -217,7 +231,7 @@ def repair_links(vault: "Vault", mapping: dict[Path, Path], by_uuid: dict[str, P
             if new is None or new == target:
                 continue
             out.append(text[last:link.start])
-            out.append(_render(link, path, new))
+            out.append(_render(link, path, new, renamed.get(link.uuid or "")))
             last, dirty = link.end, True
         if dirty:
             out.append(text[last:])

@@ -4,37 +4,57 @@
    by several queries rises).
 2. The notes found are cut into passages: one claim (a bullet), one archived event, or one
    paragraph, each keeping the citations it carries.
-3. Passages are ranked against the queries across all those notes (words weighted by how rare
-   they are in the pool, so a name that is everywhere counts little), with the note's own rank
-   as a prior, so the passage that answers wins over the first lines of a big note.
-4. A passage whose events are already cited by a better one is skipped: the same claim kept in
-   an entity note, a topic note, a digest and the events archive enters the working memory once.
+3. Passages are ranked against the query terms across all those notes (BM25: words weighted by
+   how rare they are in the pool, so a name that is everywhere counts little; the prompt's own
+   words above words a query added), with the note's own rank as a prior, so the passage that
+   answers wins over the first lines of a big note. The words the best passages share are then
+   added to the terms, lightly (pseudo-relevance feedback), and the pool is ranked again.
+4. Spreading activation along the conversation: an answer often makes sense only with the
+   question before it ("Since I was 17." after "How long have you been painting?"). The events
+   archived just before and after the strongest hits are pulled in, and an event is lifted by
+   a matching question right before it and, less, by a matching event right after it.
+5. A prompt that names a time ("in May 2023", "on 13 October", "last week") lifts the passages
+   whose events happened then.
+6. A passage whose events are already cited by a better one is skipped, and a part of an event
+   (a digest line) gives way to the fullest passage of that event: the same claim kept in an
+   entity note, a topic note, a digest and the events archive enters the working memory once.
 """
 from __future__ import annotations
 
 import math
+import os
 import re
 from dataclasses import dataclass
+from datetime import date, timedelta
 from typing import TYPE_CHECKING
-
-import os
 
 from . import clock, notes, textutil
 from .errors import NoteError
-from .ltm import event_path
 from .model.types import Excerpt
-
-_K = {k: float(os.environ.get("BR_" + k, d)) for k, d in
-      {"ALPHA": 0.0, "BETA": 0.0, "TOPEV": 30, "PERQ": 20, "POOL": 30, "PRIOR": 4.0, "QONLY": 0, "USEMATCH": 0, "IDF": 0, "ALPHAS": 0.0, "GENW": 1.0, "CTXW": 1.0, "DATEB": 0.0, "DAYPOOL": 0}.items()}
 
 if TYPE_CHECKING:
     from .index import SearchIndex
+    from .vault import Vault
 
 LTM_KINDS = ("concrete", "events", "skills")  # _index.md files guide people and organization, not answers
 RRF_K = 60
+PER_QUERY = 30            # hits taken from each query
+POOL = 40                 # notes whose passages are ranked
 NOTE_PRIOR = 4.0          # weight of the note's fused rank against the passage's own match
+ADDED_TERM = 0.5          # weight of a term a query added (context for a pronoun, a related word)
+FEEDBACK_WEIGHT = 0.2     # weight of a term taken from the best passages (pseudo-relevance feedback)
+FEEDBACK_PASSAGES = 5
+FEEDBACK_TERMS = 10
+SPREAD_EVENTS = 30        # the strongest events whose neighbours are pulled in
+AFTER_QUESTION = 0.5      # lift of an event by the match of the question right before it
+BEFORE_EVENT = 0.3        # lift of an event by the match of the event right after it
+DATE_LIFT = 1.0           # an event on a date the prompt names scores (1 + DATE_LIFT) times
+SHORT_SPAN_DAYS = 3       # a period this short ("yesterday") brings all its events into the running
+DAY_FLOOR = 1e-3          # the score of such an event that matches no word of the prompt
+MAX_DAY_EVENTS = 300      # events of one day read for that
 MAX_PASSAGE_CHARS = 1500
 _EVENT_ID = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z")
+_EVENT_FILE = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2})-(\d{2})-(\d{2}(?:\.\d+)?Z)\.md$")
 _HEADING = re.compile(r"^#{1,6}\s")
 _LINK_ONLY = re.compile(r"^[-*+]\s+\[[^\]]*\]\([^)]*\)\s*(?:—.*)?$|^_\(none yet\)_$")
 
@@ -53,14 +73,20 @@ class Passage:
     uuid: str
     text: str
     cites: frozenset[str]
-    words: frozenset[str]       # stemmed terms, as the index analyzes them
+    words: frozenset[str]       # stemmed content words
     counts: dict[str, int]
     score: float = 0.0
-    match: float = 0.0
+    match: float = 0.0          # the BM25 part of the score, without the note's prior
+    event: str | None = None    # the one event it stands for (an archived event, a claim citing one)
+
+    def __post_init__(self) -> None:
+        if self.event is None and len(self.cites) == 1:
+            self.event = next(iter(self.cites))
 
 
-_cache: dict[tuple[str, int], list[tuple[str, frozenset[str], frozenset[str], dict[str, int]]]] = {}
-_CACHE_SIZE = 2048
+_Parts = list[tuple[str, frozenset[str], frozenset[str], dict[str, int]]]
+_cache: dict[tuple[str, int], tuple[str, str, _Parts]] = {}
+_CACHE_SIZE = 4096
 
 
 def _terms(text: str) -> list[str]:
@@ -68,31 +94,32 @@ def _terms(text: str) -> list[str]:
     return [textutil.stem(w) for w in textutil.content_words(text)]
 
 
-def _passages_of(path, body_loader) -> list[tuple[str, frozenset[str], frozenset[str], dict[str, int]]]:
-    """A note's passages with their citations and terms, cached by file identity (warm turns reuse them)."""
+def _passages_of(path: str, read) -> tuple[str, str, _Parts]:
+    """A note's title, uuid and passages (with their citations and terms), cached by file
+    identity so warm turns reuse them. `read` gives the note, or None when it is unreadable."""
     try:
-        stat = path.stat()
+        stat = os.stat(path)
     except OSError:
-        return []
-    key = (str(path), stat.st_mtime_ns ^ stat.st_size)
+        return "", "", []
+    key = (path, stat.st_mtime_ns ^ stat.st_size)
     cached = _cache.get(key)
     if cached is None:
-        cached = []
-        for text in split_passages(body_loader()):
-            terms = _terms(text)
+        note = read()
+        parts: _Parts = []
+        for text in split_passages(note.body if note is not None else ""):
             counts: dict[str, int] = {}
-            for t in terms:
+            for t in _terms(text):
                 counts[t] = counts.get(t, 0) + 1
-            cached.append((text, frozenset(_EVENT_ID.findall(text)), frozenset(counts), counts))
+            parts.append((text, frozenset(_EVENT_ID.findall(text)), frozenset(counts), counts))
+        cached = (note.title if note is not None else "", note.uuid if note is not None else "", parts)
         if len(_cache) >= _CACHE_SIZE:
             _cache.pop(next(iter(_cache)))
         _cache[key] = cached
     return cached
 
 
-def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_query: int = 20,
-             pool: int = 30, prompt: str = "") -> Retrieved:
-    per_query = int(_K["PERQ"]); pool = int(_K["POOL"])
+def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_query: int = PER_QUERY,
+             pool: int = POOL, prompt: str = "") -> Retrieved:
     fused: dict[str, float] = {}
     hits_by_path = {}
     for query in queries:
@@ -102,22 +129,18 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
             fused[hit.path] = fused.get(hit.path, 0.0) + 1.0 / (RRF_K + rank + 1)
             hits_by_path.setdefault(hit.path, hit)
     ranked = sorted(fused, key=lambda p: -fused[p])[:max(pool, limit)]
-    passages = []
-    root = index.vault.root
+    vault = index.vault
+    passages: list[Passage] = []
     for rank, path in enumerate(ranked):
         hit = hits_by_path[path]
-        passages += _load(root, path, hit.title, hit.uuid, rank)
-    query_terms = _weights(queries, prompt)
+        passages += _load(vault, path, rank, hit.title, hit.uuid)
+    weights = _weights(queries, prompt)
+    _score(passages, weights, len(ranked))
+    weights = _feedback(passages, weights)
+    passages = _spread(vault, passages, weights, len(ranked))
     spans = textutil.date_spans(prompt or " ".join(queries), clock.now())
-    if spans and _K["DAYPOOL"]:
-        passages += _days(index.vault, spans, len(ranked), {c for p in passages for c in p.cites})
-    _score(passages, query_terms, len(ranked), index)
-    if _K["ALPHA"] or _K["BETA"]:
-        passages = _spread(index, passages, query_terms, len(ranked))
-    if spans and _K["DATEB"]:
-        for p in passages:
-            if p.score > 0 and any(start <= c[:10] <= end for c in p.cites for start, end in spans):
-                p.score *= 1 + _K["DATEB"]
+    if spans:
+        _lift_dates(vault, passages, spans, len(ranked))
     chosen = _distinct(sorted(passages, key=lambda p: -p.score), limit)
     excerpts, last_path = [], None
     for passage in chosen:
@@ -130,140 +153,157 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     return Retrieved(excerpts, used)
 
 
+def _load(vault: "Vault", path: str, rank: int, title: str | None = None, uuid: str | None = None) -> list[Passage]:
+    """The passages of one note (vault-relative path); title and uuid as the index has them, or
+    the note's own."""
+    def read():
+        try:
+            return notes.read(vault.root / path)
+        except NoteError:
+            return None
+    own_title, own_uuid, parts = _passages_of(os.path.join(vault.root, path), read)
+    title = own_title if title is None else title
+    uuid = own_uuid if uuid is None else uuid
+    return [Passage(rank, title, path, uuid, text, cites, words, counts) for text, cites, words, counts in parts]
+
+
 _GENERIC = frozenset(textutil.stem(w) for w in textutil.GENERIC_WORDS)
 
 
 def _weights(queries: list[str], prompt: str) -> dict[str, float]:
-    """Query terms and their weights: the prompt's own words count fully, words a query added
-    (context standing in for a pronoun, related words) less, and frequent verbs and adjectives
-    ("feel", "recently") little."""
-    own = set(_terms(prompt)) if prompt else set()
+    """Query terms and their weights: the prompt's own words count fully, words only a query
+    has (context standing in for a pronoun, a model's related words) less."""
+    own = set(_terms(prompt))
     weights: dict[str, float] = {}
     for t in _terms(" ".join([*queries, prompt])):
-        w = 1.0 if (t in own or not own) else _K["CTXW"]
-        if t in _GENERIC:
-            w *= _K["GENW"]
-        weights[t] = max(weights.get(t, 0.0), w)
+        weights[t] = max(weights.get(t, 0.0), 1.0 if t in own or not own else ADDED_TERM)
     return weights
 
 
-def _load(root, path: str, title: str, uuid: str, rank: int) -> list[Passage]:
-    full = root / path
-
-    def load(full=full) -> str:
-        try:
-            return notes.read(full).body
-        except NoteError:
-            return ""
-    return [Passage(rank, title, path, uuid, text, cites, words, counts)
-            for text, cites, words, counts in _passages_of(full, load)]
-
-
-def _days(vault, spans: list[tuple[str, str]], rank: int, have: set[str]) -> list[Passage]:
-    """The archived events of the days a prompt names ("on 13 October, 2023"), for a short span."""
-    from datetime import date, timedelta
-    out: list[Passage] = []
-    for start, end in spans:
-        first, last = date.fromisoformat(start), date.fromisoformat(end)
-        if (last - first).days > 2:
-            continue
-        day = first
-        while day <= last:
-            folder = vault.ltm_root / "events" / f"{day.year:04d}" / f"{day.month:02d}" / f"{day.day:02d}"
-            for name in _day_events(folder):
-                event_id = name[:13] + ":" + name[14:16] + ":" + name[17:]
-                if event_id not in have:
-                    have.add(event_id)
-                    out += _load(vault.root, vault.relative(folder / f"{name}.md"), "", "", rank)
-            day += timedelta(days=1)
+def _feedback(passages: list[Passage], weights: dict[str, float]) -> dict[str, float]:
+    """Pseudo-relevance feedback: the words the best passages share (and few others have) join
+    the query terms, lightly, so an answer worded differently from the prompt can still rise."""
+    top = [p for p in sorted(passages, key=lambda p: -p.score)[:FEEDBACK_PASSAGES] if p.score > 0]
+    if not top:
+        return weights
+    df: dict[str, int] = {}
+    for p in passages:
+        for t in p.words:
+            df[t] = df.get(t, 0) + 1
+    n = len(passages)
+    gain: dict[str, float] = {}
+    for p in top:
+        for t in p.words:
+            if t not in weights and df[t] < 0.2 * n and t not in _GENERIC:
+                gain[t] = gain.get(t, 0.0) + math.log(1 + n / df[t])
+    out = dict(weights)
+    for t in sorted(gain, key=lambda t: (-gain[t], t))[:FEEDBACK_TERMS]:
+        out[t] = FEEDBACK_WEIGHT
     return out
 
 
-_folders: dict[str, tuple[int, list[str]]] = {}
+# ---------------------------------------------------------------------- times the prompt names
+
+def _lift_dates(vault: "Vault", passages: list[Passage], spans: list[tuple[str, str]], notes_found: int) -> None:
+    """Passages whose events happened in a period the prompt names rise. For a day or two ("what
+    did I do yesterday?", "on 13 October"), that day's events are all in the running, those that
+    match no word of the prompt after every passage that does."""
+    have = {c for p in passages for c in p.cites}
+    for start, end in spans:
+        first, last = date.fromisoformat(start), date.fromisoformat(end)
+        day = first
+        while (last - first).days < SHORT_SPAN_DAYS and day <= last:
+            for event in list(_day(_event_folder(vault, day.isoformat() + "T")))[:MAX_DAY_EVENTS]:
+                if event not in have:
+                    have.add(event)
+                    passages += _load(vault, _event_rel(vault, event), notes_found)
+            day += timedelta(days=1)
+    short = [(start, end) for start, end in spans
+             if (date.fromisoformat(end) - date.fromisoformat(start)).days < SHORT_SPAN_DAYS]
+    for p in passages:
+        if any(start <= c[:10] <= end for c in p.cites for start, end in spans):
+            if p.score <= 0 and any(start <= c[:10] <= end for c in p.cites for start, end in short):
+                p.score = DAY_FLOOR
+            p.score *= 1 + DATE_LIFT
 
 
-def _day_events(folder) -> list[str]:
-    """Event ids archived in one day's folder, in time order (cached by the folder's mtime)."""
+# ---------------------------------------------------------------------- the conversation around a hit
+
+_days: dict[str, tuple[int, dict[str, tuple[str | None, str | None]]]] = {}
+
+
+def _event_id(filename: str) -> str | None:
+    match = _EVENT_FILE.match(filename)
+    return f"{match.group(1)}:{match.group(2)}:{match.group(3)}" if match else None
+
+
+def _day(folder: str) -> dict[str, tuple[str | None, str | None]]:
+    """event id -> (previous, next) event archived in one day's folder, in time order (cached by
+    the folder's mtime, which moves when an event is added)."""
     try:
-        stamp = folder.stat().st_mtime_ns
+        stamp = os.stat(folder).st_mtime_ns
     except OSError:
-        return []
-    key = str(folder)
-    cached = _folders.get(key)
+        return {}
+    cached = _days.get(folder)
     if cached is None or cached[0] != stamp:
-        ids = sorted(n[:-3] for n in os.listdir(folder) if n.endswith("Z.md"))
-        cached = (stamp, ids)
-        if len(_folders) >= _CACHE_SIZE:
-            _folders.pop(next(iter(_folders)))
-        _folders[key] = cached
+        try:
+            ids = sorted(filter(None, (_event_id(n) for n in os.listdir(folder))))
+        except OSError:
+            ids = []
+        around = {e: (ids[i - 1] if i else None, ids[i + 1] if i + 1 < len(ids) else None) for i, e in enumerate(ids)}
+        cached = (stamp, around)
+        if len(_days) >= _CACHE_SIZE:
+            _days.pop(next(iter(_days)))
+        _days[folder] = cached
     return cached[1]
 
 
-def _neighbours(vault, event_id: str) -> tuple[str | None, str | None]:
-    """The events archived just before and after one event on the same day (the question an
-    answer replies to, the reply a question got)."""
-    path = event_path(vault, event_id)
-    ids = _day_events(path.parent)
-    name = path.stem
-    try:
-        i = ids.index(name)
-    except ValueError:
-        return None, None
-
-    def back(n: str) -> str:
-        return n[:13] + ":" + n[14:16] + ":" + n[17:]
-    return (back(ids[i - 1]) if i > 0 else None), (back(ids[i + 1]) if i + 1 < len(ids) else None)
+def _event_folder(vault: "Vault", event_id: str) -> str:
+    return f"{vault.root}{os.sep}{_event_rel(vault, event_id).rsplit('/', 1)[0]}"
 
 
-def _spread(index, passages: list[Passage], query_terms: set[str], notes_found: int) -> list[Passage]:
-    """Spreading activation along the conversation: an event next to a strong hit (the answer
-    after a matching question, the question before a matching answer) is pulled in and lifted."""
-    vault = index.vault
-    own: dict[str, float] = {}
+def _event_rel(vault: "Vault", event_id: str) -> str:
+    """The vault-relative path of an archived event (as ltm.event_path, without pathlib's cost)."""
+    return (f"memory/long_term/events/{event_id[:4]}/{event_id[5:7]}/{event_id[8:10]}/"
+            f"{event_id.replace(':', '-')}.md")
+
+
+def neighbours(vault: "Vault", event_id: str) -> tuple[str | None, str | None]:
+    """The events archived just before and after one event on the same day: the turn it answers,
+    the turn that answers it."""
+    return _day(_event_folder(vault, event_id)).get(event_id, (None, None))
+
+
+def _spread(vault: "Vault", passages: list[Passage], weights: dict[str, float], notes_found: int) -> list[Passage]:
+    """Spreading activation along the conversation (step 4 above); scores every passage again."""
+    best: dict[str, float] = {}
     for p in passages:
-        if len(p.cites) == 1:
-            (e,) = p.cites
-            own[e] = max(own.get(e, 0.0), p.score)
-    top = sorted(own, key=lambda e: -own[e])[:int(_K["TOPEV"])]
-    have = set(own)
-    near: dict[str, tuple[str | None, str | None]] = {}
-    extra: list[Passage] = []
-    for e in top:
-        prev, nxt = _neighbours(vault, e)
-        near[e] = (prev, nxt)
-        for n in (prev, nxt):
-            if n and n not in have:
-                have.add(n)
-                path = event_path(vault, n)
-                rel = vault.relative(path)
-                extra += _load(vault.root, rel, "", "", notes_found)
-    if extra:
-        passages = passages + extra
-        _score(passages, query_terms, notes_found, index)
-        own = {}
-        for p in passages:
-            if len(p.cites) == 1:
-                (e,) = p.cites
-                own[e] = max(own.get(e, 0.0), p.score)
-    asks = {next(iter(p.cites)) for p in passages if len(p.cites) == 1 and "?" in p.text}
-    if _K["USEMATCH"]:
-        own = {}
-        for p in passages:
-            if len(p.cites) == 1:
-                (e,) = p.cites
-                own[e] = max(own.get(e, 0.0), p.match)
-    if _K["QONLY"]:
-        own_prev = {e: v for e, v in own.items() if e in asks}
-    else:
-        own_prev = own
+        if p.event:
+            best[p.event] = max(best.get(p.event, 0.0), p.score)
+    have = set(best)
+    for event in sorted((e for e in best if best[e] > 0), key=lambda e: -best[e])[:SPREAD_EVENTS]:
+        for near in neighbours(vault, event):
+            if near and near not in have:
+                have.add(near)
+                passages += _load(vault, _event_rel(vault, near), notes_found)
+    _score(passages, weights, notes_found)
+    match: dict[str, float] = {}
+    asks: set[str] = set()
     for p in passages:
-        if len(p.cites) != 1:
-            continue
-        (e,) = p.cites
-        prev, nxt = near.get(e) or _neighbours(vault, e)
-        bonus = _K["ALPHA"] * own_prev.get(prev, 0.0) + _K["ALPHAS"] * (own.get(prev, 0.0) - own_prev.get(prev, 0.0)) + _K["BETA"] * own.get(nxt, 0.0) if (prev or nxt) else 0.0
-        if bonus:
-            p.score += bonus
+        if p.event:
+            match[p.event] = max(match.get(p.event, 0.0), p.match)
+            if "?" in p.text:
+                asks.add(p.event)
+    folders: dict[str, dict[str, tuple[str | None, str | None]]] = {}  # one listing per day folder per turn
+    for p in passages:
+        if p.event:
+            day = p.event[:10]
+            if day not in folders:
+                folders[day] = _day(_event_folder(vault, p.event))
+            before, after = folders[day].get(p.event, (None, None))
+            lift = (AFTER_QUESTION * match.get(before, 0.0) if before in asks else 0.0) + \
+                BEFORE_EVENT * match.get(after, 0.0)
+            p.score += lift
     return passages
 
 
@@ -304,51 +344,75 @@ def split_passages(body: str) -> list[str]:
     return out
 
 
-def _score(passages: list[Passage], query_terms: set[str], notes_found: int, index: "SearchIndex") -> None:
-    """Each passage's match with the query terms, a term weighing more the rarer it is among the
-    passages found (a name that is everywhere counts little), long passages paying a little,
-    plus the note's own rank as a prior."""
+def _score(passages: list[Passage], weights: dict[str, float], notes_found: int) -> None:
+    """Each passage's match with the query terms (BM25), a term weighing more the rarer it is
+    among the passages found (a name that is everywhere counts little), long passages paying a
+    little, plus the note's own rank as a prior."""
     if not passages:
         return
+    terms = weights.keys()
     df: dict[str, int] = {}
     for p in passages:
-        for t in p.words & query_terms.keys():
+        for t in p.words & terms:
             df[t] = df.get(t, 0) + 1
     n = len(passages)
-    if _K["IDF"] == 1:
-        idf = {t: math.log(1 + (n - c + 0.5) / (c + 0.5)) for t, c in df.items()}
-    else:
-        idf = {t: math.log(1 + n / (1 + c)) for t, c in df.items()}
+    idf = {t: weights[t] * math.log(1 + n / (1 + c)) for t, c in df.items()}
     lengths = [sum(p.counts.values()) for p in passages]
-    mean_len = sum(lengths) / n
+    mean_len = max(sum(lengths) / n, 1)
     k1, b = 1.2, 0.75
     for p, length in zip(passages, lengths):
-        norm = k1 * (1 - b + b * length / max(mean_len, 1))
-        match = sum(query_terms[t] * idf[t] * p.counts[t] * (k1 + 1) / (p.counts[t] + norm) for t in p.words & query_terms.keys())
-        prior = _K["PRIOR"] / (RRF_K + p.note_rank + 1) * RRF_K / max(notes_found, 1)
-        p.score = match + prior if match > 0 else 0.0
+        norm = k1 * (1 - b + b * length / mean_len)
+        match = sum(idf[t] * p.counts[t] * (k1 + 1) / (p.counts[t] + norm) for t in p.words & terms)
+        prior = NOTE_PRIOR / (RRF_K + p.note_rank + 1) * RRF_K / max(notes_found, 1)
         p.match = match
+        p.score = match + prior if match > 0 else 0.0
 
 
 def _distinct(passages: list[Passage], limit: int) -> list[Passage]:
-    """Best first, skipping passages whose events are already cited or whose words repeat one taken."""
+    """Best first, skipping passages whose events are already cited or whose words repeat one
+    taken. A passage that is part of a fuller one of the same event (a digest's first sentence,
+    a claim that left out a short sentence) is replaced by the fuller one, at its own rank."""
+    fullest: dict[str, Passage] = {}
+    for p in passages:
+        if p.event and (p.event not in fullest or len(p.words) > len(fullest[p.event].words)):
+            fullest[p.event] = p
     chosen: list[Passage] = []
     words_by_event: dict[str, set[str]] = {}
-    seen_words: list[frozenset[str]] = []
+    postings: dict[str, list[int]] = {}       # term -> indexes in chosen of passages holding it
     max_passages = max(limit, 1) * 8
     for p in passages:
         if p.score <= 0:
             continue
+        whole = fullest.get(p.event) if p.event else None
+        if whole is not None and whole is not p and p.words <= whole.words:
+            p = Passage(p.note_rank, whole.title, whole.path, whole.uuid, whole.text, whole.cites, whole.words,
+                        whole.counts, p.score, p.match)
         if p.cites and all(e in words_by_event for e in p.cites):
             known = set().union(*(words_by_event[e] for e in p.cites))
             if len(p.words - known) < 0.25 * max(len(p.words), 1):
                 continue  # the same events, and hardly a word more
-        if any(len(p.words & w) >= 0.9 * max(len(p.words), 1) for w in seen_words):
+        if _repeats(p.words, chosen, postings):
             continue
+        for t in p.words:
+            postings.setdefault(t, []).append(len(chosen))
         chosen.append(p)
         for event in p.cites:
             words_by_event.setdefault(event, set()).update(p.words)
-        seen_words.append(p.words)
         if len(chosen) >= max_passages:
             break
     return chosen
+
+
+def _repeats(words: frozenset[str], chosen: list[Passage], postings: dict[str, list[int]]) -> bool:
+    """Does a passage already taken hold 90 % of these words? Such a passage holds at least one of
+    any (10 % + 1) of them, so only the passages holding one of the rarest few are compared."""
+    need = 0.9 * max(len(words), 1)
+    rare = sorted(words, key=lambda t: len(postings.get(t, ())))[:int(0.1 * len(words)) + 1]
+    seen: set[int] = set()
+    for t in rare:
+        for i in postings.get(t, ()):
+            if i not in seen:
+                seen.add(i)
+                if len(words & chosen[i].words) >= need:
+                    return True
+    return False

@@ -30,13 +30,18 @@ class OfflineModel:
 
     # ---------------------------------------------------------------- search queries
     def search_queries(self, wm: WorkingMemory) -> list[str]:
+        """The prompt's keywords, names included; when it names a time, the names with that time;
+        and when it leans on context ("what does she like?"), the keywords with the names and
+        words of the latest statements standing in for its pronouns. No query of bare names when
+        the keywords already hold them: a search for a name alone returns its shortest mentions
+        (retrieval itself lifts what happened at a time the prompt names)."""
         prompt_words = textutil.keywords(wm.prompt, limit=10)
         names = textutil.entities(wm.prompt)
         when = textutil.dates(wm.prompt)
         queries = []
         if prompt_words:
             queries.append(" ".join(prompt_words))
-        if names or when:
+        if when or any(w not in prompt_words for n in names for w in textutil.words(n)):
             queries.append(" ".join(names + when))
         context = _context_words(wm)
         if context:

@@ -32,7 +32,7 @@ from typing import TYPE_CHECKING, Any, Callable
 
 from .. import clock, git, notes
 from ..errors import BraniacError, LockBusy, NoteError
-from ..fsio import append_line, atomic_write, locked, read_text
+from ..fsio import append_line, atomic_write, inside, locked, read_text
 from ..index_md import Entry, INDEX_NAME, split_sections, _entries
 from ..moves import Move, apply_moves, finish, pending
 from ..usage import Usage, read_usage
@@ -106,10 +106,13 @@ def _organize(vault, config, model, report, dry_run, notice, archive_days) -> Or
     history = read_usage(vault.root / "logs")
     recent = read_usage(vault.root / "logs", only_current=True)
     report.log_lines, report.malformed_log_lines = recent.lines, len(recent.malformed)
-    plan = _propose(vault, history, recent, model, archive_days, notice)
-    operations = [op for op in (validate(vault, op, report) for op in plan[:MAX_OPERATIONS]) if op]
-    if len(plan) > MAX_OPERATIONS:
-        _reject(vault, report, f"{len(plan) - MAX_OPERATIONS} operations beyond the limit of {MAX_OPERATIONS} ignored")
+    plan, from_model = _propose(vault, history, recent, model, archive_days, notice)
+    # the limit bounds what a model may ask for; braniac's own plan is bounded by the vault (cut,
+    # its tail would land over the next runs: a second run without new use would still move)
+    limit = MAX_OPERATIONS if from_model else len(plan)
+    operations = [op for op in (validate(vault, op, report) for op in plan[:limit]) if op]
+    if len(plan) > limit:
+        _reject(vault, report, f"{len(plan) - limit} operations beyond the limit of {limit} ignored")
     operations = _without_conflicts(operations)
     report.operations = operations
     if dry_run:
@@ -135,13 +138,14 @@ def _organize(vault, config, model, report, dry_run, notice, archive_days) -> Or
 
 # ---------------------------------------------------------------------- proposing
 
-def _propose(vault, history: Usage, recent: Usage, model, archive_days, notice) -> list[dict]:
+def _propose(vault, history: Usage, recent: Usage, model, archive_days, notice) -> tuple[list, bool]:
+    """The plan, and whether a model proposed it."""
     if model is not None and getattr(model, "name", "offline") != "offline" and hasattr(model, "propose_organization"):
         try:
-            return model.propose_organization(_statistics(vault, history, recent))
+            return model.propose_organization(_statistics(vault, history, recent)), True
         except BraniacError as exc:
             notice(f"the model could not propose a plan ({exc}); using the statistics alone")
-    return offline_plan(vault, history, recent, archive_days)
+    return offline_plan(vault, history, recent, archive_days), False
 
 
 def _statistics(vault, history: Usage, recent: Usage) -> dict:
@@ -184,8 +188,8 @@ def offline_plan(vault: "Vault", history: Usage, recent: Usage, archive_days: fl
     cutoff = clock.now() - timedelta(days=archive_days)
     for tier in TIERS:
         for path in sorted((vault.ltm_root / tier).rglob("*.md")) if (vault.ltm_root / tier).is_dir() else ():
-            if path.name == INDEX_NAME:
-                continue
+            if path.name == INDEX_NAME or not inside(vault.root, path):
+                continue  # (a symlink out of the vault is never followed; doctor names it)
             rel = vault.relative(path)
             last = history.last_read.get(rel) or _updated(path)
             if last is not None and last < cutoff:
@@ -204,13 +208,15 @@ def _split_and_merge(vault: "Vault", leaving: set[str], arriving: set[str]) -> l
         if not root.is_dir():
             continue
         for folder in sorted(p for p in root.rglob("*") if p.is_dir()):
-            if any(part.startswith(".") for part in folder.parts):
-                continue
-            files = [p for p in folder.glob("*.md") if p.name != INDEX_NAME and vault.relative(p) not in leaving]
-            incoming = [a for a in arriving if a.rsplit("/", 1)[0] == vault.relative(folder)]
+            if any(part.startswith(".") for part in folder.parts) or not inside(vault.root, folder):
+                continue  # hidden, or a symlink out of the vault (never followed; doctor names it)
+            here = vault.relative(folder)
+            # (paths by string: resolving each of 10,000 notes' paths twice cost seconds)
+            files = [p for p in folder.glob("*.md") if p.name != INDEX_NAME and f"{here}/{p.name}" not in leaving
+                     and (not p.is_symlink() or inside(vault.root, p))]
             subfolders = [p for p in folder.iterdir() if p.is_dir()]
-            if incoming:
-                continue
+            if here in arriving:
+                continue  # a note moves in: not a folder left with one note (nor one to split now)
             if len(files) > SPLIT_OVER:
                 groups: dict[str, list[Path]] = {}
                 for path in files:
@@ -220,11 +226,11 @@ def _split_and_merge(vault: "Vault", leaving: set[str], arriving: set[str]) -> l
                 for tag, members in groups.items():
                     if len(members) >= SPLIT_GROUP and len(members) < len(files):
                         for path in members:
-                            ops.append({"op": "move", "path": vault.relative(path),
-                                        "to": vault.relative(folder) + "/" + notes.slugify(tag)})
+                            ops.append({"op": "move", "path": f"{here}/{path.name}",
+                                        "to": f"{here}/{notes.slugify(tag)}"})
             elif len(files) == 1 and not subfolders and folder.parent != root.parent and folder != root:
-                ops.append({"op": "move", "path": vault.relative(files[0]), "to": vault.relative(folder.parent),
-                            "merge": vault.relative(folder)})
+                ops.append({"op": "move", "path": f"{here}/{files[0].name}", "to": here.rsplit("/", 1)[0],
+                            "merge": here})
     return ops
 
 
@@ -277,14 +283,29 @@ def validate(vault: "Vault", op: Any, report: OrganizeReport) -> dict | None:
 
 
 def _inside_ltm(vault: "Vault", rel: str, *, folder: bool = False) -> bool:
+    from ..vault import IGNORED_DIRS
     if not rel or rel.startswith(("/", "~")) or "\\" in rel or "\x00" in rel:
         return False
     path = Path(os.path.normpath(vault.root / rel))
     try:
-        inside = path.relative_to(vault.ltm_root)
+        inside_ltm = path.relative_to(vault.ltm_root)
     except ValueError:
         return False
-    return bool(inside.parts) or folder
+    # a hidden or ignored folder would hide what moves there from every walk (doctor, search,
+    # the next organize); an over-long name fails half-way through a move
+    if any(part.startswith(".") or part in IGNORED_DIRS or len(part.encode("utf-8")) > 200
+           for part in inside_ltm.parts):
+        return False
+    # a symlink on the way (a folder a person linked elsewhere) must not lead out of the vault:
+    # the deepest part that exists is checked with every symlink resolved
+    existing = path
+    while not os.path.lexists(existing) and existing != vault.ltm_root:
+        existing = existing.parent
+    if not inside(vault.ltm_root, existing):
+        return False
+    if folder and os.path.lexists(path) and not path.is_dir():
+        return False   # a file named as the folder to move into
+    return bool(inside_ltm.parts) or folder
 
 
 def _reject(vault: "Vault", report: OrganizeReport, reason: str) -> None:
@@ -418,7 +439,16 @@ def _apply(vault: "Vault", operations: list[dict], written: set[Path]) -> None:
             while target.exists():
                 target = target.with_name(f"{folder.name}-{n}")
                 n += 1
-            leftover.append(Move(index, target / INDEX_NAME))
+            # an _index.md braniac made has its folder's stable uuid: the archived one takes the
+            # uuid of its new place, else a folder made again here would share it (a duplicate)
+            from ..ltm import stable_uuid
+            rederived = None
+            try:
+                if notes.read(index).uuid == stable_uuid("index", vault.relative(folder)):
+                    rederived = stable_uuid("index", vault.relative(target))
+            except NoteError:
+                pass
+            leftover.append(Move(index, target / INDEX_NAME, uuid=rederived))
     if leftover:
         apply_moves(vault, leftover, written, on_journaled=lambda done: _note_moves(vault, done))
         for move in leftover:
@@ -536,7 +566,7 @@ def _existing_links(vault: "Vault") -> dict[tuple[str, str], tuple[float, Any]]:
     for tier in TIERS:
         root = vault.ltm_root / tier
         for path in root.rglob("*.md") if root.is_dir() else ():
-            if path.name == INDEX_NAME:
+            if path.name == INDEX_NAME or not inside(vault.root, path):
                 continue
             try:
                 text = read_text(path)
