@@ -13,7 +13,10 @@ too. The last line is a JSON summary.
 
 --locomo: replays the first LoCoMo conversation with bench/locomo.py's own replay, asks every
 question through the core loop (which logs the QUERY and READ lines organization learns from),
-runs organize, asks them all again, and prints the LoCoMo figures before and after the pass.
+runs organize, asks them all again, and prints the LoCoMo figures before and after the pass,
+beside a control (the same vault asked again without organize: the reads of the first pass lift
+ranking by themselves). --move-aware-ranking is an experiment: search's read counts follow the
+moves, as they would if ranking.py read organization's MOVE lines.
 """
 from __future__ import annotations
 
@@ -158,9 +161,9 @@ def scale_mode(args) -> dict:
     print(f"organize: {seconds:.1f} s, status {report['status']}, {dict(ops)}, "
           f"{len(report['rejected'])} rejected, {report['log_lines']} log lines")
     if "before" in gate:
-        print(f"gate: {gate['probes']} probes; before recall@10 {gate['before']['recall']:.3f} MRR "
-              f"{gate['before']['mrr']:.3f}; after recall@10 {gate['after']['recall']:.3f} MRR {gate['after']['mrr']:.3f}"
-              + (f"; kept plan recall@10 {gate['after_without_used_notes']['recall']:.3f} MRR "
+        print(f"gate: {gate['probes']} probes; before recall {gate['before']['recall']:.3f} MRR "
+              f"{gate['before']['mrr']:.3f}; after recall {gate['after']['recall']:.3f} MRR {gate['after']['mrr']:.3f}"
+              + (f"; kept plan recall {gate['after_without_used_notes']['recall']:.3f} MRR "
                  f"{gate['after_without_used_notes']['mrr']:.3f}" if "after_without_used_notes" in gate else ""))
     print(f"second run (no new use): {seconds2:.1f} s, {len(second['operations'])} operations")
     print(f"doctor: {'healthy' if health['healthy'] else str(len(health['problems'])) + ' problems'}")
@@ -242,10 +245,14 @@ def locomo_mode(args) -> dict:
         print(f"replaying {sample['sample_id']} ({len(turns)} turns, {len(questions)} questions)", file=sys.stderr)
         session, provenance, last = locomo.replay(sample, root, lambda: None)
         clock.set_clock(last + timedelta(days=1))
-        before, q_before = score(session, provenance)
+        first, q_first = score(session, provenance)   # logs the QUERY + READ lines
         session.close()
         vault = Vault(root)
         log_lines = len(vault.access_log_path.read_text(encoding="utf-8").splitlines())
+        # the control: the same vault, same logs, no organize (asking again adds reads, which
+        # lift ranking by themselves: the effect of organize is after vs this)
+        control_root = Path(tmp) / "control"
+        shutil.copytree(root, control_root, symlinks=True)
         clock.set_clock(last + timedelta(days=1, hours=3))   # that night
         organizer = Session(vault, model="offline")
         started = time.monotonic()
@@ -253,34 +260,46 @@ def locomo_mode(args) -> dict:
         seconds = time.monotonic() - started
         organizer.close()
         health = [f for f in vault.doctor() if f.severity == "problem"]
-        clock.set_clock(last + timedelta(days=2))
-        session = Session(vault, model="offline")
-        after, q_after = score(session, provenance)
-        session.close()
+        results = {}
+        for name, where in (("control", control_root), ("after", root)):
+            clock.set_clock(last + timedelta(days=2))
+            session = Session(Vault(where), model="offline")
+            results[name] = score(session, provenance)
+            session.close()
         clock.set_clock(None)
+    (control, q_control), (after, q_after) = results["control"], results["after"]
 
     ops = Counter(op["op"] for op in report.operations)
     print(f"access log: {log_lines} lines from {len(questions)} questions; organize {seconds:.1f} s, "
           f"status {report.status}, {dict(ops)}; doctor {'healthy' if not health else health}")
     if "before" in report.gate:
         gate = report.gate
-        print(f"gate: {gate['probes']} probes; recall@10 {gate['before']['recall']:.3f} -> {gate['after']['recall']:.3f}, "
+        print(f"gate: {gate['probes']} probes; recall {gate['before']['recall']:.3f} -> {gate['after']['recall']:.3f}, "
               f"MRR {gate['before']['mrr']:.3f} -> {gate['after']['mrr']:.3f}")
-    print(f"{'budget':>6} {'cat':>8} {'before frac/all/any':>22} {'after frac/all/any':>22}")
-    dropped = []
-    for budget in before:
+    print("frac/all/any: first pass (before organize) | asked again, no organize | asked again, after organize")
+    print(f"{'budget':>6} {'cat':>8} {'first pass':>18} {'again, control':>18} {'again, organized':>18}")
+    dropped, below_first = [], []
+    for budget in first:
         for cat in ("overall", "1", "2", "3", "4"):
-            b, a = before[budget][cat], after[budget][cat]
-            print(f"{budget:>6} {cat:>8} {b['frac']:>10.1f}/{b['all']:>5.1f}/{b['any']:>5.1f} "
-                  f"{a['frac']:>10.1f}/{a['all']:>5.1f}/{a['any']:>5.1f}")
-            if cat == "overall" and a["frac"] < b["frac"]:
+            f, c, a = first[budget][cat], control[budget][cat], after[budget][cat]
+            print(f"{budget:>6} {cat:>8} " + " ".join(f"{x['frac']:>6.1f}/{x['all']:>5.1f}/{x['any']:>5.1f}" for x in (f, c, a)))
+            if cat == "overall" and a["frac"] < c["frac"]:
                 dropped.append(budget)
-    print("LoCoMo after organize: " + (f"DROPPED at budgets {dropped}" if dropped else "no drop"))
-    return {"mode": "locomo", "move_aware_ranking": args.move_aware_ranking, "sample": sample["sample_id"], "questions": len(questions),
-            "access_log_lines": log_lines, "organize_seconds": round(seconds, 2), "status": report.status,
-            "operations": dict(ops), "gate": report.gate, "before": before, "after": after,
-            "seconds_per_question": {"before": round(q_before, 4), "after": round(q_after, 4)},
-            "dropped": dropped, "healthy": not health}
+            if cat == "overall" and a["frac"] < f["frac"]:
+                below_first.append(budget)
+    print("organize's effect (after vs control, overall frac): "
+          + (f"DROPPED at budgets {dropped}" if dropped else "no drop"))
+    print("after organize vs the first pass: " + (f"lower at budgets {below_first}" + (
+        " (as in the control: asking again moves ranking by itself)" if all(
+            control[b]["overall"]["frac"] <= after[b]["overall"]["frac"] for b in below_first) else "")
+        if below_first else "no drop"))
+    return {"mode": "locomo", "move_aware_ranking": args.move_aware_ranking, "sample": sample["sample_id"],
+            "questions": len(questions), "access_log_lines": log_lines, "organize_seconds": round(seconds, 2),
+            "status": report.status, "operations": dict(ops), "gate": report.gate,
+            "first_pass": first, "control": control, "after": after,
+            "seconds_per_question": {"first": round(q_first, 4), "control": round(q_control, 4),
+                                     "after": round(q_after, 4)},
+            "dropped": dropped, "below_first_pass": below_first, "healthy": not health}
 
 
 def main() -> None:

@@ -29,7 +29,7 @@ from braniac.notes import Note
 from braniac.processes.organization import MAX_OPERATIONS, organize
 
 from conftest import clean_env, run_cli
-from fake_llm import Raw, _fake_llm_server, fake_llm, net_guard  # noqa: F401 (fixtures)
+from fake_llm import Raw, _fake_llm_server, fake_llm, guard_env, net_guard  # noqa: F401 (fixtures)
 
 NOW = clock.now()
 OLD_PLACE = "/home/someone/an-old-place/vault"   # the log was written where the vault used to be
@@ -569,7 +569,7 @@ def outside_snapshot(tmp_path: Path) -> dict[str, bytes]:
 
 
 @pytest.fixture
-def llm_vault(tmp_path, fake_llm, monkeypatch):
+def llm_vault(tmp_path, fake_llm, net_guard, monkeypatch):
     base_url, server = fake_llm
     s = build_scenario(tmp_path / "vault")
     (tmp_path / "outside.md").write_text("a file next to the vault\n")
@@ -658,11 +658,12 @@ def test_cli_with_a_model_rejects_a_hostile_plan(tmp_path, fake_llm):
     base_url, server = fake_llm
     s = build_scenario(tmp_path / "vault")
     (s.vault.root / "braniac.toml").write_text("[model]\nretries = 0\ntimeout = 5\n")
+    env, netlog = guard_env(tmp_path / "guard", clean_env(BRANIAC_MODEL="openai/fake", BRANIAC_API_BASE=base_url,
+                                                          OPENAI_API_KEY="test"))
     outside = outside_snapshot(tmp_path)
     system = tree_bytes(s.vault.root / "system")
     server.other.append({"operations": [HOSTILE["traversal"], HOSTILE["delete"], HOSTILE["system"],
                                         {"op": "move", "path": s.paths["ownership"], "to": f"{LTM}/concrete"}]})
-    env = clean_env(BRANIAC_MODEL="openai/fake", BRANIAC_API_BASE=base_url, OPENAI_API_KEY="test")
     result = run_cli("--vault", s.vault.root, "organize", env=env, timeout=120)
     assert result.returncode == 0, result.stderr
     assert result.stdout.startswith("organized: 1 move"), result.stdout
@@ -670,5 +671,6 @@ def test_cli_with_a_model_rejects_a_hostile_plan(tmp_path, fake_llm):
     assert (s.vault.ltm_root / "concrete/ownership.md").exists()
     assert len((s.vault.root / "logs/organize.log").read_text().splitlines()) == 3
     assert outside_snapshot(tmp_path) == outside and tree_bytes(s.vault.root / "system") == system
+    assert not netlog.exists(), netlog.read_text()      # nothing but the loopback server was reached
     check_links(s.vault.root)
     check_no_note_lost(s.vault.root, s.uuids.values())

@@ -396,7 +396,9 @@ def _staging(vault: "Vault"):
 
 
 def _measure(vault: "Vault", probes, live: "Vault") -> dict:
-    """Recall@10 and mean reciprocal rank of the notes each probe's turn actually read (by uuid)."""
+    """Recall and mean reciprocal rank of the notes each probe's turn actually read (by uuid), in
+    the top max(10, notes read) results: a turn that read 50 notes (a large search_limit) is
+    measured on its top 50, else recall@10 hardly sees a change at all."""
     from ..index import SearchIndex
     index = SearchIndex(vault, notice=lambda m: None)
     index.sync()
@@ -408,7 +410,7 @@ def _measure(vault: "Vault", probes, live: "Vault") -> dict:
         wanted = {files[rel]["u"] for rel in probe.read if rel in files and files[rel].get("u")}
         if not wanted:
             continue
-        hits = [h.uuid for h in index.search(probe.query, limit=10, sync=False)]
+        hits = [h.uuid for h in index.search(probe.query, limit=max(10, len(wanted)), sync=False)]
         found = [hits.index(u) for u in wanted if u in hits]
         recall += len(found) / len(wanted)
         mrr += sum(1 / (r + 1) for r in found) / len(wanted)
