@@ -8,6 +8,9 @@ then read) to check that a reorganization does not make memory worse.
 
     2025-09-16T15:30:00Z | QUERY | how do I time a python function?
 
+Organization writes a `MOVE` line when it moves a note (`/abs/old.md -> /abs/new.md`), so the
+reads recorded under the old path keep counting for the note at its new place.
+
 Appends are single O_APPEND writes, so concurrent readers from many processes never
 interleave within a line. Malformed lines are reported, never fatal.
 """
