@@ -244,6 +244,41 @@ class Vault:
             return None
         return rel.parts[0] if len(rel.parts) > 1 and rel.parts[0] in TIERS else None
 
+    # ------------------------------------------------------------------ the processes, as a library
+    def search(self, query: str, *, limit: int = 10, kind: str | None = None, archived: bool = False):
+        """`braniac search`: ranked hits (title, path, uuid, kind, score, excerpt)."""
+        from .index import SearchIndex
+        index = SearchIndex(self, notice=lambda m: None)
+        try:
+            return index.search(query, limit=limit, kind=kind, exclude_kinds=() if archived else ("archive",))
+        finally:
+            index.close()
+
+    def ask(self, prompt: str, *, model: str | None = None):
+        """`braniac ask`: one core-loop turn, reflected into short-term memory; returns the Turn."""
+        from .session import Session
+        session = Session(self, model=model)
+        try:
+            return session.turn(prompt, background=False)
+        finally:
+            session.close()
+
+    def promote(self, *, force: bool = False, dry_run: bool = False, model: str | None = None):
+        """`braniac promote`: consolidate short-term into long-term memory; returns the report."""
+        from . import config as config_module
+        from .model import get_model
+        from .processes.promotion import promote
+        cfg = config_module.load(self.root, model=model)
+        return promote(self, get_model(cfg, self.root), cfg, force=force, dry_run=dry_run)
+
+    def organize(self, *, dry_run: bool = False, model: str | None = None):
+        """`braniac organize`: learn from use, restructure and archive; returns the report."""
+        from . import config as config_module
+        from .model import get_model
+        from .processes.organization import organize
+        cfg = config_module.load(self.root, model=model)
+        return organize(self, cfg, model=get_model(cfg, self.root), dry_run=dry_run)
+
     # ------------------------------------------------------------------ health and numbers
     def doctor(self):
         from .doctor import check
