@@ -27,7 +27,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from locomo_scoring import cap_words, content_words, covered, summarize  # noqa: E402
+from locomo_scoring import cap_words, covered, summarize  # noqa: E402
 
 from braniac import Vault, clock  # noqa: E402
 from braniac.processes.promotion import promote  # noqa: E402

@@ -13,13 +13,11 @@ from __future__ import annotations
 
 import json
 import math
-import os
 import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import access_log
-from .fsio import atomic_write
 
 FIELD_BOOSTS = {"title": 3.0, "tags": 2.0, "body": 1.0}
 LINKS = 0.15          # per ln(1 + inbound links)

@@ -13,7 +13,7 @@ so a note that moved up is still the much-read note it was.
 from __future__ import annotations
 
 import math
-from collections import Counter, defaultdict
+from collections import Counter
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from itertools import combinations

@@ -13,7 +13,7 @@ from typing import Iterable, Iterator
 from . import clock, git, notes, stm
 from .config import CONFIG_NAME
 from .errors import InputError, NoteError, STMError, VaultExists, VaultNotFound
-from .fsio import MAX_TEXT_BYTES, ensure_inside, inside, locked, read_text, update_text
+from .fsio import ensure_inside, inside, locked, read_text, update_text
 from .resources import data_dir
 
 STM_MAX_BYTES = 20 * 1024 * 1024

@@ -8,7 +8,7 @@ Reflection of the exchange into short-term memory is handed to a Reflector after
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Callable, Iterator
+from typing import TYPE_CHECKING, Callable
 
 from .. import access_log, clock
 from ..config import Config

@@ -34,6 +34,7 @@ from .. import clock, git, notes
 from ..errors import BraniacError, LockBusy, NoteError
 from ..fsio import append_line, atomic_write, inside, locked, read_text
 from ..index_md import Entry, INDEX_NAME, split_sections, _entries
+from ..index import update_after_write
 from ..moves import Move, apply_moves, finish, pending
 from ..usage import Usage, read_usage
 
@@ -125,10 +126,10 @@ def _organize(vault, config, model, report, dry_run, notice, archive_days) -> Or
         _apply(vault, operations, written)
     if _rotate(vault):
         written |= {vault.access_log_path, *vault.access_log_path.parent.glob("access-*.log")}
-    _mark_done(vault)
+    vault.record_run("organization")
     report.files = sorted(vault.relative(p) for p in written if p.exists())
     if written:
-        _reindex(vault, written, notice)
+        update_after_write(vault, written, notice)
         if config.git_autocommit and git.is_repo(vault.root):
             report.commit = _commit(vault, written, report)
     if report.status != "gated":
@@ -228,7 +229,8 @@ def _split_and_merge(vault: "Vault", leaving: set[str], arriving: set[str]) -> l
                         for path in members:
                             ops.append({"op": "move", "path": f"{here}/{path.name}",
                                         "to": f"{here}/{notes.slugify(tag)}"})
-            elif len(files) == 1 and not subfolders and folder.parent != root.parent and folder != root:
+            elif len(files) == 1 and not subfolders and folder.parent != root and folder != root:
+                # (the top-level topic folders, people/ places/ topics/, stay: promotion fills them)
                 ops.append({"op": "move", "path": f"{here}/{files[0].name}", "to": here.rsplit("/", 1)[0],
                             "merge": here})
     return ops
@@ -623,22 +625,6 @@ def _percentile(values: list[int], q: float) -> float:
         return 0
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
-
-
-def _mark_done(vault: "Vault") -> None:
-    marker = vault.state_dir / "state" / "last_organization"
-    marker.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(marker, clock.iso(clock.now()) + "\n")
-
-
-def _reindex(vault: "Vault", written: set[Path], notice) -> None:
-    try:
-        from ..index import SearchIndex
-        index = SearchIndex(vault, notice=notice)
-        index.sync(written)
-        index.close()
-    except BraniacError as exc:
-        notice(f"search index not updated now ({exc}); the next search catches up")
 
 
 def _commit(vault: "Vault", written: set[Path], report: OrganizeReport) -> str | None:

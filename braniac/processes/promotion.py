@@ -25,7 +25,7 @@ from ..errors import BraniacError, LockBusy, NoteError
 from ..fsio import atomic_write, append_line, locked, read_text, stale_temp_files, update_text
 from ..index import update_after_write
 from ..index_md import Entry
-from ..ltm import (Fact, FactNote, citation, ensure_folder, event_path, refresh_indexes, stable_uuid)
+from ..ltm import (Fact, FactNote, ensure_folder, event_path, refresh_indexes, stable_uuid)
 from ..model.offline import OfflineModel
 from ..model.offline_promotion import relate
 from ..model.types import Claim, EventRecord, NoteDraft
@@ -438,7 +438,6 @@ def _write_digests(vault, events: list[EventRecord], doc, done_items: list[str],
     """A digest per day of events: what happened, one cited line per event with substance,
     plus the completed tasks and decisions recorded from Structured Data."""
     from ..model.offline_promotion import is_claim, sentences, split_speaker
-    from .. import textutil
     by_day: dict[str, list[EventRecord]] = {}
     for event in events:
         by_day.setdefault(event.id[:10], []).append(event)
