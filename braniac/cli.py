@@ -118,7 +118,11 @@ def stats(ctx: click.Context, as_json: bool) -> None:
     click.echo(f"vault           {data['vault']}")
     click.echo(f"long-term       {ltm['concrete']} concrete, {ltm['events']} events, {ltm['skills']} skills"
                f" ({ltm['indexes']} _index.md files)")
-    click.echo(f"short-term      {short['events']} events, {short['open_goals']} open goals, {short['open_tasks']} open tasks")
+    if short["events"] is None:
+        click.echo("short-term      unreadable (braniac doctor says why)")
+    else:
+        click.echo(f"short-term      {short['events']} events, {short['open_goals']} open goals, "
+                   f"{short['open_tasks']} open tasks")
     click.echo(f"last promotion  {data['last_promotion'] or 'never'}")
     click.echo(f"last organize   {data['last_organization'] or 'never'}")
     hubs = data["hubs"]

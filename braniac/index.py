@@ -41,7 +41,6 @@ COMPACT_AT = 2000                   # journal lines before the file list is rewr
 # Bump when the schema, the storage or the file list changes. 2: plain (non-compound) segment
 # files, uuid-first link records, an index id in the file list.
 FORMAT = 2
-KINDS = ("concrete", "events", "skills", "index", "stm", "identity", "archive", "other")
 INDEXED_ROOTS = ("system", "memory")
 SKIPPED_NAMES = ("node_modules",)  # besides every name starting with "." (.git, .obsidian, .trash)
 SMALL_UPDATE = 64       # commits of fewer documents skip segment merging (merged when idle)

@@ -11,7 +11,6 @@ contradicts one in place moves the old one, dated and cited, to `## History`.
 """
 from __future__ import annotations
 
-import hashlib
 import re
 import uuid as uuidlib
 from dataclasses import dataclass, field
@@ -342,7 +341,3 @@ def refresh_indexes(vault: "Vault", folders: Iterable[Path], written: set[Path])
             index.note.touch()
             atomic_write(index_path, index.render())
             written.add(index_path)
-
-
-def digest_hash(text: str) -> str:
-    return hashlib.blake2b(text.encode("utf-8"), digest_size=8).hexdigest()

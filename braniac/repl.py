@@ -159,9 +159,11 @@ def _read_lines(chat: Chat, prompt_text: str) -> Callable[[], str]:
 
 def run_chat(vault: Vault, *, model: str | None = None) -> None:
     chat = Chat(vault, model=model)
-    label = "offline (no language model configured: answers quote your memory)" if not _model_name(vault, model) \
-        else _model_name(vault, model)
-    chat.say(f"braniac chat · vault {vault.root} · model: {label}")
+    # the banner comes before the session is ready (it warms up in the background): read the
+    # configuration once more here rather than wait for it
+    from . import config
+    from .session import model_label
+    chat.say(f"braniac chat · vault {vault.root} · model: {model_label(config.load(vault.root, model=model).model.name)}")
     chat.say("type /help for commands, Ctrl-D to leave")
     read = _read_lines(chat, "you> ")
     from .processes.idle import IdleWorker
@@ -185,8 +187,3 @@ def run_chat(vault: Vault, *, model: str | None = None) -> None:
     finally:
         stop_idle.set()
         chat.close()
-
-
-def _model_name(vault: Vault, model: str | None) -> str | None:
-    from . import config
-    return config.load(vault.root, model=model).model.name

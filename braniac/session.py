@@ -29,8 +29,7 @@ class Session:
 
     @property
     def model_label(self) -> str:
-        return "offline (no language model configured: answers quote your memory)" \
-            if self.model.name == "offline" else self.model.name
+        return model_label(self.model.name)
 
     def turn(self, prompt: str, *, on_chunk: Callable[[str], None] | None = None, background: bool = True) -> Turn:
         """One core-loop turn, then reflection. If the turn fails, the prompt (and any part of
@@ -55,3 +54,10 @@ class Session:
     def close(self) -> None:
         self.reflector.flush()
         self.loop.index.close()
+
+
+def model_label(name: str | None) -> str:
+    """How the chat banner (and anyone else) names the model in use."""
+    if not name or name == "offline":
+        return "offline (no language model configured: answers quote your memory)"
+    return name
