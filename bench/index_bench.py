@@ -213,7 +213,7 @@ def edit_note(vault: Vault, rel: str, word: str) -> None:
     path.write_text(text + f"\nEdited: {word} appears now.\n", encoding="utf-8")
 
 
-def run_size(n: int, workdir: Path, braniac_cmd: list[str]) -> dict:
+def run_size(n: int, workdir: Path, braniac_cmd: list[str], keep: bool = False) -> dict:
     corpus = Corpus()
     queries = corpus.queries(N_QUERIES + N_WARMUP)
     warm_q, timed_q = queries[:N_WARMUP], queries[N_WARMUP:]
@@ -307,9 +307,10 @@ def run_size(n: int, workdir: Path, braniac_cmd: list[str]) -> dict:
         if proc.returncode != 0:
             raise SystemExit(f"braniac search failed: {proc.stderr}")
     out["cold_search_median_s"] = round(statistics.median(times[1:]), 3)  # the first warms the page cache
-    shutil.rmtree(root, ignore_errors=True)
-    for p in workdir.glob(f"fts-{n}.db*"):
-        p.unlink()
+    if not keep:
+        shutil.rmtree(root, ignore_errors=True)
+        for p in workdir.glob(f"fts-{n}.db*"):
+            p.unlink()
     return out
 
 
@@ -376,7 +377,7 @@ def main() -> None:
     try:
         for n in sizes:
             before = os.getloadavg()[0]
-            r = run_size(n, workdir, braniac_cmd)
+            r = run_size(n, workdir, braniac_cmd, keep=args.keep)
             r["load_average"] = f"{before:.2f}→{os.getloadavg()[0]:.2f}"
             results.append(r)
             print(table(r), flush=True)

@@ -27,7 +27,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
-from . import notes, ranking
+from . import notes, ranking, scoring
 from .errors import BraniacError, IndexError_, LockBusy, NoteError
 from .fsio import MAX_TEXT_BYTES, inside, locked
 from .links import find_links
@@ -152,6 +152,9 @@ class SearchIndex:
         self._want_excerpts = True              # search() sets it per call
         self._list = _FileList(self.dir)
         self._inbound: dict[str, int] | None = None
+        self._fields: dict[int, dict] = {}       # per searcher: docnum -> stored fields
+        self._kinds: dict[str, frozenset[int]] = {}   # per searcher: kind -> docnums
+        self._ceiling_of: tuple | None = None
 
     # ------------------------------------------------------------------ opening
     def _lock(self, timeout: float | None = None):
@@ -524,6 +527,7 @@ class SearchIndex:
             # Plain segment files make opening cheap (well under 1 ms at 10k notes).
             old, self._searcher = self._searcher, ix.searcher()
             self._searcher_gen = self._searcher.reader().generation()
+            self._fields, self._kinds = {}, {}   # document numbers change with the searcher
             if old is not None:
                 try:
                     old.close()
@@ -575,36 +579,70 @@ class SearchIndex:
                           "run `braniac reindex`")
 
     def _search(self, text: str, limit: int, kind: str | None, exclude: tuple[str, ...]) -> list[Hit]:
-        _f, _h, _i, _qp, query, *_ = _whoosh()
         q = parse_query(text)
         if q is None:
             return []
         searcher = self.searcher()
         files = self._load_files()
-        filter_q = query.Term("kind", kind) if kind else None
-        mask = None
-        excluded = [k for k in exclude if not kind and searcher.doc_frequency("kind", k)]
-        if excluded:  # no mask when nothing is archived: checking it costs every matching note
-            mask = query.Or([query.Term("kind", k) for k in excluded])
         inbound = self._inbound_counts(files)
         reads = ranking.read_counts(self.vault.root / "logs", self.vault.state_dir / "reads.json")
-        # Importance re-ranks BM25F's best limit x RERANK_POOL hits. A smaller pool is faster
-        # (2x: 7 ms at 10k notes instead of 10 ms) but, with a skewed read history, kept the
-        # true top 10 in 63 of 200 queries instead of 163: the reach is worth its cost.
-        results = searcher.search(q, limit=max(limit, 1) * ranking.RERANK_POOL, filter=filter_q, mask=mask)
-        scored = []
-        for hit in results:
-            fields = hit.fields()
+        excluded = [k for k in exclude if not kind and searcher.doc_frequency("kind", k)]
+
+        def importance(fields: dict) -> float:
             rel = fields["path"]
-            signals = ranking.Signals(depth=fields.get("depth") or 0, inbound=inbound.get(rel, 0),
-                                      reads=reads.get(rel, 0))
-            scored.append((hit.score * ranking.importance(signals), fields))
-        scored.sort(key=lambda item: -item[0])
+            return ranking.importance(ranking.Signals(depth=fields.get("depth") or 0, inbound=inbound.get(rel, 0),
+                                                      reads=reads.get(rel, 0)))
+
+        terms = scoring.plain_terms(q, searcher.schema)
+        if terms is not None:
+            ranked = scoring.best(
+                scoring.bm25f(searcher, terms), limit, lambda doc: importance(self._stored(searcher, doc)),
+                self._ceiling(inbound, reads),
+                allowed=self._kind_docs(searcher, kind) if kind else None,
+                excluded=set().union(*(self._kind_docs(searcher, k) for k in excluded)))
+            scored = [(score, self._stored(searcher, doc)) for score, doc in ranked]
+        else:
+            scored = self._collector_search(searcher, q, limit, kind, excluded, importance)
         words = _query_words(q)
         return [Hit(title=fields["title"], path=fields["path"], uuid=fields.get("uuid") or "",
                     kind=fields["kind"], score=score,
                     excerpt=self._excerpt(fields["path"], words) if self._want_excerpts else "")
                 for score, fields in scored[:max(limit, 0)]]
+
+    def _collector_search(self, searcher, q, limit: int, kind: str | None, excluded: list[str],
+                          importance: Callable[[dict], float]) -> list[tuple[float, dict]]:
+        """Phrases, AND, NOT: Whoosh's collector finds BM25F's best limit x RERANK_POOL hits,
+        and importance re-ranks those."""
+        query = _whoosh()[4]
+        filter_q = query.Term("kind", kind) if kind else None
+        # no mask when nothing is excluded: checking it costs every matching note
+        mask = query.Or([query.Term("kind", k) for k in excluded]) if excluded else None
+        results = searcher.search(q, limit=max(limit, 1) * ranking.RERANK_POOL, filter=filter_q, mask=mask)
+        scored = [(hit.score * importance(hit.fields()), hit.fields()) for hit in results]
+        scored.sort(key=lambda item: -item[0])
+        return scored
+
+    def _stored(self, searcher, doc: int) -> dict:
+        """A document's stored fields, remembered while the searcher stays open."""
+        fields = self._fields.get(doc)
+        if fields is None:
+            fields = self._fields[doc] = searcher.stored_fields(doc)
+        return fields
+
+    def _kind_docs(self, searcher, kind: str) -> frozenset[int]:
+        """Document numbers of one kind, remembered while the searcher stays open."""
+        docs = self._kinds.get(kind)
+        if docs is None:
+            query = _whoosh()[4]
+            docs = self._kinds[kind] = frozenset(searcher.docs_for_query(query.Term("kind", kind)))
+        return docs
+
+    def _ceiling(self, inbound: dict[str, int], reads: dict[str, int]) -> float:
+        # read_counts and _inbound_counts hand back the same dicts until something changed
+        cached = self._ceiling_of
+        if cached is None or cached[0] is not inbound or cached[1] is not reads:
+            cached = self._ceiling_of = (inbound, reads, ranking.ceiling(inbound, reads))
+        return cached[2]
 
     def _excerpt(self, rel: str, words: set[str], maxchars: int = 240) -> str:
         """Up to two passages of the note's body around the query's words, in **bold**.

@@ -23,7 +23,7 @@ FIELD_BOOSTS = {"title": 3.0, "tags": 2.0, "body": 1.0}
 LINKS = 0.15          # per ln(1 + inbound links)
 READS = 0.10          # per ln(1 + reads recorded in the access logs)
 DEPTH_DECAY = 0.97    # each folder level below memory/long_term/ costs 3 %
-RERANK_POOL = 5       # re-rank the top limit × RERANK_POOL BM25F hits
+RERANK_POOL = 5       # queries with phrases/AND/NOT: re-rank the top limit × RERANK_POOL BM25F hits
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,13 @@ class Signals:
 def importance(signals: Signals) -> float:
     boost = 1.0 + LINKS * math.log1p(signals.inbound) + READS * math.log1p(signals.reads)
     return boost * (DEPTH_DECAY ** signals.depth)
+
+
+def ceiling(inbound: dict[str, int], reads: dict[str, int]) -> float:
+    """An importance no note exceeds: the most links and the most reads any file has, at the
+    top of the hierarchy. Search stops looking once BM25F × this cannot make the top."""
+    return importance(Signals(depth=0, inbound=max(inbound.values(), default=0),
+                              reads=max(reads.values(), default=0)))
 
 
 # ------------------------------------------------------------------ reads from the access logs
