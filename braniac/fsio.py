@@ -27,12 +27,14 @@ TEMP_SUFFIX = ".braniac-tmp"
 
 # ---------------------------------------------------------------------------- writes
 
-def atomic_write(path: Path, data: str | bytes, *, expect_unchanged: os.stat_result | None = None) -> None:
+def atomic_write(path: Path, data: str | bytes, *, expect_unchanged: os.stat_result | None = None,
+                 durable: bool = True) -> None:
     """Replace `path` with `data` atomically.
 
     With `expect_unchanged` (a stat taken when the file was read), refuse with ConcurrentEdit
     if someone else (a person's editor, say) changed the file meanwhile, so their edit is
-    never overwritten by a stale copy.
+    never overwritten by a stale copy. `durable=False` skips the fsyncs, for derived state that
+    is rebuilt if a crash loses it: readers still never see a half-written file.
     """
     path = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
@@ -44,7 +46,8 @@ def atomic_write(path: Path, data: str | bytes, *, expect_unchanged: os.stat_res
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
             handle.flush()
-            os.fsync(handle.fileno())
+            if durable:
+                os.fsync(handle.fileno())
         with contextlib.suppress(FileNotFoundError):
             os.chmod(temp, os.stat(path).st_mode & 0o777)
         if expect_unchanged is not None and _changed_since(path, expect_unchanged):
@@ -54,7 +57,8 @@ def atomic_write(path: Path, data: str | bytes, *, expect_unchanged: os.stat_res
         with contextlib.suppress(FileNotFoundError):
             os.unlink(temp)
         raise
-    _fsync_dir(folder)
+    if durable:
+        _fsync_dir(folder)
 
 
 class ConcurrentEdit(Exception):

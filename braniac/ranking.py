@@ -17,7 +17,8 @@ import re
 from dataclasses import dataclass
 from pathlib import Path
 
-from . import access_log
+from . import access_log, clock
+from .fsio import atomic_write
 
 FIELD_BOOSTS = {"title": 3.0, "tags": 2.0, "body": 1.0}
 LINKS = 0.15          # per ln(1 + inbound links)
@@ -47,8 +48,9 @@ def ceiling(inbound: dict[str, int], reads: dict[str, int]) -> float:
 
 # ------------------------------------------------------------------ reads from the access logs
 
-CACHE_VERSION = 3    # 3: counted per log file, tails read incrementally (2: paths cut at the vault root)
+CACHE_VERSION = 4    # 4: MOVE lines kept per file (3: counted per log file, tails read incrementally)
 _MEMORY_PART = re.compile(r"(?:^|/)(memory/.+)$")
+PERSIST_TAIL_BYTES = 65536   # rewrite the on-disk count once this much log was counted since
 
 
 def vault_relative(logged_path: str, root: str | None = None) -> str | None:
@@ -72,13 +74,26 @@ def log_files(logs_dir: Path) -> list[Path]:
                   if p.is_file() and p.name.startswith("access") and not p.name.endswith(".rotating"))
 
 
-_memo: dict[str, tuple[dict, dict[str, int]]] = {}
+@dataclass
+class _Counted:
+    stamp: dict[str, list[int]]        # log file name -> [size counted, mtime, inode]
+    per_file: dict[str, dict]          # log file name -> {"stamp", "counts", "moves"}
+    total: dict[str, int]
+    unsaved: int = 0                   # log bytes counted since the cache file was written
+
+
+_memo: dict[str, _Counted] = {}
 
 
 def read_counts(logs_dir: Path, cache_path: Path) -> dict[str, int]:
-    """Reads per vault-relative path. Counted per log file and cached (on disk and in memory)
-    by size, mtime and inode: a log that only grew is read from where the count stopped, so a
-    turn's few new lines cost microseconds, not a re-read of the whole history."""
+    """Reads per vault-relative path; a note organization moved (a MOVE line) keeps its reads.
+
+    Counted per log file and remembered (in memory, and on disk for the next process) by size,
+    mtime and inode: a log that only grew is read from where the count stopped, so a turn's
+    few new lines cost microseconds, not a re-read of the whole history. The same dict comes
+    back until a log changes. Moves are applied in time order after the reads are summed, so
+    a note created later at a moved note's old path would share its reads (rare, and harmless
+    beyond a little rank)."""
     stamp: dict[str, list[int]] = {}
     files: list[Path] = []
     for path in log_files(logs_dir):
@@ -90,13 +105,10 @@ def read_counts(logs_dir: Path, cache_path: Path) -> dict[str, int]:
         stamp[path.name] = [st.st_size, st.st_mtime_ns, st.st_ino]
     key = str(cache_path)
     memo = _memo.get(key)
-    if memo is not None and memo[0] == stamp:
-        return memo[1]
-    try:
-        cached = json.loads(cache_path.read_text(encoding="utf-8"))
-        per_file = cached["per_file"] if cached.get("v") == CACHE_VERSION else {}
-    except (OSError, ValueError, KeyError):
-        per_file = {}
+    if memo is not None and memo.stamp == stamp:
+        return memo.total
+    per_file = memo.per_file if memo is not None else _load_cache(cache_path)
+    unsaved = memo.unsaved if memo is not None else 0
     root = str(logs_dir.parent)  # logs/ sits at the top of the vault
     fresh: dict[str, dict] = {}
     for path in files:
@@ -105,9 +117,10 @@ def read_counts(logs_dir: Path, cache_path: Path) -> dict[str, int]:
         if old and old["stamp"] == [size, mtime, inode]:
             fresh[path.name] = old
             continue
-        start, counts = 0, {}
+        start, counts, moves = 0, {}, []
         if old and old["stamp"][2] == inode and old["stamp"][0] <= size:
-            start, counts = old["stamp"][0], dict(old["counts"])  # the same file, grown: count the tail
+            # the same file, grown: count the tail
+            start, counts, moves = old["stamp"][0], dict(old["counts"]), list(old.get("moves", ()))
         try:
             with open(path, "rb") as handle:
                 handle.seek(start)
@@ -115,22 +128,60 @@ def read_counts(logs_dir: Path, cache_path: Path) -> dict[str, int]:
         except OSError:
             continue
         end = tail.rfind(b"\n") + 1   # a line still being written is counted next time
+        unsaved += end
         for entry in access_log.parse_lines(tail[:end].decode("utf-8", errors="replace").split("\n")).entries:
             if entry.action == "READ":
                 rel = vault_relative(entry.path, root)
                 if rel:
                     counts[rel] = counts.get(rel, 0) + 1
+            elif entry.action == "MOVE":
+                before, arrow, after = entry.path.partition(" -> ")
+                moved = vault_relative(before.strip(), root), vault_relative(after.strip(), root)
+                if arrow and all(moved) and moved[0] != moved[1]:
+                    moves.append([clock.iso(entry.at), *moved])
         fresh[path.name] = {"stamp": [start + end, mtime, inode] if end < len(tail) else [size, mtime, inode],
-                            "counts": counts}
+                            "counts": counts, "moves": moves}
+    total = _total(fresh)
+    changed_files = memo is None or set(fresh) != set(memo.per_file)
+    if changed_files or unsaved >= PERSIST_TAIL_BYTES:
+        _save_cache(cache_path, fresh)
+        unsaved = 0
+    _memo[key] = _Counted(stamp, fresh, total, unsaved)
+    return total
+
+
+def _total(per_file: dict[str, dict]) -> dict[str, int]:
     total: dict[str, int] = {}
-    for item in fresh.values():
+    for item in per_file.values():
         for rel, n in item["counts"].items():
             total[rel] = total.get(rel, 0) + n
-    _memo[key] = (stamp, total)
+    for _at, before, after in sorted(m for item in per_file.values() for m in item.get("moves", ())):
+        if before in total:
+            total[after] = total.get(after, 0) + total.pop(before)
+    return total
+
+
+def _load_cache(cache_path: Path) -> dict[str, dict]:
+    """The counts a previous process saved; anything malformed is simply counted again."""
     try:
-        cache_path.parent.mkdir(parents=True, exist_ok=True)
-        # derived state, rebuilt from the logs if lost: no need to pay for an fsync per turn
-        cache_path.write_text(json.dumps({"v": CACHE_VERSION, "per_file": fresh}), encoding="utf-8")
+        cached = json.loads(cache_path.read_text(encoding="utf-8"))
+        per_file = cached["per_file"] if cached.get("v") == CACHE_VERSION else {}
+        return {name: item for name, item in per_file.items() if _valid(item)}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError):
+        return {}
+
+
+def _valid(item) -> bool:
+    return (isinstance(item, dict) and isinstance(item.get("stamp"), list) and len(item["stamp"]) == 3
+            and all(isinstance(n, int) for n in item["stamp"]) and isinstance(item.get("counts"), dict)
+            and all(isinstance(n, int) for n in item["counts"].values()) and isinstance(item.get("moves"), list)
+            and all(isinstance(m, list) and len(m) == 3 and all(isinstance(x, str) for x in m)
+                    for m in item["moves"]))
+
+
+def _save_cache(cache_path: Path, per_file: dict[str, dict]) -> None:
+    try:
+        # derived state, recounted from the logs if lost: no need to pay for an fsync
+        atomic_write(cache_path, json.dumps({"v": CACHE_VERSION, "per_file": per_file}), durable=False)
     except OSError:
         pass  # a read-only state folder only costs a recount next time
-    return total

@@ -91,7 +91,7 @@ _CACHE_SIZE = 4096
 
 def _terms(text: str) -> list[str]:
     """Content words (no stop words or conversational filler), lightly stemmed."""
-    return [textutil.stem(w) for w in textutil.content_words(text)]
+    return list(map(textutil.stem, textutil.content_words(text)))
 
 
 def _passages_of(path: str, read) -> tuple[str, str, _Parts]:

@@ -10,6 +10,8 @@ term scores: SearchIndex sends those queries through Whoosh's collector.
 from __future__ import annotations
 
 import heapq
+import weakref
+from itertools import accumulate, repeat
 from typing import Callable, Container
 
 # Whoosh's BM25F defaults, which the index's searchers use (Index.searcher() with no weighting).
@@ -39,33 +41,56 @@ def plain_terms(q, schema) -> list[tuple[str, str, float]] | None:
 
 def bm25f(searcher, terms: list[tuple[str, str, float]]) -> dict[int, float]:
     """Document number -> the BM25F score Whoosh would give, for every live matching document."""
-    from whoosh.util.numeric import byte_to_length
+    from whoosh.reading import TermNotFound
 
     scores: dict[int, float] = {}
     get = scores.get
-    norms: dict[str, list[float]] = {}
+    norms = _norms(searcher, {field for field, _text, _boost in terms})
     for leaf, base in searcher.reader().leaf_readers():
-        deleted = leaf.deleted_docs_set if leaf.has_deletions() else None
-        lengths: dict[str, bytes] = {}
+        deleted = leaf.deleted_docs_set if leaf.has_deletions() else ()
         for field, text, boost in terms:
-            if (field, text) not in leaf:
+            try:
+                postings = leaf.postings(field, text)
+            except TermNotFound:
                 continue
-            if field not in norms:
-                # The length part of BM25's denominator for each of the 256 encoded lengths.
-                avg = searcher.avg_field_length(field) or 1
-                norms[field] = [K1 * ((1 - B) + B * byte_to_length(b) / avg) for b in range(256)]
-            norm = norms[field]
-            if field not in lengths:
-                lengths[field] = _length_bytes(leaf, field)
-            length = lengths[field]
+            norm = _doc_norms(leaf, field, norms[field])
             c = boost * searcher.idf(field, text) * (K1 + 1)
-            for ids, weights in _blocks(leaf.postings(field, text)):
-                for doc, tf in zip(ids, weights):
-                    if deleted is not None and doc in deleted:
-                        continue
-                    key = doc + base
-                    scores[key] = get(key, 0.0) + c * tf / (tf + norm[length[doc]])
+            for ids, weights in _blocks(postings):
+                if base or deleted:
+                    for doc, tf in zip(ids, weights):
+                        if doc not in deleted:
+                            key = doc + base
+                            scores[key] = get(key, 0.0) + c * tf / (tf + norm[doc])
+                else:   # the common case, one segment without deletions: the tightest loop
+                    for doc, tf in zip(ids, weights):
+                        scores[doc] = get(doc, 0.0) + c * tf / (tf + norm[doc])
     return scores
+
+
+def _norms(searcher, fields: set[str]) -> dict[str, tuple[float, list[float]]]:
+    """Per field: (average length, the length part of BM25's denominator for each of the 256
+    length bytes Whoosh stores)."""
+    from whoosh.util.numeric import byte_to_length
+
+    out = {}
+    for field in fields:
+        avg = searcher.avg_field_length(field) or 1
+        out[field] = (avg, [K1 * ((1 - B) + B * byte_to_length(b) / avg) for b in range(256)])
+    return out
+
+
+_doc_norm_memo: "weakref.WeakKeyDictionary" = weakref.WeakKeyDictionary()
+
+
+def _doc_norms(leaf, field: str, norms: tuple[float, list[float]]) -> list[float]:
+    """Each document's length part of the denominator, for one segment and field; remembered
+    while the segment's reader lives and the average length is the same."""
+    avg, table = norms
+    memo = _doc_norm_memo.setdefault(leaf, {})
+    cached = memo.get(field)
+    if cached is None or cached[0] != avg:
+        cached = memo[field] = (avg, [table[b] for b in _length_bytes(leaf, field)])
+    return cached[1]
 
 
 def best(scores: dict[int, float], limit: int, importance: Callable[[int], float], ceiling: float, *,
@@ -127,9 +152,13 @@ def _blocks(matcher):
     if isinstance(matcher, W3LeafMatcher) and hasattr(matcher, "_next_block"):
         matcher.reset()
         while matcher.is_active():
-            matcher._read_ids()
-            matcher._read_weights()
-            yield matcher._ids, matcher._weights
+            matcher._read_data()
+            raw_ids, weights = matcher._data[0], matcher._data[1]
+            # ids are stored as gaps; accumulate() undoes that in C (Whoosh's decoder is a generator)
+            ids = raw_ids if matcher._byteids else accumulate(raw_ids)
+            if weights is None or isinstance(weights, float):   # a block of equal weights
+                weights = repeat(1.0 if weights is None else weights, matcher._blocklength)
+            yield ids, weights
             matcher._next_block()
         return
     matcher.reset()

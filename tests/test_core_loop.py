@@ -169,6 +169,29 @@ def test_budget_cuts_conversation_before_short_term_memory(busy_vault):
     assert len(wm.stm_events) == 5  # …before any short-term memory
 
 
+def test_budget_drops_just_enough_of_the_oldest_events(tmp_path):
+    """With many events waiting for promotion, the cut keeps the newest events and drops no
+    more than the budget needs (dropping one event fewer would not fit)."""
+    from braniac.model.types import WorkingMemory
+    from braniac.processes.working_memory import fit, stm_entries
+
+    vault, _ = Vault.init(tmp_path / "v")
+    for n in range(80):
+        vault.append_event({"User": f"event {n} " + "words " * (n % 7 * 5), "AI": "noted"})
+    text = vault.read_stm().render()
+    newest_first = [e.id for e in stm.parse(text).events]
+    for budget in range(200, tokens(text), 397):
+        wm = fit(WorkingMemory(identity="me", conversation="", short_term=text, prompt="hi",
+                               stm_events=stm_entries(text), now=""), None, budget)
+        kept = [e.id for e in stm.parse(wm.short_term).events]
+        assert kept == newest_first[:len(kept)] and [e.id for e in wm.stm_events] == kept
+        assert tokens("me") + tokens(wm.short_term) + tokens("hi") <= budget
+        if len(kept) < len(newest_first):
+            doc = stm.parse(text)
+            doc.remove_events(set(newest_first[len(kept) + 1:]))
+            assert tokens("me") + tokens(doc.render()) + tokens("hi") > budget, budget
+
+
 def test_budget_from_braniac_toml_through_the_cli(busy_vault):
     set_config(busy_vault, "[memory]\ncontext_tokens = 10\n")
     result = run_cli("ask", "--json", "How should I water the tomato beds?", cwd=busy_vault.root)

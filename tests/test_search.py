@@ -176,6 +176,32 @@ def test_a_kept_open_index_after_a_merge_has_no_duplicates(svault):
     assert kept.doc_count() == len(list(kept.walk()))
 
 
+def test_small_commits_keep_the_segment_count_bounded(svault, monkeypatch):
+    """Each edit commits a small segment; from MAX_SEGMENTS on a commit merges the small ones,
+    also with a mid-sized segment among them (where Whoosh's own policy merged nothing), and
+    a big segment is never rewritten by such a commit."""
+    from braniac import index as index_module
+    monkeypatch.setattr(index_module, "SMALL_SEGMENT", 40)   # a mid-sized segment without 500 notes
+    index = SearchIndex(svault, notice=lambda m: None)
+    for n in range(70):
+        put(svault, f"memory/long_term/concrete/big/b{n}.md", "B", f"The bulkword number{n}.")
+    index.sync()                                     # 70 notes: one commit, a big segment
+    big = {leaf.segment().segment_id() for leaf, _ in index.searcher().reader().leaf_readers()
+           if leaf.doc_count_all() >= 40}
+    assert big
+    rels = []
+    for n in range(25):
+        rels.append(put(svault, f"memory/long_term/concrete/s{n}.md", "S", f"The smallword count{n}.")
+                    .relative_to(svault.root).as_posix())
+        index.sync([svault.root / rels[-1]])
+        leaves = index.searcher().reader().leaf_readers()
+        assert len(leaves) <= index_module.MAX_SEGMENTS + len(big), n
+        assert big <= {leaf.segment().segment_id() for leaf, _ in leaves}
+    assert sorted(h.path for h in index.search("smallword", limit=50, sync=False)) == sorted(rels)
+    assert len(index.search("bulkword", limit=100, sync=False)) == 70
+    assert index.doc_count() == len(list(index.walk()))
+
+
 def test_sync_of_given_paths_handles_folders_and_never_takes_ignored_ones(svault):
     """`sync(paths)` (what `watch` calls) with a moved folder's old and new paths updates every
     note inside; a path in a hidden or tool folder is never indexed."""
@@ -627,6 +653,51 @@ def test_more_reads_rank_higher_including_rotated_logs(svault):
     assert [h.path for h in kept.search("heronword")] == [x, y]
     _log_reads(svault, y, 30)
     assert [h.path for h in kept.search("heronword")] == [y, x]
+
+
+def test_a_moved_note_keeps_its_reads(svault):
+    """Organization writes `TS | MOVE | old -> new`: reads logged under the old path follow
+    the note, through a chain of moves, also when the move is in a rotated log."""
+    from braniac import ranking
+    x, y = _twins(svault)
+    _log_reads(svault, y, 6, "access.log.1")
+    assert _paths(svault, "heronword") == [y, x]
+    moved = "memory/long_term/concrete/elsewhere/y.md"
+    (svault.root / moved).parent.mkdir(parents=True)
+    os.replace(svault.root / y, svault.root / moved)
+    assert _paths(svault, "heronword") == [x, moved]          # the reads stayed with the old path
+    with open(svault.root / "logs/access.log", "a", encoding="utf-8") as handle:
+        handle.write(f"2025-09-17T10:00:00Z | MOVE | {svault.root / y} -> {svault.root / moved}\n")
+    assert _paths(svault, "heronword") == [moved, x]
+    again = "memory/long_term/concrete/y.md"
+    os.replace(svault.root / moved, svault.root / again)
+    with open(svault.root / "logs/access.log", "a", encoding="utf-8") as handle:
+        handle.write(f"2025-09-18T10:00:00Z | MOVE | {svault.root / moved} -> {svault.root / again}\n")
+    assert _paths(svault, "heronword") == [again, x]
+    counts = ranking.read_counts(svault.root / "logs", svault.state_dir / "reads.json")
+    assert counts.get(again) == 6 and y not in counts and moved not in counts
+
+
+def test_read_counts_kept_incrementally_equal_a_fresh_count(svault, tmp_path):
+    """Counted a tail at a time in one process, saved for the next, or counted afresh: the same
+    numbers; a garbled saved count is simply counted again."""
+    from braniac import ranking
+    logs, cache = svault.root / "logs", svault.state_dir / "reads.json"
+    rng = random.Random(3)
+    rels = [f"memory/long_term/concrete/n{i}.md" for i in range(30)]
+    for _round in range(12):
+        _log_reads(svault, rng.choice(rels), rng.randint(1, 400))
+        kept = ranking.read_counts(logs, cache)
+    ranking._memo.clear()
+    assert ranking.read_counts(logs, cache) == kept            # from the saved count + the tail
+    fresh_cache = tmp_path / "fresh.json"
+    assert ranking.read_counts(logs, fresh_cache) == kept      # from nothing
+    for garbage in ("{not json", '{"v": 4, "per_file": {"access.log": {"stamp": "x"}}}', "[]"):
+        ranking._memo.clear()
+        cache.write_text(garbage, encoding="utf-8")
+        assert ranking.read_counts(logs, cache) == kept
+    assert sum(kept.values()) == sum(1 for line in (logs / "access.log").read_text().splitlines()
+                                     if " | READ | " in line)
 
 
 def test_reads_count_in_a_vault_whose_own_path_contains_memory(tmp_path):
