@@ -293,7 +293,7 @@ def run_size(n: int, workdir: Path, braniac_cmd: list[str], keep: bool = False) 
         assert found and found[0][0] == rel
     out["fts5_edit_visible_p50_ms"] = ms(pct(times, 50))
     out["fts5_edit_visible_max_ms"] = ms(max(times))
-    index.optimize()  # what `braniac watch` does when the vault is quiet
+    index.fold_small_segments()  # what `braniac watch` does when the vault is quiet
     index.close()
     fts.db.close()
 

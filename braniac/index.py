@@ -44,10 +44,13 @@ COMPACT_AT = 2000                   # journal lines before the file list is rewr
 FORMAT = 2
 INDEXED_ROOTS = ("system", "memory")
 SKIPPED_NAMES = ("node_modules",)  # besides every name starting with "." (.git, .obsidian, .trash)
-SMALL_UPDATE = 64       # commits of fewer documents skip segment merging (merged when idle)
-MAX_SEGMENTS = 4        # from this many segments on, a commit merges the small ones: every segment
-                        # costs each query term a lookup (a 10k-note search: 2.3 ms in 1, 3.2 in 6)
-SMALL_SEGMENT = 500     # documents: a segment this small is cheap to merge into the next commit
+# Segments. Every segment costs each query term a lookup (a 10k-note search: 2.3 ms in one
+# segment, 3.2 ms in six), so small ones are folded together; but Whoosh merges slowly (15 ms
+# per document for small segments, 17 s to merge one more into a 10k-note segment), so a fold
+# re-indexes the few documents from their files (2.5 ms each) and never touches big segments.
+FOLD_WIDTH = 4          # a size class (documents < 4, < 16, < 64, …) with this many segments is folded
+FOLD_DOCS = 256         # … during a commit, if it holds at most this many documents (≈ 0.6 s, rarely)
+IDLE_FOLD_DOCS = 2000   # when quiet (`braniac watch`): every segment but the largest, up to this many
 # A file modified this recently may be changed again within the file system's timestamp
 # granularity (FAT 2 s, HFS+ 1 s, ext4 a few ms) without its mtime or size moving. Such a
 # file's mtime is not trusted: it is re-read and hashed by every sync until it is older.
@@ -431,7 +434,7 @@ class SearchIndex:
                     if doc is not None:
                         writer.add_document(**doc)
                     changes[rel] = record
-                self._commit(writer, len(to_index) + len(to_delete))
+                self._commit(writer, files, changes)
             except BaseException:
                 writer.cancel()
                 raise
@@ -450,17 +453,75 @@ class SearchIndex:
                 time.sleep(0.05 * (attempt + 1))  # another writer outside braniac's lock, e.g. a dying process
         raise LockBusy("the search index stayed locked; run `braniac reindex`")
 
-    def _commit(self, writer, n_docs: int) -> None:
-        _f, _h, _i, _q, _qu, writing, _a = _whoosh()
-        segments = len(writer.segments) if hasattr(writer, "segments") else 0
-        if n_docs < SMALL_UPDATE and segments < MAX_SEGMENTS:
-            writer.commit(mergetype=writing.NO_MERGE)  # fast: a new small segment, merged when idle
-        else:
-            writer.commit(mergetype=_merge_small_segments)
+    def _commit(self, writer, files: dict[str, dict], changes: dict[str, dict | None],
+                fold: list | None = None) -> None:
+        """Commit, folding small segments (see FOLD_WIDTH) into the new one and dropping emptied
+        ones (the previous short_term.md's, after each turn), so segments never pile up."""
+        segments = list(getattr(writer, "segments", ()))
+        if fold is None:
+            fold = _segments_to_fold(segments, FOLD_DOCS)
+        folded = {segment.segment_id() for segment in fold}
+        if fold:
+            self._reindex_segments(writer, fold, files, changes)
+        writer.commit(mergetype=lambda _writer, current: [
+            segment for segment in current if segment.segment_id() not in folded and segment.doc_count() > 0])
+
+    def _reindex_segments(self, writer, segments: list, files: dict[str, dict],
+                          changes: dict[str, dict | None]) -> None:
+        """Add the live documents of `segments` to `writer` again, from their files (the body is
+        not stored in the index), so the commit can drop those segments."""
+        from whoosh.reading import SegmentReader
+
+        for segment in segments:
+            reader = SegmentReader(writer.storage, writer.schema, segment)
+            try:
+                paths = [fields["path"] for _doc, fields in reader.iter_docs()]
+            finally:
+                reader.close()
+            for rel in paths:
+                if rel in changes:
+                    continue   # this commit writes or deletes it anyway
+                try:
+                    st = os.stat(os.path.join(self._root, rel))
+                    data = self._read(rel, st)
+                except OSError:
+                    changes[rel] = None   # gone meanwhile: as the next walk would find
+                    continue
+                doc, record = self._document(rel, data, _digest(data) if data is not None else f"size:{st.st_size}")
+                record.update(m=_recorded_mtime(st), s=st.st_size)
+                if doc is not None:
+                    writer.add_document(**doc)
+                changes[rel] = record
+
+    def fold_small_segments(self) -> None:
+        """Idle time (`braniac watch` when the vault is quiet): fold every segment but the
+        largest into one, up to IDLE_FOLD_DOCS documents, and fold the file list's journal
+        into its base. The largest is left alone: merging into it is a full rewrite."""
+        with self._lock():
+            ix = self._open()
+            segments = ix._segments()
+            live = sorted((s for s in segments if s.doc_count() > 0), key=lambda s: s.doc_count())
+            fold = []
+            for segment in live[:-1]:
+                if sum(s.doc_count() for s in fold) + segment.doc_count() > IDLE_FOLD_DOCS:
+                    break
+                fold.append(segment)
+            if len(fold) > 1 or len(live) < len(segments):
+                files = self._load_files()
+                changes: dict[str, dict | None] = {}
+                writer = self._writer(ix)
+                try:
+                    self._commit(writer, files, changes, fold=fold if len(fold) > 1 else [])
+                except BaseException:
+                    writer.cancel()
+                    raise
+                self._list.append(changes)
+            self._list.compact()
 
     def optimize(self) -> None:
-        """Merge all segments into one and fold the journal into the file list (idle time:
-        `braniac watch` and `reindex` call this)."""
+        """Merge all segments into one (after `braniac reindex`, which writes one segment
+        anyway) and fold the journal into the file list. Whoosh's merge is slow on a big
+        index (17 s at 10k notes): idle processes call fold_small_segments() instead."""
         with self._lock():
             ix = self._open()
             if len(ix._segments()) > 1:
@@ -900,22 +961,24 @@ class _Reload(Exception):
     pass
 
 
-def _merge_small_segments(writer, segments):
-    """Whoosh merge policy: every segment of fewer than SMALL_SEGMENT documents joins the new
-    one; bigger ones stay (rewriting them would stall the commit; idle-time optimize merges
-    them). Whoosh's own MERGE_SMALL merges nothing once a mid-sized segment sits among the
-    small ones, so segments piled up behind it."""
-    from whoosh.reading import SegmentReader
-
-    kept = []
+def _segments_to_fold(segments: list, budget: int) -> list:
+    """The segments a commit folds: those of the smallest size class (live documents < 4,
+    < 16, < 64, …) that holds FOLD_WIDTH or more, if their documents fit the budget. Folding
+    by class, as Lucene's tiered merging does, re-indexes each document only a few times
+    on its way up, never the same growing segment on every commit."""
+    classes: dict[int, list] = {}
     for segment in segments:
-        if segment.doc_count_all() >= SMALL_SEGMENT:
-            kept.append(segment)
+        count, size_class = segment.doc_count(), 0
+        if not count:
             continue
-        reader = SegmentReader(writer.storage, writer.schema, segment)
-        writer.add_reader(reader)
-        reader.close()
-    return kept
+        while count >= 4:
+            count, size_class = count // 4, size_class + 1
+        classes.setdefault(size_class, []).append(segment)
+    for size_class in sorted(classes):
+        group = classes[size_class]
+        if len(group) >= FOLD_WIDTH and sum(s.doc_count() for s in group) <= budget:
+            return group
+    return []
 
 
 def _from_index(exc: BaseException) -> bool:

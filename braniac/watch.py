@@ -87,7 +87,7 @@ def run(vault: "Vault", *, stop: threading.Event | None = None, report: Callable
                 index.sync()
                 last_reconcile = now
             if now - state["last_change"] >= MERGE_AFTER_QUIET and not merged_since_change:
-                index.optimize()
+                index.fold_small_segments()
                 merged_since_change = True
             if stop.is_set():
                 break

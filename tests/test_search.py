@@ -176,29 +176,59 @@ def test_a_kept_open_index_after_a_merge_has_no_duplicates(svault):
     assert kept.doc_count() == len(list(kept.walk()))
 
 
-def test_small_commits_keep_the_segment_count_bounded(svault, monkeypatch):
-    """Each edit commits a small segment; from MAX_SEGMENTS on a commit merges the small ones,
-    also with a mid-sized segment among them (where Whoosh's own policy merged nothing), and
-    a big segment is never rewritten by such a commit."""
+def _segments(index: SearchIndex) -> dict[str, int]:
+    return {leaf.segment().segment_id(): leaf.doc_count() for leaf, _ in index.searcher().reader().leaf_readers()}
+
+
+def test_small_commits_keep_the_segment_count_bounded(svault):
+    """Each edit commits a small segment; segments of one size class are folded together once
+    FOLD_WIDTH of them exist, a note edited over and over leaves no trail of emptied segments,
+    a big segment is never rewritten, and the quiet-time fold leaves two segments."""
     from braniac import index as index_module
-    monkeypatch.setattr(index_module, "SMALL_SEGMENT", 40)   # a mid-sized segment without 500 notes
     index = SearchIndex(svault, notice=lambda m: None)
     for n in range(70):
         put(svault, f"memory/long_term/concrete/big/b{n}.md", "B", f"The bulkword number{n}.")
-    index.sync()                                     # 70 notes: one commit, a big segment
-    big = {leaf.segment().segment_id() for leaf, _ in index.searcher().reader().leaf_readers()
-           if leaf.doc_count_all() >= 40}
-    assert big
+    index.sync()                                     # 70 notes: one commit, one big segment
+    (big,) = [seg for seg, count in _segments(index).items() if count >= 64]
     rels = []
-    for n in range(25):
+    for n in range(40):
         rels.append(put(svault, f"memory/long_term/concrete/s{n}.md", "S", f"The smallword count{n}.")
                     .relative_to(svault.root).as_posix())
         index.sync([svault.root / rels[-1]])
-        leaves = index.searcher().reader().leaf_readers()
-        assert len(leaves) <= index_module.MAX_SEGMENTS + len(big), n
-        assert big <= {leaf.segment().segment_id() for leaf, _ in leaves}
+        segments = _segments(index)
+        assert len(segments) <= 1 + 3 * (index_module.FOLD_WIDTH - 1), (n, segments)
+        assert big in segments
+    before = len(_segments(index))
+    for n in range(30):                              # short_term.md after every turn, say
+        put(svault, "memory/long_term/concrete/s0.md", "S", f"The smallword count0 again{n}.")
+        index.sync([svault.root / "memory/long_term/concrete/s0.md"])
+        assert len(_segments(index)) <= before + 1, n
+    assert sorted(h.path for h in index.search("smallword", limit=50, sync=False)) == sorted(rels)
+    assert [h.path for h in index.search("again29", sync=False)] == ["memory/long_term/concrete/s0.md"]
+    index.fold_small_segments()
+    segments = _segments(index)
+    assert big in segments and len(segments) == 2
     assert sorted(h.path for h in index.search("smallword", limit=50, sync=False)) == sorted(rels)
     assert len(index.search("bulkword", limit=100, sync=False)) == 70
+    assert index.doc_count() == len(list(index.walk()))
+    assert index.sync().changed == 0                 # the file list agrees with what was folded
+
+
+def test_a_fold_takes_the_files_as_they_are_now(svault):
+    """Folding re-reads the files: one deleted or edited since the last sync ends up as the
+    next sync would leave it, and the file list agrees."""
+    index = SearchIndex(svault, notice=lambda m: None)
+    index.sync()
+    rels = [put(svault, f"memory/long_term/concrete/f{n}.md", "F", f"The foldword item{n}.")
+            .relative_to(svault.root).as_posix() for n in range(6)]
+    for rel in rels:
+        index.sync([svault.root / rel])
+    (svault.root / rels[0]).unlink()
+    put(svault, rels[1], "F", "The foldword changed meanwhile, now with zuluword.")
+    index.fold_small_segments()
+    assert sorted(h.path for h in index.search("foldword", limit=50, sync=False)) == sorted(rels[1:])
+    assert [h.path for h in index.search("zuluword", sync=False)] == [rels[1]]
+    assert index.sync().changed == 0
     assert index.doc_count() == len(list(index.walk()))
 
 
@@ -263,7 +293,7 @@ def test_file_list_journal_is_shared_compacted_and_survives_a_torn_line(svault, 
     put(svault, "memory/long_term/concrete/j12.md", "J", "The julietword12 here.")
     b.sync()
     assert journal.exists()
-    a.optimize()
+    a.fold_small_segments()
     assert not journal.exists()
     put(svault, "memory/long_term/concrete/j0.md", "J", "The kiloword now.")
     b.sync()
@@ -302,7 +332,7 @@ WORKER = textwrap.dedent("""
         hits = kept.search(word) + SearchIndex(Vault(root)).search(word, sync=False)
         assert isinstance(hits, list)
         if rounds % 7 == 0:
-            kept.optimize()
+            kept.optimize() if rounds % 14 == 0 else kept.fold_small_segments()
     print(rounds)
 """)
 
