@@ -5,8 +5,8 @@ once the watcher is live, so nothing saved after the "watching" line can be miss
 written right after a new nested folder is created may go unreported (the folder's own watch
 is not set up yet), so every new or moved folder is synced as a whole when it is reported and
 again a little later; a full reconcile (the same incremental sync every command runs) also
-happens periodically. Segment merging, which would slow a save down, waits for quiet time, and
-idle work (promotion) runs in its own thread so that it never delays indexing a save.
+happens periodically. Folding all the small segments into one, which would slow a save down,
+waits for quiet time (commits fold only a few small ones), and idle work (promotion) runs in its own thread so that it never delays indexing a save.
 """
 from __future__ import annotations
 
