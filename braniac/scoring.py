@@ -121,22 +121,31 @@ def best(scores: dict[int, float], limit: int, importance: Callable[[int], float
 # ---------------------------------------------------------------------- Whoosh internals, pinned
 
 def _length_bytes(leaf, field: str) -> bytes:
-    """One encoded length byte per document of a segment, for a field.
-
-    Read whole from the whoosh3 codec's length column (whoosh-reloaded is pinned in
-    pyproject.toml) rather than asked document by document; another codec is asked politely."""
+    """One encoded length byte per document of a segment, for a field: read whole from the
+    length column rather than asked document by document (or, failing that, asked politely)."""
     from whoosh.util.numeric import length_to_byte
 
     count = leaf.doc_count_all()
     try:
-        from whoosh.codec.whoosh3 import LENGTHS_COLUMN, _lenfield
-        column = leaf._perdoc._cached_reader(_lenfield(field), LENGTHS_COLUMN)
-        if column is None:   # no lengths stored: Whoosh scores such a field with length 1
-            return bytes([length_to_byte(1)]) * count
-        raw = column._dbfile.get(column._basepos, column._count)
-        return raw + bytes(max(count - len(raw), 0))   # documents after the last stored length: 0
+        column = _length_column(leaf, field)
     except (ImportError, AttributeError):
         return bytes(length_to_byte(leaf.doc_field_length(doc, field, 1) or 0) for doc in range(count))
+    if column is None:   # no lengths stored: Whoosh scores such a field with length 1
+        return bytes([length_to_byte(1)]) * count
+    raw = column._dbfile.get(column._basepos, column._count)
+    return raw + bytes(max(count - len(raw), 0))   # documents after the last stored length: 0
+
+
+def _length_column(leaf, field: str):
+    """The whoosh3 codec's length column reader (whoosh-reloaded is pinned in pyproject.toml)."""
+    from whoosh.codec.whoosh3 import LENGTHS_COLUMN, _lenfield
+    return leaf._perdoc._cached_reader(_lenfield(field), LENGTHS_COLUMN)
+
+
+def _codec_matcher():
+    """The whoosh3 codec's posting matcher class, whose decoded blocks _blocks takes whole."""
+    from whoosh.codec.whoosh3 import W3LeafMatcher
+    return W3LeafMatcher
 
 
 def _blocks(matcher):
@@ -144,12 +153,11 @@ def _blocks(matcher):
 
     Deletions are left to the caller, so Whoosh's filtering wrapper is looked through; the
     whoosh3 codec's block arrays are taken whole, any other matcher is walked posting by posting."""
-    from whoosh.codec.whoosh3 import W3LeafMatcher
     from whoosh.matching.wrappers import FilterMatcher
 
     while isinstance(matcher, FilterMatcher):
         matcher = matcher.child
-    if isinstance(matcher, W3LeafMatcher) and hasattr(matcher, "_next_block"):
+    if isinstance(matcher, _codec_matcher()) and hasattr(matcher, "_next_block"):
         matcher.reset()
         while matcher.is_active():
             matcher._read_data()

@@ -133,3 +133,23 @@ def test_only_plain_word_queries_take_the_postings_path(built, text):
     assert (scoring.plain_terms(q, searcher.schema) is not None) == (text == "otter heron")
     hits = index.search(text, limit=5, sync=False)
     assert hits and all("otter" in (h.excerpt + h.title).lower() for h in hits)
+
+
+def test_without_the_codec_internals_the_scores_are_the_same(built, monkeypatch):
+    """scoring.py reads the whoosh3 codec's blocks and length column directly (whoosh-reloaded
+    is pinned); should they change, the public per-posting API gives the same scores."""
+    _vault, index = built
+    searcher = index.searcher()
+    texts = _queries(15)
+    direct = [scoring.bm25f(searcher, scoring.plain_terms(parse_query(t), searcher.schema)) for t in texts]
+    monkeypatch.setattr(scoring, "_codec_matcher", lambda: type("Elsewhere", (), {}))
+
+    def no_column(_leaf, _field):
+        raise AttributeError("no length column here")
+    monkeypatch.setattr(scoring, "_length_column", no_column)
+    scoring._doc_norm_memo.clear()
+    for text, expected in zip(texts, direct):
+        got = scoring.bm25f(searcher, scoring.plain_terms(parse_query(text), searcher.schema))
+        assert got.keys() == expected.keys()
+        assert all(got[doc] == pytest.approx(score, rel=1e-9) for doc, score in expected.items()), text
+    scoring._doc_norm_memo.clear()
