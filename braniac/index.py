@@ -719,7 +719,7 @@ class SearchIndex:
                 text = handle.read(MAX_TEXT_BYTES).decode("utf-8", errors="replace")
         except OSError:
             return ""
-        body = _strip_frontmatter(text)
+        body = notes.body_of(text)
         found = _find_words(body, words)
         if not found:
             plain = " ".join(line for line in body.splitlines() if line.strip() and not line.startswith("#"))
@@ -994,15 +994,6 @@ def _from_index(exc: BaseException) -> bool:
 
 
 # ---------------------------------------------------------------------- excerpts
-
-def _strip_frontmatter(text: str) -> str:
-    """The body after a frontmatter block, without parsing the YAML (an excerpt needs no more)."""
-    opening = notes._FENCE.match(text)
-    if not opening:
-        return text
-    closing = notes._CLOSE.search(text, opening.end())
-    return text[closing.end():].lstrip("\r\n") if closing else text
-
 
 def _query_words(q) -> set[str]:
     """The analyzed (lowercased, stemmed) words of a query's title and body terms."""

@@ -124,21 +124,39 @@ class Note:
 
 # ---------------------------------------------------------------------- parse / read / write
 
-def parse(text: str, *, path: Path | None = None) -> Note:
-    """Split and parse a note. Raises NoteError naming the file and line for broken YAML."""
-    where = str(path) if path else "<note>"
+def split_frontmatter(text: str, *, path: Path | None = None) -> tuple[str, str, str, str]:
+    """(opening fence, frontmatter text, closing fence, body), the YAML left unparsed (what
+    retrieval needs when the index already knows the title and uuid). No frontmatter: the
+    whole text is the body. Raises NoteError for a fence that is never closed."""
     opening = _FENCE.match(text)
     if not opening:
-        return Note(meta={}, body=text, frontmatter_text="", path=path, fence_open="", fence_close="")
+        return "", "", "", text
     closing = _CLOSE.search(text, opening.end())
     if not closing:
-        raise NoteError(f"{where}:1: frontmatter opened with '---' is never closed")
-    fm_text = text[opening.end():closing.start()]
+        raise NoteError(f"{path or '<note>'}:1: frontmatter opened with '---' is never closed")
     after = closing.end()
     if text.startswith("\r\n", after):
         after += 2
     elif text.startswith("\n", after):
         after += 1
+    return text[:opening.end()], text[opening.end():closing.start()], text[closing.start():after], text[after:]
+
+
+def body_of(text: str) -> str:
+    """A note's body without parsing its YAML (search excerpts, retrieval's passages); with a
+    frontmatter fence that is never closed, the whole text."""
+    try:
+        return split_frontmatter(text)[3]
+    except NoteError:
+        return text
+
+
+def parse(text: str, *, path: Path | None = None) -> Note:
+    """Split and parse a note. Raises NoteError naming the file and line for broken YAML."""
+    where = str(path) if path else "<note>"
+    fence_open, fm_text, fence_close, body = split_frontmatter(text, path=path)
+    if not fence_open:
+        return Note(meta={}, body=text, frontmatter_text="", path=path, fence_open="", fence_close="")
     try:
         meta = _yaml.load(fm_text) if fm_text.strip() else {}
     except Exception as exc:  # noqa: BLE001
@@ -153,8 +171,8 @@ def parse(text: str, *, path: Path | None = None) -> Note:
         meta = {}
     if not isinstance(meta, dict):
         raise NoteError(f"{where}:2: frontmatter must be a mapping of keys to values")
-    return Note(meta=meta, body=text[after:], frontmatter_text=fm_text, path=path,
-                fence_open=text[:opening.end()], fence_close=text[closing.start():after])
+    return Note(meta=meta, body=body, frontmatter_text=fm_text, path=path,
+                fence_open=fence_open, fence_close=fence_close)
 
 
 def _unbuildable_value(fm_text: str) -> "yaml.Mark | None":

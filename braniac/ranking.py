@@ -16,6 +16,7 @@ import math
 import re
 from dataclasses import dataclass
 from pathlib import Path
+from typing import NamedTuple
 
 from . import access_log, clock
 from .fsio import atomic_write
@@ -27,8 +28,7 @@ DEPTH_DECAY = 0.97    # each folder level below memory/long_term/ costs 3 %
 RERANK_POOL = 5       # queries with phrases/AND/NOT: re-rank the top limit × RERANK_POOL BM25F hits
 
 
-@dataclass(frozen=True)
-class Signals:
+class Signals(NamedTuple):   # a tuple: built for every note a search weighs, so it must be cheap
     depth: int = 0
     inbound: int = 0
     reads: int = 0

@@ -24,12 +24,15 @@ from __future__ import annotations
 import math
 import os
 import re
+from collections import Counter
 from dataclasses import dataclass
 from datetime import date, timedelta
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from . import clock, notes, textutil
 from .errors import NoteError
+from .fsio import read_text
 from .model.types import Excerpt
 
 if TYPE_CHECKING:
@@ -94,27 +97,39 @@ def _terms(text: str) -> list[str]:
     return list(map(textutil.stem, textutil.content_words(text)))
 
 
-def _passages_of(path: str, read) -> tuple[str, str, _Parts]:
+def _passages_of(path: str, need_meta: bool) -> tuple[str | None, str | None, _Parts]:
     """A note's title, uuid and passages (with their citations and terms), cached by file
-    identity so warm turns reuse them. `read` gives the note, or None when it is unreadable."""
+    identity so warm turns reuse them. The YAML is parsed only when the title and uuid are
+    wanted (the index already has them for search hits); until then they are None. A note
+    that cannot be read has no passages."""
     try:
         stat = os.stat(path)
     except OSError:
         return "", "", []
     key = (path, stat.st_mtime_ns ^ stat.st_size)
     cached = _cache.get(key)
-    if cached is None:
-        note = read()
-        parts: _Parts = []
-        for text in split_passages(note.body if note is not None else ""):
-            counts: dict[str, int] = {}
-            for t in _terms(text):
-                counts[t] = counts.get(t, 0) + 1
+    if cached is not None and (cached[0] is not None or not need_meta):
+        return cached
+    title = uuid = None
+    try:
+        text = read_text(Path(path))
+        if need_meta:
+            note = notes.parse(text, path=Path(path))
+            title, uuid, body = note.title, note.uuid, note.body
+        else:
+            body = notes.split_frontmatter(text)[3]   # an unclosed fence: no passages, as with a parse
+    except (OSError, NoteError):
+        title, uuid, body = ("", "", "") if need_meta else (None, None, "")
+    if cached is not None:
+        parts = cached[2]
+    else:
+        parts = []
+        for text in split_passages(body):
+            counts = Counter(_terms(text))
             parts.append((text, frozenset(_EVENT_ID.findall(text)), frozenset(counts), counts))
-        cached = (note.title if note is not None else "", note.uuid if note is not None else "", parts)
-        if len(_cache) >= _CACHE_SIZE:
-            _cache.pop(next(iter(_cache)))
-        _cache[key] = cached
+    if len(_cache) >= _CACHE_SIZE and key not in _cache:
+        _cache.pop(next(iter(_cache)))
+    _cache[key] = cached = (title, uuid, parts)
     return cached
 
 
@@ -156,12 +171,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
 def _load(vault: "Vault", path: str, rank: int, title: str | None = None, uuid: str | None = None) -> list[Passage]:
     """The passages of one note (vault-relative path); title and uuid as the index has them, or
     the note's own."""
-    def read():
-        try:
-            return notes.read(vault.root / path)
-        except NoteError:
-            return None
-    own_title, own_uuid, parts = _passages_of(os.path.join(vault.root, path), read)
+    own_title, own_uuid, parts = _passages_of(os.path.join(vault.root, path), title is None or uuid is None)
     title = own_title if title is None else title
     uuid = own_uuid if uuid is None else uuid
     return [Passage(rank, title, path, uuid, text, cites, words, counts) for text, cites, words, counts in parts]
