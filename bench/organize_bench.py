@@ -15,8 +15,8 @@ too. The last line is a JSON summary.
 question through the core loop (which logs the QUERY and READ lines organization learns from),
 runs organize, asks them all again, and prints the LoCoMo figures before and after the pass,
 beside a control (the same vault asked again without organize: the reads of the first pass lift
-ranking by themselves). --move-aware-ranking is an experiment: search's read counts follow the
-moves, as they would if ranking.py read organization's MOVE lines.
+ranking by themselves). Search's read counts follow organization's MOVE lines, so a moved
+note keeps its reads.
 """
 from __future__ import annotations
 
@@ -177,36 +177,6 @@ def scale_mode(args) -> dict:
 
 # ---------------------------------------------------------------------- LoCoMo before and after
 
-def simulate_move_aware_ranking() -> None:
-    """An experiment, not braniac: make search's read counts follow the MOVE lines organization
-    writes (as usage.py does), to measure what ranking.py would gain from doing so itself.
-    Without it a note that moves loses its read boost at the new path."""
-    from braniac import access_log, ranking
-    original, memo = ranking.read_counts, {}
-
-    def read_counts(logs_dir, cache_path):
-        total = original(logs_dir, cache_path)
-        files = ranking.log_files(logs_dir)
-        key = tuple((p.name, p.stat().st_size) for p in files)
-        if key not in memo:
-            moves = []
-            for path in files:
-                for entry in access_log.read(path).entries:
-                    if entry.action == "MOVE":
-                        old, _, new = entry.path.partition(" -> ")
-                        moves.append((ranking.vault_relative(old.strip()), ranking.vault_relative(new.strip())))
-            memo.clear()
-            memo[key] = moves
-        if not memo[key]:
-            return total
-        total = dict(total)
-        for old, new in memo[key]:
-            if old in total:
-                total[new] = total.get(new, 0) + total.pop(old)
-        return total
-    ranking.read_counts = read_counts
-
-
 def locomo_mode(args) -> dict:
     import locomo
     from locomo_scoring import cap_words, covered, summarize
@@ -214,8 +184,6 @@ def locomo_mode(args) -> dict:
     from braniac.processes.organization import organize
     from braniac.session import Session
 
-    if args.move_aware_ranking:
-        simulate_move_aware_ranking()
     sample = json.loads(Path(args.data).read_text(encoding="utf-8"))[0]
     turns = {t["dia_id"]: t["text"] + (f" [shares a photo: {t['blip_caption']}]" if t.get("blip_caption") else "")
              for _, ts in locomo.sessions(sample["conversation"]) for t in ts}
@@ -293,7 +261,7 @@ def locomo_mode(args) -> dict:
         " (as in the control: asking again moves ranking by itself)" if all(
             control[b]["overall"]["frac"] <= after[b]["overall"]["frac"] for b in below_first) else "")
         if below_first else "no drop"))
-    return {"mode": "locomo", "move_aware_ranking": args.move_aware_ranking, "sample": sample["sample_id"],
+    return {"mode": "locomo", "sample": sample["sample_id"],
             "questions": len(questions), "access_log_lines": log_lines, "organize_seconds": round(seconds, 2),
             "status": report.status, "operations": dict(ops), "gate": report.gate,
             "first_pass": first, "control": control, "after": after,
@@ -310,8 +278,6 @@ def main() -> None:
     parser.add_argument("--dir", help="build the vault here (kept) instead of a temp folder")
     parser.add_argument("--keep", action="store_true", help="keep the temp vault")
     parser.add_argument("--locomo", action="store_true", help="LoCoMo figures before and after an organize pass")
-    parser.add_argument("--move-aware-ranking", action="store_true",
-                        help="(experiment) let search's read counts follow organization's MOVE lines")
     parser.add_argument("--data", type=Path,
                         default=Path(__file__).resolve().parent.parent.parent / "shared" / "bench" / "locomo-dev.json")
     args = parser.parse_args()
