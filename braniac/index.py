@@ -434,7 +434,7 @@ class SearchIndex:
                     if doc is not None:
                         writer.add_document(**doc)
                     changes[rel] = record
-                self._commit(writer, files, changes)
+                self._commit(writer, changes)
             except BaseException:
                 writer.cancel()
                 raise
@@ -453,8 +453,7 @@ class SearchIndex:
                 time.sleep(0.05 * (attempt + 1))  # another writer outside braniac's lock, e.g. a dying process
         raise LockBusy("the search index stayed locked; run `braniac reindex`")
 
-    def _commit(self, writer, files: dict[str, dict], changes: dict[str, dict | None],
-                fold: list | None = None) -> None:
+    def _commit(self, writer, changes: dict[str, dict | None], fold: list | None = None) -> None:
         """Commit, folding small segments (see FOLD_WIDTH) into the new one and dropping emptied
         ones (the previous short_term.md's, after each turn), so segments never pile up."""
         segments = list(getattr(writer, "segments", ()))
@@ -462,12 +461,11 @@ class SearchIndex:
             fold = _segments_to_fold(segments, FOLD_DOCS)
         folded = {segment.segment_id() for segment in fold}
         if fold:
-            self._reindex_segments(writer, fold, files, changes)
+            self._reindex_segments(writer, fold, changes)
         writer.commit(mergetype=lambda _writer, current: [
             segment for segment in current if segment.segment_id() not in folded and segment.doc_count() > 0])
 
-    def _reindex_segments(self, writer, segments: list, files: dict[str, dict],
-                          changes: dict[str, dict | None]) -> None:
+    def _reindex_segments(self, writer, segments: list, changes: dict[str, dict | None]) -> None:
         """Add the live documents of `segments` to `writer` again, from their files (the body is
         not stored in the index), so the commit can drop those segments."""
         from whoosh.reading import SegmentReader
@@ -507,11 +505,10 @@ class SearchIndex:
                     break
                 fold.append(segment)
             if len(fold) > 1 or len(live) < len(segments):
-                files = self._load_files()
                 changes: dict[str, dict | None] = {}
                 writer = self._writer(ix)
                 try:
-                    self._commit(writer, files, changes, fold=fold if len(fold) > 1 else [])
+                    self._commit(writer, changes, fold=fold if len(fold) > 1 else [])
                 except BaseException:
                     writer.cancel()
                     raise

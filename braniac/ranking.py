@@ -155,7 +155,9 @@ def _total(per_file: dict[str, dict]) -> dict[str, int]:
     for item in per_file.values():
         for rel, n in item["counts"].items():
             total[rel] = total.get(rel, 0) + n
-    for _at, before, after in sorted(m for item in per_file.values() for m in item.get("moves", ())):
+    # by time; moves logged in the same second keep the order they were written in
+    moves = sorted((m for item in per_file.values() for m in item.get("moves", ())), key=lambda m: m[0])
+    for _at, before, after in moves:
         if before in total:
             total[after] = total.get(after, 0) + total.pop(before)
     return total

@@ -702,7 +702,8 @@ def test_a_moved_note_keeps_its_reads(svault):
     again = "memory/long_term/concrete/y.md"
     os.replace(svault.root / moved, svault.root / again)
     with open(svault.root / "logs/access.log", "a", encoding="utf-8") as handle:
-        handle.write(f"2025-09-18T10:00:00Z | MOVE | {svault.root / moved} -> {svault.root / again}\n")
+        # the same second as the first move (one organize run): the order written is the order applied
+        handle.write(f"2025-09-17T10:00:00Z | MOVE | {svault.root / moved} -> {svault.root / again}\n")
     assert _paths(svault, "heronword") == [again, x]
     counts = ranking.read_counts(svault.root / "logs", svault.state_dir / "reads.json")
     assert counts.get(again) == 6 and y not in counts and moved not in counts
