@@ -434,7 +434,7 @@ class SearchIndex:
                     if doc is not None:
                         writer.add_document(**doc)
                     changes[rel] = record
-                self._commit(writer, changes)
+                self._commit(writer, changes, written={*to_delete, *(item[0] for item in to_index)})
             except BaseException:
                 writer.cancel()
                 raise
@@ -453,21 +453,26 @@ class SearchIndex:
                 time.sleep(0.05 * (attempt + 1))  # another writer outside braniac's lock, e.g. a dying process
         raise LockBusy("the search index stayed locked; run `braniac reindex`")
 
-    def _commit(self, writer, changes: dict[str, dict | None], fold: list | None = None) -> None:
+    def _commit(self, writer, changes: dict[str, dict | None], written: set[str] = frozenset(),
+                fold: list | None = None) -> None:
         """Commit, folding small segments (see FOLD_WIDTH) into the new one and dropping emptied
-        ones (the previous short_term.md's, after each turn), so segments never pile up."""
+        ones (the previous short_term.md's, after each turn), so segments never pile up.
+        `written`: the paths this commit already (re)indexes or deletes."""
         segments = list(getattr(writer, "segments", ()))
         if fold is None:
             fold = _segments_to_fold(segments, FOLD_DOCS)
         folded = {segment.segment_id() for segment in fold}
         if fold:
-            self._reindex_segments(writer, fold, changes)
+            self._reindex_segments(writer, fold, changes, written)
         writer.commit(mergetype=lambda _writer, current: [
             segment for segment in current if segment.segment_id() not in folded and segment.doc_count() > 0])
 
-    def _reindex_segments(self, writer, segments: list, changes: dict[str, dict | None]) -> None:
+    def _reindex_segments(self, writer, segments: list, changes: dict[str, dict | None],
+                          written: set[str]) -> None:
         """Add the live documents of `segments` to `writer` again, from their files (the body is
-        not stored in the index), so the commit can drop those segments."""
+        not stored in the index), so the commit can drop those segments. Every one of them, but
+        those this commit writes anyway: a file whose mtime alone changed is in `changes` too,
+        and skipping it would drop it from the index for good."""
         from whoosh.reading import SegmentReader
 
         for segment in segments:
@@ -477,13 +482,15 @@ class SearchIndex:
             finally:
                 reader.close()
             for rel in paths:
-                if rel in changes:
-                    continue   # this commit writes or deletes it anyway
+                if rel in written:
+                    continue
                 try:
                     st = os.stat(os.path.join(self._root, rel))
                     data = self._read(rel, st)
                 except OSError:
-                    changes[rel] = None   # gone meanwhile: as the next walk would find
+                    # Gone meanwhile (or unreadable right now): forgotten, as the next walk would
+                    # find; a file that is still there is then indexed again as a new one.
+                    changes[rel] = None
                     continue
                 doc, record = self._document(rel, data, _digest(data) if data is not None else f"size:{st.st_size}")
                 record.update(m=_recorded_mtime(st), s=st.st_size)

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import NamedTuple
 
-from . import access_log, clock
+from . import access_log
 from .fsio import atomic_write
 
 FIELD_BOOSTS = {"title": 3.0, "tags": 2.0, "body": 1.0}
@@ -48,7 +48,8 @@ def ceiling(inbound: dict[str, int], reads: dict[str, int]) -> float:
 
 # ------------------------------------------------------------------ reads from the access logs
 
-CACHE_VERSION = 4    # 4: MOVE lines kept per file (3: counted per log file, tails read incrementally)
+CACHE_VERSION = 5    # 5: each log's first bytes kept (4: MOVE lines; 3: counted per log file, tails read incrementally)
+HEAD_BYTES = 64      # a log's first bytes, which tell the same file grown from a new one on a reused inode
 _MEMORY_PART = re.compile(r"(?:^|/)(memory/.+)$")
 PERSIST_TAIL_BYTES = 65536   # rewrite the on-disk count once this much log was counted since
 
@@ -111,18 +112,24 @@ def read_counts(logs_dir: Path, cache_path: Path) -> dict[str, int]:
     unsaved = memo.unsaved if memo is not None else 0
     root = str(logs_dir.parent)  # logs/ sits at the top of the vault
     fresh: dict[str, dict] = {}
+    recounted = False
     for path in files:
         size, mtime, inode = stamp[path.name]
         old = per_file.get(path.name)
         if old and old["stamp"] == [size, mtime, inode]:
             fresh[path.name] = old
             continue
-        start, counts, moves = 0, {}, []
-        if old and old["stamp"][2] == inode and old["stamp"][0] <= size:
-            # the same file, grown: count the tail
-            start, counts, moves = old["stamp"][0], dict(old["counts"]), list(old.get("moves", ()))
         try:
             with open(path, "rb") as handle:
+                head = handle.read(HEAD_BYTES)
+                start, counts, moves = 0, {}, []
+                # The same file grown, not a new one that reuses the inode after a rotation
+                # (its first bytes, a timestamp, differ): count only the tail.
+                if (old and old["stamp"][2] == inode and old["stamp"][0] <= size
+                        and head.startswith(bytes.fromhex(old["head"]))):
+                    start, counts, moves = old["stamp"][0], dict(old["counts"]), list(old["moves"])
+                else:
+                    recounted = True
                 handle.seek(start)
                 tail = handle.read(max(size - start, 0))
         except OSError:
@@ -138,12 +145,13 @@ def read_counts(logs_dir: Path, cache_path: Path) -> dict[str, int]:
                 before, arrow, after = entry.path.partition(" -> ")
                 moved = vault_relative(before.strip(), root), vault_relative(after.strip(), root)
                 if arrow and all(moved) and moved[0] != moved[1]:
-                    moves.append([clock.iso(entry.at), *moved])
+                    moves.append([entry.at.timestamp(), *moved])
         fresh[path.name] = {"stamp": [start + end, mtime, inode] if end < len(tail) else [size, mtime, inode],
-                            "counts": counts, "moves": moves}
+                            "head": head.hex(), "counts": counts, "moves": moves}
     total = _total(fresh)
-    changed_files = memo is None or set(fresh) != set(memo.per_file)
-    if changed_files or unsaved >= PERSIST_TAIL_BYTES:
+    # Saved for the next process at once when a log was counted from its start (new, rotated)
+    # or went away; otherwise after a while, since a tail is cheap to count again.
+    if memo is None or recounted or set(fresh) != set(per_file) or unsaved >= PERSIST_TAIL_BYTES:
         _save_cache(cache_path, fresh)
         unsaved = 0
     _memo[key] = _Counted(stamp, fresh, total, unsaved)
@@ -155,8 +163,8 @@ def _total(per_file: dict[str, dict]) -> dict[str, int]:
     for item in per_file.values():
         for rel, n in item["counts"].items():
             total[rel] = total.get(rel, 0) + n
-    # by time; moves logged in the same second keep the order they were written in
-    moves = sorted((m for item in per_file.values() for m in item.get("moves", ())), key=lambda m: m[0])
+    # by time; moves logged at the same instant keep the order they were written in
+    moves = sorted((m for item in per_file.values() for m in item["moves"]), key=lambda m: m[0])
     for _at, before, after in moves:
         if before in total:
             total[after] = total.get(after, 0) + total.pop(before)
@@ -176,9 +184,18 @@ def _load_cache(cache_path: Path) -> dict[str, dict]:
 def _valid(item) -> bool:
     return (isinstance(item, dict) and isinstance(item.get("stamp"), list) and len(item["stamp"]) == 3
             and all(isinstance(n, int) for n in item["stamp"]) and isinstance(item.get("counts"), dict)
+            and isinstance(item.get("head"), str) and _is_hex(item["head"])
             and all(isinstance(n, int) for n in item["counts"].values()) and isinstance(item.get("moves"), list)
-            and all(isinstance(m, list) and len(m) == 3 and all(isinstance(x, str) for x in m)
-                    for m in item["moves"]))
+            and all(isinstance(m, list) and len(m) == 3 and isinstance(m[0], (int, float))
+                    and isinstance(m[1], str) and isinstance(m[2], str) for m in item["moves"]))
+
+
+def _is_hex(text: str) -> bool:
+    try:
+        bytes.fromhex(text)
+        return True
+    except ValueError:
+        return False
 
 
 def _save_cache(cache_path: Path, per_file: dict[str, dict]) -> None:

@@ -101,7 +101,7 @@ def _passages_of(path: str, need_meta: bool) -> tuple[str | None, str | None, _P
     """A note's title, uuid and passages (with their citations and terms), cached by file
     identity so warm turns reuse them. The YAML is parsed only when the title and uuid are
     wanted (the index already has them for search hits); until then they are None. A note
-    that cannot be read has no passages."""
+    that cannot be read has no passages; one with broken YAML has its body's."""
     try:
         stat = os.stat(path)
     except OSError:
@@ -113,13 +113,18 @@ def _passages_of(path: str, need_meta: bool) -> tuple[str | None, str | None, _P
     title = uuid = None
     try:
         text = read_text(Path(path))
-        if need_meta:
-            note = notes.parse(text, path=Path(path))
-            title, uuid, body = note.title, note.uuid, note.body
-        else:
-            body = notes.split_frontmatter(text)[3]   # an unclosed fence: no passages, as with a parse
     except (OSError, NoteError):
-        title, uuid, body = ("", "", "") if need_meta else (None, None, "")
+        text = None
+    if need_meta:
+        try:
+            note = notes.parse(text, path=Path(path)) if text is not None else None
+        except NoteError:
+            note = None   # broken YAML: no title or uuid, but its words still count, as in search
+        title, uuid = (note.title, note.uuid) if note is not None else ("", "")
+    try:
+        body = notes.split_frontmatter(text)[3] if text is not None else ""
+    except NoteError:
+        body = ""   # a frontmatter fence never closed: no telling where the body starts
     if cached is not None:
         parts = cached[2]
     else:

@@ -130,8 +130,11 @@ def _length_bytes(leaf, field: str) -> bytes:
         column = _length_column(leaf, field)
     except (ImportError, AttributeError):
         return bytes(length_to_byte(leaf.doc_field_length(doc, field, 1) or 0) for doc in range(count))
-    if column is None:   # no lengths stored: Whoosh scores such a field with length 1
-        return bytes([length_to_byte(1)]) * count
+    if column is None:
+        # The term has postings here, so the segment wrote lengths for the field: the column
+        # file is gone (another process's commit dropped this segment). An OSError makes the
+        # search reopen the index and try again, rather than score every length as 1.
+        raise FileNotFoundError(f"the length column of {field!r} vanished from a segment")
     raw = column._dbfile.get(column._basepos, column._count)
     return raw + bytes(max(count - len(raw), 0))   # documents after the last stored length: 0
 

@@ -232,6 +232,28 @@ def test_a_fold_takes_the_files_as_they_are_now(svault):
     assert index.doc_count() == len(list(index.walk()))
 
 
+def test_a_fold_keeps_notes_whose_mtime_alone_changed(svault):
+    """A note whose mtime moved but whose content did not (a touch, or a fresh note synced
+    again once its mtime can be trusted) is only re-stamped in the file list; when its
+    segment is folded in the same commit, it must still be indexed afterwards."""
+    index = SearchIndex(svault, notice=lambda m: None)
+    index.sync()
+    old = time.time_ns() - 100 * 10**9
+    paths = []
+    for n in range(4):
+        path = put(svault, f"memory/long_term/concrete/t{n}.md", "T", f"The zebraword{n} here.")
+        os.utime(path, ns=(old, old))
+        index.sync([path])
+        paths.append(path)
+    for path in paths:
+        os.utime(path, ns=(old + 10**9, old + 10**9))     # same content, new mtime
+    put(svault, "memory/long_term/concrete/t9.md", "T", "Another note.")
+    index.sync()
+    for n in range(4):
+        assert [h.path for h in index.search(f"zebraword{n}", sync=False)] == [f"memory/long_term/concrete/t{n}.md"]
+    assert index.doc_count() == len(list(index.walk()))
+
+
 def test_sync_of_given_paths_handles_folders_and_never_takes_ignored_ones(svault):
     """`sync(paths)` (what `watch` calls) with a moved folder's old and new paths updates every
     note inside; a path in a hidden or tool folder is never indexed."""
@@ -729,6 +751,37 @@ def test_read_counts_kept_incrementally_equal_a_fresh_count(svault, tmp_path):
         assert ranking.read_counts(logs, cache) == kept
     assert sum(kept.values()) == sum(1 for line in (logs / "access.log").read_text().splitlines()
                                      if " | READ | " in line)
+
+
+def test_read_counts_tell_a_rewritten_log_from_a_grown_one(svault):
+    """A log replaced by another on the same inode (a rotation that reuses it) and at least
+    as long is counted afresh, in this process and in the next one (from reads.json)."""
+    from braniac import ranking
+    logs, cache = svault.root / "logs", svault.state_dir / "reads.json"
+    log = logs / "access.log"
+    a, b = "memory/long_term/concrete/a.md", "memory/long_term/concrete/b.md"
+    log.write_text(f"2026-01-01T00:00:00Z | READ | {svault.root / a}\n" * 10, encoding="utf-8")
+    assert ranking.read_counts(logs, cache) == {a: 10}
+    inode = log.stat().st_ino
+    with open(log, "r+", encoding="utf-8") as handle:      # same inode, new content, longer
+        handle.write(f"2026-02-01T00:00:00Z | READ | {svault.root / b}\n" * 25)
+    assert log.stat().st_ino == inode
+    assert ranking.read_counts(logs, cache) == {b: 25}
+    ranking._memo.clear()
+    with open(log, "r+", encoding="utf-8") as handle:
+        handle.write(f"2026-03-01T00:00:00Z | READ | {svault.root / a}\n" * 30)
+    assert ranking.read_counts(logs, cache) == {a: 30}  # the saved count was for another file
+
+
+def test_moves_apply_in_time_order_with_fractions_of_a_second(svault):
+    from braniac import ranking
+    logs = svault.root / "logs"
+    x, m, z = (f"memory/long_term/concrete/{n}.md" for n in ("x", "m", "z"))
+    (logs / "access.log").write_text(
+        f"2026-01-01T00:00:00Z | READ | {svault.root / x}\n" * 3
+        + f"2026-01-01T10:00:00Z | MOVE | {svault.root / x} -> {svault.root / m}\n"
+        + f"2026-01-01T10:00:00.500Z | MOVE | {svault.root / m} -> {svault.root / z}\n", encoding="utf-8")
+    assert ranking.read_counts(logs, svault.state_dir / "reads.json") == {z: 3}
 
 
 def test_reads_count_in_a_vault_whose_own_path_contains_memory(tmp_path):
