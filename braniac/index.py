@@ -159,7 +159,7 @@ class SearchIndex:
         self._list = _FileList(self.dir)
         self._inbound: dict[str, int] | None = None
         self._fields: _StoredFields | None = None
-        self._kinds: dict[str, frozenset[int]] = {}   # per searcher: kind -> docnums
+        self._kinds: tuple[object, dict[str, frozenset[int]]] = (None, {})   # (searcher, kind -> docnums)
         self._ceiling_of: tuple | None = None
 
     # ------------------------------------------------------------------ opening
@@ -194,7 +194,7 @@ class SearchIndex:
             except Exception:
                 pass  # its files may be gone already
         self._searcher = self._ix = self._ix_id = self._searcher_gen = None
-        self._fields = None
+        self._fields, self._kinds = None, (None, {})
 
     def close(self) -> None:
         self._close_index()
@@ -358,14 +358,14 @@ class SearchIndex:
             except _Missing:
                 reason, still = self._missing_reason, lambda: not self._exists()
             except _Corrupt as exc:
-                reason, still = f"search index {exc}; rebuilding it", self._unusable
+                reason, still = _damage_reason(exc), self._unusable
             except (BraniacError, KeyboardInterrupt):
                 raise
             except Exception as exc:  # whoosh raises many kinds of errors on a damaged index
                 if not _from_index(exc):
                     raise
                 # Whoosh is only touched under the lock, where no other writer runs: damage.
-                reason, still = f"search index was damaged ({type(exc).__name__}); rebuilding it", None
+                reason, still = _damage_reason(exc), None
             # Another process may be swapping in a rebuilt index this very moment: rebuild only
             # if the problem is still there once we hold the lock.
             report = self.rebuild(reason=reason, only_if=still)
@@ -596,7 +596,6 @@ class SearchIndex:
             # Plain segment files make opening cheap (well under 1 ms at 10k notes).
             old, self._searcher = self._searcher, ix.searcher()
             self._searcher_gen = self._searcher.reader().generation()
-            self._kinds = {}   # document numbers change with the searcher
             if old is not None:
                 try:
                     old.close()
@@ -614,14 +613,9 @@ class SearchIndex:
         exclude = tuple(exclude_kinds)
         error: BaseException | None = None
         for attempt in range(3):
-            try:
-                return self._search(text, limit, kind, exclude)
-            except (BraniacError, KeyboardInterrupt):
-                raise
-            except Exception as exc:
-                if not (isinstance(exc, _Corrupt) or _from_index(exc)):
-                    raise
-                error = exc
+            hits, error = self._attempt(text, limit, kind, exclude)
+            if error is None:
+                return hits
             self.close()
             if attempt == 0:
                 time.sleep(0.05)  # a concurrent rebuild or merge pulled files from under us: reopen
@@ -629,23 +623,24 @@ class SearchIndex:
             # Twice in a row: try once more holding the lock, when no writer can interfere; a
             # failure then is damage, and the index is rebuilt.
             with self._lock():
-                try:
-                    return self._search(text, limit, kind, exclude)
-                except (BraniacError, KeyboardInterrupt):
-                    raise
-                except Exception as exc:
-                    if not (isinstance(exc, _Corrupt) or _from_index(exc)):
-                        raise
-                    error = exc
-                    self.close()
-                    if not self._exists():
-                        self.rebuild(reason=self._missing_reason)
-                    elif isinstance(exc, _Corrupt):
-                        self.rebuild(reason=f"search index {exc}; rebuilding it")
-                    else:
-                        self.rebuild(reason=f"search index was damaged ({type(exc).__name__}); rebuilding it")
+                hits, error = self._attempt(text, limit, kind, exclude)
+                if error is None:
+                    return hits
+                self.close()
+                self.rebuild(reason=self._missing_reason if not self._exists() else _damage_reason(error))
         raise IndexError_(f"the search index could not be read ({type(error).__name__}: {error}); "
                           "run `braniac reindex`")
+
+    def _attempt(self, text: str, limit: int, kind: str | None, exclude: tuple[str, ...]):
+        """(hits, None), or (None, the error) when reading the index failed; other errors propagate."""
+        try:
+            return self._search(text, limit, kind, exclude), None
+        except (BraniacError, KeyboardInterrupt):
+            raise
+        except Exception as exc:
+            if not (isinstance(exc, _Corrupt) or _from_index(exc)):
+                raise
+            return None, exc
 
     def _search(self, text: str, limit: int, kind: str | None, exclude: tuple[str, ...]) -> list[Hit]:
         q = parse_query(text)
@@ -698,12 +693,15 @@ class SearchIndex:
         return self._fields.get(doc)
 
     def _kind_docs(self, searcher, kind: str) -> frozenset[int]:
-        """Document numbers of one kind, remembered while the searcher stays open."""
-        docs = self._kinds.get(kind)
-        if docs is None:
+        """Document numbers of one kind, remembered while the searcher stays open (they change
+        with it)."""
+        if self._kinds[0] is not searcher:
+            self._kinds = (searcher, {})
+        memo = self._kinds[1]
+        if kind not in memo:
             query = _whoosh()[4]
-            docs = self._kinds[kind] = frozenset(searcher.docs_for_query(query.Term("kind", kind)))
-        return docs
+            memo[kind] = frozenset(searcher.docs_for_query(query.Term("kind", kind)))
+        return memo[kind]
 
     def _ceiling(self, inbound: dict[str, int], reads: dict[str, int]) -> float:
         # read_counts and _inbound_counts hand back the same dicts until something changed
@@ -983,6 +981,13 @@ def _segments_to_fold(segments: list, budget: int) -> list:
         if len(group) >= FOLD_WIDTH and sum(s.doc_count() for s in group) <= budget:
             return group
     return []
+
+
+def _damage_reason(exc: BaseException) -> str:
+    """The one-line notice for rebuilding an index that failed with `exc`."""
+    if isinstance(exc, _Corrupt):
+        return f"search index {exc}; rebuilding it"
+    return f"search index was damaged ({type(exc).__name__}); rebuilding it"
 
 
 def _from_index(exc: BaseException) -> bool:
