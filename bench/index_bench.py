@@ -49,9 +49,9 @@ from pathlib import Path
 HERE = Path(__file__).resolve().parent
 sys.path.insert(0, str(HERE.parent))
 
-from braniac import notes  # noqa: E402
-from braniac.index import SearchIndex  # noqa: E402
-from braniac.vault import Vault  # noqa: E402
+from braniac.vault import notes  # noqa: E402
+from braniac.search.index import SearchIndex  # noqa: E402
+from braniac import Vault  # noqa: E402
 
 TARGETS = {
     "warm_ratio_10k": 1.5,        # braniac warm search p50 ≤ 1.5 × FTS5 at 10k
@@ -368,7 +368,7 @@ def main() -> None:
     args = parser.parse_args()
     sizes = args.sizes + ([50_000] if args.large and 50_000 not in args.sizes else [])
     exe = Path(sys.executable).with_name("braniac")
-    braniac_cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "braniac.cli"]
+    braniac_cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "braniac"]
 
     made = args.workdir is None
     workdir = Path(tempfile.mkdtemp(prefix="braniac-bench-")) if made else args.workdir

@@ -29,9 +29,10 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from locomo_scoring import cap_words, covered, summarize  # noqa: E402
 
-from braniac import Vault, clock  # noqa: E402
+from braniac import Vault
+from braniac.infra import clock  # noqa: E402
 from braniac.processes.promotion import promote  # noqa: E402
-from braniac.processes.working_memory import excerpt_text  # noqa: E402
+from braniac.model.prompts import excerpt_text  # noqa: E402
 from braniac.session import Session  # noqa: E402
 
 BUDGETS = (300, 750, 1500)

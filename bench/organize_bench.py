@@ -35,10 +35,11 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from braniac import Vault, clock  # noqa: E402
-from braniac.ltm import refresh_indexes  # noqa: E402
-from braniac.links import make_link  # noqa: E402
-from braniac.notes import Note  # noqa: E402
+from braniac import Vault
+from braniac.infra import clock  # noqa: E402
+from braniac.vault.claims import refresh_indexes  # noqa: E402
+from braniac.vault.links import make_link  # noqa: E402
+from braniac.vault.notes import Note  # noqa: E402
 
 LTM = "memory/long_term"
 AREAS = ["tech", "people", "places", "health", "finance", "hobbies", "work", "home", "travel", "food"]
@@ -98,7 +99,7 @@ def build_vault(root: Path, n_notes: int, log_lines: int, seed: int) -> dict:
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(f"\nSee also {link}.\n")
     written: set[Path] = set()
-    from braniac.ltm import ensure_folder
+    from braniac.vault.claims import ensure_folder
     for folder in folders:
         ensure_folder(vault, vault.root / folder, written)
     refresh_indexes(vault, {vault.root / f for f in folders}, written)
@@ -131,7 +132,7 @@ def build_vault(root: Path, n_notes: int, log_lines: int, seed: int) -> dict:
 
 def run_organize(root: Path, *extra: str) -> tuple[dict, float]:
     started = time.monotonic()
-    result = subprocess.run([sys.executable, "-m", "braniac.cli", "--vault", str(root), "organize", "--json", *extra],
+    result = subprocess.run([sys.executable, "-m", "braniac", "--vault", str(root), "organize", "--json", *extra],
                             capture_output=True, text=True)
     seconds = time.monotonic() - started
     if result.returncode != 0:
@@ -140,7 +141,7 @@ def run_organize(root: Path, *extra: str) -> tuple[dict, float]:
 
 
 def doctor(root: Path) -> dict:
-    result = subprocess.run([sys.executable, "-m", "braniac.cli", "--vault", str(root), "doctor", "--json"],
+    result = subprocess.run([sys.executable, "-m", "braniac", "--vault", str(root), "doctor", "--json"],
                             capture_output=True, text=True)
     return json.loads(result.stdout)
 
@@ -152,7 +153,7 @@ def scale_mode(args) -> dict:
     print(f"building {args.notes} notes and {args.log_lines} log lines in {root} (seed {args.seed})", file=sys.stderr)
     built = build_vault(root, args.notes, args.log_lines, args.seed)
     print(f"built in {built['build_seconds']} s", file=sys.stderr)
-    subprocess.run([sys.executable, "-m", "braniac.cli", "--vault", str(root), "reindex"], capture_output=True, check=True)
+    subprocess.run([sys.executable, "-m", "braniac", "--vault", str(root), "reindex"], capture_output=True, check=True)
     report, seconds = run_organize(root)
     second, seconds2 = run_organize(root)
     health = doctor(root)

@@ -33,8 +33,8 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from braniac import Vault  # noqa: E402
-from braniac.config import load as load_config  # noqa: E402
-from braniac.fsio import atomic_write  # noqa: E402
+from braniac.infra.config import load as load_config  # noqa: E402
+from braniac.infra.fsio import atomic_write  # noqa: E402
 from braniac.model.offline import OfflineModel  # noqa: E402
 from braniac.processes.promotion import promote  # noqa: E402
 from braniac.processes.reflection import Reflector  # noqa: E402

@@ -54,13 +54,13 @@ sys.path.insert(0, str(HERE))
 
 from index_bench import Corpus, build_vault, pct  # noqa: E402
 
-from braniac import stm  # noqa: E402
-from braniac.config import Config  # noqa: E402
-from braniac.index import SearchIndex  # noqa: E402
+from braniac.vault import stm  # noqa: E402
+from braniac.infra.config import Config  # noqa: E402
+from braniac.search.index import SearchIndex  # noqa: E402
 from braniac.model.offline import OfflineModel  # noqa: E402
 from braniac.processes.core_loop import CoreLoop  # noqa: E402
 from braniac.processes.reflection import Reflector  # noqa: E402
-from braniac.vault import Vault  # noqa: E402
+from braniac import Vault  # noqa: E402
 
 TARGETS = {"turn_p50_ms_10k": 25.0, "append_p50_ms": 5.0, "first_prompt_s": 0.5}
 N_PROMPTS, N_WARMUP, N_APPENDS, N_STM_EVENTS, N_SPAWNS = 100, 10, 100, 30, 5
@@ -133,7 +133,7 @@ def prompts_for(corpus: Corpus, n: int) -> list[str]:
 
 
 def measure_turns(vault: Vault, corpus: Corpus) -> dict:
-    from braniac.watch import ChangeFeed
+    from braniac.app.watch import ChangeFeed
 
     index = SearchIndex(vault, notice=lambda m: None)
     index.sync()
@@ -270,7 +270,7 @@ def first_banner_piped(cmd: list[str], env: dict) -> float:
 
 def measure_first_prompt(vault: Vault) -> dict:
     exe = Path(sys.executable).with_name("braniac")
-    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "braniac.cli"]
+    cmd = [str(exe)] if exe.exists() else [sys.executable, "-m", "braniac"]
     cmd += ["--vault", str(vault.root), "chat"]
     env = {k: v for k, v in os.environ.items() if not k.startswith("BRANIAC_")}
     env["TERM"] = env.get("TERM", "xterm") if env.get("TERM") not in (None, "", "dumb") else "xterm"

@@ -1,4 +1,4 @@
 """`python -m braniac` runs the CLI."""
-from .cli import main
+from .app.cli import main
 
 main()

@@ -6,20 +6,19 @@ from __future__ import annotations
 
 from typing import Callable
 
-from . import config as config_module
-from .errors import BraniacError
-from .model import get_model
+from .infra.errors import BraniacError
+from .model import MemoryModel, configured_model
 from .model.offline import OfflineModel
 from .processes.core_loop import CoreLoop, Turn
 from .processes.reflection import Reflector
-from .vault import Vault
+from .vault.store import VaultStore
 
 
 class Session:
-    def __init__(self, vault: Vault, *, model: str | None = None, notice: Callable[[str], None] = lambda m: None):
+    def __init__(self, vault: VaultStore, *, model: "str | MemoryModel | None" = None,
+                 notice: Callable[[str], None] = lambda m: None):
         self.vault = vault
-        self.config = config_module.load(vault.root, model=model)
-        self.model = get_model(self.config, vault.root)
+        self.config, self.model = configured_model(vault.root, model)
         self.notice = notice
         self.loop = CoreLoop(vault, self.model, self.config, notice=notice)
         self.reflector = Reflector(vault, self.model, notice=notice)

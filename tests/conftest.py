@@ -30,7 +30,7 @@ def run_cli(*args: str | os.PathLike, cwd: Path | None = None, env: dict[str, st
             input: str | bytes | None = None, timeout: float = 60) -> subprocess.CompletedProcess:
     """`braniac ARGS` as a real process; stdout/stderr decoded as UTF-8."""
     result = subprocess.run(
-        [sys.executable, "-m", "braniac.cli", *map(str, args)],
+        [sys.executable, "-m", "braniac", *map(str, args)],
         cwd=cwd, env=clean_env() if env is None else env, capture_output=True, timeout=timeout,
         input=input.encode() if isinstance(input, str) else input,
     )

@@ -7,8 +7,9 @@ import os
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from braniac import Vault, index_md, notes
-from braniac.index_md import Entry
+from braniac import Vault
+from braniac.vault import folder_index as index_md, notes
+from braniac.vault.folder_index import Entry
 
 from conftest import assert_clean_error, run_cli, snapshot
 

@@ -10,7 +10,8 @@ import sys
 import textwrap
 import time
 
-from braniac import fsio, stm
+from braniac.infra import fsio
+from braniac.vault import stm
 
 from conftest import clean_env, run_cli
 
@@ -64,7 +65,7 @@ def test_four_processes_remembering_200_times_each(vault, tmp_path):
 
 
 def test_concurrent_cli_remember(vault):
-    procs = [subprocess.Popen([sys.executable, "-m", "braniac.cli", "--vault", str(vault.root), "remember", f"cli {n}"],
+    procs = [subprocess.Popen([sys.executable, "-m", "braniac", "--vault", str(vault.root), "remember", f"cli {n}"],
                               env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
              for n in range(8)]
     for proc in procs:
@@ -95,7 +96,7 @@ def test_sigkill_during_atomic_writes_leaves_a_or_b(tmp_path):
     code = """
         import sys
         from pathlib import Path
-        from braniac.fsio import atomic_write
+        from braniac.infra.fsio import atomic_write
         target, size = Path(sys.argv[1]), int(sys.argv[2])
         a = (b"A" * 1023 + b"\\n") * (size // 1024)
         b = (b"B" * 511 + b"\\n") * (size // 256)

@@ -12,11 +12,14 @@ import textwrap
 
 import pytest
 
-from braniac import Vault, clock, config as config_module, prompts, stm
-from braniac.config import Config
-from braniac.errors import ConfigError
+from braniac import Vault
+from braniac.infra import clock, config as config_module
+from braniac.model import prompts
+from braniac.vault import stm
+from braniac.infra.config import Config
+from braniac.infra.errors import ConfigError
 from braniac.model.offline import OfflineModel
-from braniac.notes import Note, write
+from braniac.vault.notes import Note, write
 from braniac.processes.core_loop import CoreLoop
 from braniac.processes.reflection import Exchange, Reflector
 from braniac.processes.working_memory import tokens

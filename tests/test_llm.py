@@ -15,10 +15,11 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from braniac import Vault, stm
-from braniac.cli import cli
-from braniac.index import SearchIndex
-from braniac.notes import Note, write
+from braniac import Vault
+from braniac.vault import stm
+from braniac.app.cli import cli
+from braniac.search.index import SearchIndex
+from braniac.vault.notes import Note, write
 from braniac.session import Session
 
 from conftest import clean_env, snapshot
@@ -401,7 +402,7 @@ def test_ask_subprocess_streams_the_answer_and_only_talks_to_loopback(llm_vault)
     server.answers.append("The kayak was bright red (memory/long_term/concrete/kayak-trip.md).")
     server.reflections.append({"thoughts": "Colour question answered.", "facts": ["The rented kayak was red"]})
     before = outside_snapshot(llm_vault.tmp)
-    result = subprocess.run([sys.executable, "-m", "braniac.cli", "--vault", str(vault.root), "ask",
+    result = subprocess.run([sys.executable, "-m", "braniac", "--vault", str(vault.root), "ask",
                              "What colour was the kayak?"], env=env, cwd=llm_vault.tmp, capture_output=True,
                             text=True, timeout=60)
     assert result.returncode == 0, result.stderr
@@ -425,7 +426,7 @@ def test_ask_subprocess_server_error_is_one_line(llm_vault):
     env, netlog = _subprocess_env(llm_vault)
     server.always = Fail.HTTP_500
     before = outside_snapshot(llm_vault.tmp)
-    result = subprocess.run([sys.executable, "-m", "braniac.cli", "--vault", str(vault.root), "ask", "Still there?"],
+    result = subprocess.run([sys.executable, "-m", "braniac", "--vault", str(vault.root), "ask", "Still there?"],
                             env=env, cwd=llm_vault.tmp, capture_output=True, text=True, timeout=60)
     assert result.returncode == 2 and result.stdout == ""
     assert result.stderr.startswith("braniac: ") and result.stderr.count("\n") == 1, result.stderr

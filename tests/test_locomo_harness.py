@@ -9,7 +9,7 @@ from collections import Counter
 
 import pytest
 
-from braniac import clock
+from braniac.infra import clock
 
 from conftest import REPO
 

@@ -9,9 +9,9 @@ import pytest
 import yaml
 from hypothesis import assume, given, strategies as st
 
-from braniac import index_md, links, notes
-from braniac.errors import NoteError
-from braniac.index_md import Entry
+from braniac.vault import folder_index as index_md, links, notes
+from braniac.infra.errors import NoteError
+from braniac.vault.folder_index import Entry
 
 # ------------------------------------------------------------------------------ strategies
 
@@ -185,7 +185,7 @@ def test_set_does_not_match_a_key_inside_another_value():
 
 
 def test_touch_rewrites_only_updated_at():
-    from braniac import clock
+    from braniac.infra import clock
     note = notes.parse("---\nuuid: u\nupdated_at: 2020-01-01T00:00:00Z\nemotion: calm\n---\nhi\n")
     with clock.frozen(datetime(2025, 9, 16, 15, 30, tzinfo=timezone.utc)):
         note.touch()

@@ -20,12 +20,14 @@ from pathlib import Path
 import pytest
 import yaml
 
-from braniac import Vault, clock, index_md, notes
-from braniac.config import load as load_config
-from braniac.fsio import atomic_write, locked
-from braniac.links import find_links, make_link
-from braniac.ltm import ensure_folder, refresh_indexes
-from braniac.notes import Note
+from braniac import Vault
+from braniac.infra import clock
+from braniac.vault import folder_index as index_md, notes
+from braniac.infra.config import load as load_config
+from braniac.infra.fsio import atomic_write, locked
+from braniac.vault.links import find_links, make_link
+from braniac.vault.claims import ensure_folder, refresh_indexes
+from braniac.vault.notes import Note
 from braniac.processes.organization import MAX_OPERATIONS, organize
 
 from conftest import clean_env, run_cli

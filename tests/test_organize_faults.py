@@ -31,8 +31,9 @@ from pathlib import Path
 
 import pytest
 
-from braniac import Vault, clock
-from braniac.doctor import check
+from braniac import Vault
+from braniac.infra import clock
+from braniac.vault.doctor import check
 
 from conftest import clean_env
 from test_organize import LTM, NOW, add_note, append_body, check_links, link_to, turn, uuid_of, uuid_places
@@ -85,7 +86,7 @@ def log_lines(root: Path) -> Counter:
 
 
 def organize_cmd(root: Path) -> list[str]:
-    return [sys.executable, "-m", "braniac.cli", "--vault", str(root), "organize", "--json"]
+    return [sys.executable, "-m", "braniac", "--vault", str(root), "organize", "--json"]
 
 
 def problems_of(root: Path) -> list[str]:
@@ -93,7 +94,7 @@ def problems_of(root: Path) -> list[str]:
 
 
 def cli_doctor(root: Path) -> dict:
-    result = subprocess.run([sys.executable, "-m", "braniac.cli", "--vault", str(root), "doctor", "--json"],
+    result = subprocess.run([sys.executable, "-m", "braniac", "--vault", str(root), "doctor", "--json"],
                             env=clean_env(), capture_output=True, text=True, timeout=60)
     data = json.loads(result.stdout)
     assert result.returncode == (0 if data["healthy"] else 1), result.stderr

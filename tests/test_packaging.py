@@ -24,7 +24,7 @@ import click
 import pytest
 from click.testing import CliRunner
 
-from braniac.cli import cli
+from braniac.app.cli import cli
 
 ROOT = Path(__file__).resolve().parent.parent
 README = ROOT / "README.md"
@@ -112,7 +112,7 @@ def test_wheel_installs_and_works_outside_the_repo(tmp_path: Path) -> None:
     with zipfile.ZipFile(wheel) as zf:
         names = set(zf.namelist())
         entry_points = next((zf.read(n).decode() for n in names if n.endswith(".dist-info/entry_points.txt")), "")
-    assert "braniac/__init__.py" in names and "braniac/cli.py" in names
+    assert "braniac/__init__.py" in names and "braniac/app/cli.py" in names
     for rel in VAULT_FILES:
         assert f"braniac/_data/vault_template/{rel}" in names, f"wheel lacks vault_template/{rel}"
     for folder in ("vault_template", "prompts"):
@@ -122,7 +122,7 @@ def test_wheel_installs_and_works_outside_the_repo(tmp_path: Path) -> None:
         assert not missing, f"wheel lacks {folder}/ files: {missing}"
     assert any(n.startswith("braniac/_data/prompts/") for n in names)
     assert not any(n.startswith(("tests/", ".ci/", "bench/")) for n in names), sorted(names)
-    assert re.search(r"^braniac\s*=\s*braniac\.cli:main\s*$", entry_points, re.MULTILINE), entry_points
+    assert re.search(r"^braniac\s*=\s*braniac\.app\.cli:main\s*$", entry_points, re.MULTILINE), entry_points
 
     env_dir = tmp_path / "venv"
     python = _venv_with_outer_deps(env_dir)
@@ -131,7 +131,7 @@ def test_wheel_installs_and_works_outside_the_repo(tmp_path: Path) -> None:
          cwd=outside, env=env)
 
     where = _run([python, "-c",
-                  "import braniac, braniac.resources as r; print(braniac.__file__); "
+                  "import braniac, braniac.infra.resources as r; print(braniac.__file__); "
                   "print(r.data_dir('vault_template')); print(r.data_dir('prompts'))"],
                  cwd=outside, env=env).stdout.split()
     for path in where:

@@ -18,8 +18,10 @@ from urllib.parse import unquote
 import pytest
 import yaml
 
-from braniac import Vault, clock, stm
-from braniac.config import load as load_config
+from braniac import Vault
+from braniac.infra import clock
+from braniac.vault import stm
+from braniac.infra.config import load as load_config
 from braniac.model.offline import OfflineModel
 from braniac.processes.promotion import promote
 from braniac.processes.reflection import Reflector
@@ -435,7 +437,7 @@ def test_events_appended_during_a_promotion_stay_in_short_term_memory(filled):
 HOLD_LOCK = """
 import sys
 from braniac import Vault
-from braniac.fsio import locked
+from braniac.infra.fsio import locked
 vault = Vault(sys.argv[1])
 with locked(vault.lock_path("ltm"), timeout=5):
     print("held", flush=True)

@@ -23,8 +23,10 @@ from pathlib import Path
 
 import pytest
 
-from braniac import Vault, clock, stm
-from braniac.config import load as load_config
+from braniac import Vault
+from braniac.infra import clock
+from braniac.vault import stm
+from braniac.infra.config import load as load_config
 from braniac.model import get_model
 from braniac.model.offline import OfflineModel
 from braniac.processes.promotion import promote
@@ -91,7 +93,7 @@ def git_init(root: Path) -> None:
 
 
 def promote_cmd(root: Path) -> list[str]:
-    return [sys.executable, "-m", "braniac.cli", "--vault", str(root), "promote", "--force"]
+    return [sys.executable, "-m", "braniac", "--vault", str(root), "promote", "--force"]
 
 
 def masked(root: Path) -> dict[str, str]:
@@ -181,7 +183,7 @@ def test_promotion_killed_at_random_instants_loses_and_doubles_nothing(bases, tm
         rerun = subprocess.run(promote_cmd(root), cwd=REPO, env=clean_env(), capture_output=True, text=True)
         assert rerun.returncode == 0, (where, rerun.stderr)
         assert rerun.stdout.startswith(("promoted", "promotion nothing")), (where, rerun.stdout)
-        doctor = subprocess.run([sys.executable, "-m", "braniac.cli", "--vault", str(root), "doctor"], cwd=REPO,
+        doctor = subprocess.run([sys.executable, "-m", "braniac", "--vault", str(root), "doctor"], cwd=REPO,
                                 env=clean_env(), capture_output=True, text=True)
         assert doctor.returncode == 0, (where, doctor.stdout, doctor.stderr)
         # every event exactly once across STM + archive: all archived, one file each, none left

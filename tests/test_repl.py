@@ -11,9 +11,9 @@ import threading
 import time
 
 from braniac import Vault
-from braniac.index import SearchIndex
+from braniac.search.index import SearchIndex
 from braniac.model.offline import OfflineModel
-from braniac.repl import Chat
+from braniac.app.repl import Chat
 
 from conftest import clean_env, run_cli
 from fake_llm import Fail, Stream, _fake_llm_server, configure_vault, fake_llm, guard_env  # noqa: F401
@@ -167,7 +167,7 @@ def test_sigint_during_a_slow_streamed_answer_from_the_llm(tmp_path, fake_llm):
         "Fourth answer.",
     ])
     env, netlog = guard_env(tmp_path / "guard", clean_env(FAKE_LLM_KEY="test", HOME=str(tmp_path / "home")))
-    proc = subprocess.Popen([sys.executable, "-m", "braniac.cli", "--vault", str(vault.root), "chat"],
+    proc = subprocess.Popen([sys.executable, "-m", "braniac", "--vault", str(vault.root), "chat"],
                             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, env=env,
                             cwd=tmp_path)
     out, err = _Reader(proc.stdout), _Reader(proc.stderr)

@@ -12,10 +12,12 @@ import random
 
 import pytest
 
-from braniac import notes, ranking, scoring
-from braniac.index import SearchIndex, parse_query
-from braniac.links import make_link
-from braniac.vault import Vault
+from braniac.vault import notes
+from braniac.search import ranking, scoring
+from braniac.vault.reads import read_counts
+from braniac.search.index import SearchIndex, parse_query
+from braniac.vault.links import make_link
+from braniac import Vault
 
 WORDS = ("otter heron lantern quartz meadow cobalt saffron glacier violin copper ember willow harbor "
          "falcon maple thistle orbit canyon pebble juniper walnut tundra comet basil").split()
@@ -88,7 +90,7 @@ def test_top_k_is_exact_under_importance(built):
     vault, index = built
     searcher = index.searcher()
     inbound = index._inbound_counts(index._load_files())
-    reads = ranking.read_counts(vault.root / "logs", vault.state_dir / "reads.json")
+    reads = read_counts(vault.root / "logs", vault.state_dir / "reads.json")
     assert max(reads.values()) > 1 and max(inbound.values()) > 0
     reordered = 0
     for text in _queries(60):

@@ -26,13 +26,13 @@ from pathlib import Path
 
 import pytest
 
-from braniac import notes
-from braniac.index import SearchIndex
-from braniac.links import make_link
-from braniac.vault import Vault
+from braniac.vault import notes
+from braniac.search.index import SearchIndex
+from braniac.vault.links import make_link
+from braniac import Vault
 
 BRANIAC = Path(sys.executable).with_name("braniac")
-CLI = [str(BRANIAC)] if BRANIAC.exists() else [sys.executable, "-c", "from braniac.cli import main; main()"]
+CLI = [str(BRANIAC)] if BRANIAC.exists() else [sys.executable, "-c", "from braniac.app.cli import main; main()"]
 
 
 # ---------------------------------------------------------------------- helpers
@@ -184,7 +184,7 @@ def test_small_commits_keep_the_segment_count_bounded(svault):
     """Each edit commits a small segment; segments of one size class are folded together once
     FOLD_WIDTH of them exist, a note edited over and over leaves no trail of emptied segments,
     a big segment is never rewritten, and the quiet-time fold leaves two segments."""
-    from braniac import index as index_module
+    from braniac.search import index as index_module
     index = SearchIndex(svault, notice=lambda m: None)
     for n in range(70):
         put(svault, f"memory/long_term/concrete/big/b{n}.md", "B", f"The bulkword number{n}.")
@@ -282,7 +282,7 @@ def test_index_lost_between_commit_and_file_list_has_no_duplicates(svault, monke
     index = SearchIndex(svault, notice=lambda m: None)
     index.sync()
     put(svault, "memory/long_term/concrete/dup.md", "Dup", "A golfword here.")
-    from braniac import index as index_module
+    from braniac.search import index as index_module
     real = index_module._FileList.append
 
     def crash(self, changes):
@@ -300,7 +300,7 @@ def test_index_lost_between_commit_and_file_list_has_no_duplicates(svault, monke
 def test_file_list_journal_is_shared_compacted_and_survives_a_torn_line(svault, monkeypatch):
     """One index's edits reach another's file list through the journal (no re-indexing), a
     compaction folds it in, and a line torn by a crash only makes that file be read again."""
-    from braniac import index as index_module
+    from braniac.search import index as index_module
     monkeypatch.setattr(index_module, "COMPACT_AT", 5)
     a = SearchIndex(svault, notice=lambda m: None)
     b = SearchIndex(svault, notice=lambda m: None)
@@ -335,8 +335,8 @@ def test_file_list_journal_is_shared_compacted_and_survives_a_torn_line(svault, 
 
 WORKER = textwrap.dedent("""
     import random, sys, time
-    from braniac.index import SearchIndex
-    from braniac.vault import Vault
+    from braniac.search.index import SearchIndex
+    from braniac import Vault
     root, mode, seconds = sys.argv[1], sys.argv[2], float(sys.argv[3])
     rng = random.Random(mode)
     kept = SearchIndex(Vault(root))
@@ -494,7 +494,7 @@ def test_one_truncated_index_file_is_found_out_and_repaired(svault, suffix, edit
     for i in range(150):
         put(svault, f"memory/long_term/concrete/n{i}.md", f"Note {i}", f"The word{i:03d}x and shared text.")
     if suffix == ".seg":
-        _f, _h, whoosh_index, *_ = __import__("braniac.index", fromlist=["_whoosh"])._whoosh()
+        _f, _h, whoosh_index, *_ = __import__("braniac.search.index", fromlist=["_whoosh"])._whoosh()
         SearchIndex(svault, notice=lambda m: None).rebuild()
         # an index from before FORMAT 2: one compound segment
         ix = whoosh_index.open_dir(str(svault.state_dir / "index"))
@@ -710,7 +710,7 @@ def test_more_reads_rank_higher_including_rotated_logs(svault):
 def test_a_moved_note_keeps_its_reads(svault):
     """Organization writes `TS | MOVE | old -> new`: reads logged under the old path follow
     the note, through a chain of moves, also when the move is in a rotated log."""
-    from braniac import ranking
+    from braniac.vault import reads
     x, y = _twins(svault)
     _log_reads(svault, y, 6, "access.log.1")
     assert _paths(svault, "heronword") == [y, x]
@@ -727,28 +727,28 @@ def test_a_moved_note_keeps_its_reads(svault):
         # the same second as the first move (one organize run): the order written is the order applied
         handle.write(f"2025-09-17T10:00:00Z | MOVE | {svault.root / moved} -> {svault.root / again}\n")
     assert _paths(svault, "heronword") == [again, x]
-    counts = ranking.read_counts(svault.root / "logs", svault.state_dir / "reads.json")
+    counts = reads.read_counts(svault.root / "logs", svault.state_dir / "reads.json")
     assert counts.get(again) == 6 and y not in counts and moved not in counts
 
 
 def test_read_counts_kept_incrementally_equal_a_fresh_count(svault, tmp_path):
     """Counted a tail at a time in one process, saved for the next, or counted afresh: the same
     numbers; a garbled saved count is simply counted again."""
-    from braniac import ranking
+    from braniac.vault import reads
     logs, cache = svault.root / "logs", svault.state_dir / "reads.json"
     rng = random.Random(3)
     rels = [f"memory/long_term/concrete/n{i}.md" for i in range(30)]
     for _round in range(12):
         _log_reads(svault, rng.choice(rels), rng.randint(1, 400))
-        kept = ranking.read_counts(logs, cache)
-    ranking._memo.clear()
-    assert ranking.read_counts(logs, cache) == kept            # from the saved count + the tail
+        kept = reads.read_counts(logs, cache)
+    reads._memo.clear()
+    assert reads.read_counts(logs, cache) == kept            # from the saved count + the tail
     fresh_cache = tmp_path / "fresh.json"
-    assert ranking.read_counts(logs, fresh_cache) == kept      # from nothing
+    assert reads.read_counts(logs, fresh_cache) == kept      # from nothing
     for garbage in ("{not json", '{"v": 4, "per_file": {"access.log": {"stamp": "x"}}}', "[]"):
-        ranking._memo.clear()
+        reads._memo.clear()
         cache.write_text(garbage, encoding="utf-8")
-        assert ranking.read_counts(logs, cache) == kept
+        assert reads.read_counts(logs, cache) == kept
     assert sum(kept.values()) == sum(1 for line in (logs / "access.log").read_text().splitlines()
                                      if " | READ | " in line)
 
@@ -756,32 +756,32 @@ def test_read_counts_kept_incrementally_equal_a_fresh_count(svault, tmp_path):
 def test_read_counts_tell_a_rewritten_log_from_a_grown_one(svault):
     """A log replaced by another on the same inode (a rotation that reuses it) and at least
     as long is counted afresh, in this process and in the next one (from reads.json)."""
-    from braniac import ranking
+    from braniac.vault import reads
     logs, cache = svault.root / "logs", svault.state_dir / "reads.json"
     log = logs / "access.log"
     a, b = "memory/long_term/concrete/a.md", "memory/long_term/concrete/b.md"
     log.write_text(f"2026-01-01T00:00:00Z | READ | {svault.root / a}\n" * 10, encoding="utf-8")
-    assert ranking.read_counts(logs, cache) == {a: 10}
+    assert reads.read_counts(logs, cache) == {a: 10}
     inode = log.stat().st_ino
     with open(log, "r+", encoding="utf-8") as handle:      # same inode, new content, longer
         handle.write(f"2026-02-01T00:00:00Z | READ | {svault.root / b}\n" * 25)
     assert log.stat().st_ino == inode
-    assert ranking.read_counts(logs, cache) == {b: 25}
-    ranking._memo.clear()
+    assert reads.read_counts(logs, cache) == {b: 25}
+    reads._memo.clear()
     with open(log, "r+", encoding="utf-8") as handle:
         handle.write(f"2026-03-01T00:00:00Z | READ | {svault.root / a}\n" * 30)
-    assert ranking.read_counts(logs, cache) == {a: 30}  # the saved count was for another file
+    assert reads.read_counts(logs, cache) == {a: 30}  # the saved count was for another file
 
 
 def test_moves_apply_in_time_order_with_fractions_of_a_second(svault):
-    from braniac import ranking
+    from braniac.vault import reads
     logs = svault.root / "logs"
     x, m, z = (f"memory/long_term/concrete/{n}.md" for n in ("x", "m", "z"))
     (logs / "access.log").write_text(
         f"2026-01-01T00:00:00Z | READ | {svault.root / x}\n" * 3
         + f"2026-01-01T10:00:00Z | MOVE | {svault.root / x} -> {svault.root / m}\n"
         + f"2026-01-01T10:00:00.500Z | MOVE | {svault.root / m} -> {svault.root / z}\n", encoding="utf-8")
-    assert ranking.read_counts(logs, svault.state_dir / "reads.json") == {z: 3}
+    assert reads.read_counts(logs, svault.state_dir / "reads.json") == {z: 3}
 
 
 def test_reads_count_in_a_vault_whose_own_path_contains_memory(tmp_path):

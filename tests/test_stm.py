@@ -7,9 +7,10 @@ from datetime import datetime, timedelta, timezone
 import pytest
 from hypothesis import example, given, strategies as st
 
-from braniac import clock, stm
-from braniac.errors import STMError
-from braniac.stm import FACTS, GOALS, TASKS, Item
+from braniac.infra import clock
+from braniac.vault import stm
+from braniac.infra.errors import STMError
+from braniac.vault.stm import FACTS, GOALS, TASKS, Item
 
 from conftest import run_cli
 

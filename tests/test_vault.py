@@ -10,9 +10,11 @@ from datetime import datetime, timezone
 
 import pytest
 
-from braniac import Vault, access_log, clock, fsio, index_md, links, notes, stm
-from braniac.errors import InputError, LockBusy, NoteError, STMError, VaultExists, VaultNotFound
-from braniac.index_md import Entry
+from braniac import Vault
+from braniac.vault import access_log, folder_index as index_md, links, notes, stm
+from braniac.infra import clock, fsio
+from braniac.infra.errors import InputError, LockBusy, NoteError, STMError, VaultExists, VaultNotFound
+from braniac.vault.folder_index import Entry
 
 UUID = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
 
@@ -295,7 +297,7 @@ def test_lock_held_by_another_process_gives_lock_busy(vault):
     lock = vault.lock_path("stm")
     holder = subprocess.Popen(
         [sys.executable, "-c",
-         "import sys, time; from braniac import fsio\n"
+         "import sys, time; from braniac.infra import fsio\n"
          f"with fsio.locked({str(lock)!r}):\n    print('held', flush=True); time.sleep(30)"],
         stdout=subprocess.PIPE, text=True)
     try:

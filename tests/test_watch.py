@@ -18,12 +18,12 @@ from pathlib import Path
 
 import pytest
 
-from braniac import notes
-from braniac.index import SearchIndex
-from braniac.vault import Vault
+from braniac.vault import notes
+from braniac.search.index import SearchIndex
+from braniac import Vault
 
 BRANIAC = Path(sys.executable).with_name("braniac")
-CLI = [str(BRANIAC)] if BRANIAC.exists() else [sys.executable, "-c", "from braniac.cli import main; main()"]
+CLI = [str(BRANIAC)] if BRANIAC.exists() else [sys.executable, "-c", "from braniac.app.cli import main; main()"]
 LATENCY = 1.0    # seconds from the write to the search that finds it
 POLL = 0.02
 

@@ -8,10 +8,11 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Iterator, Protocol
 
-from ..config import Config
+from ..infra import config as config_module
+from ..infra.config import Config
 from .types import Excerpt, ModelUnavailable, Reflection, STMEntry, WorkingMemory
 
-__all__ = ["MemoryModel", "get_model", "Excerpt", "ModelUnavailable", "Reflection", "STMEntry", "WorkingMemory"]
+__all__ = ["MemoryModel", "get_model", "configured_model", "Excerpt", "ModelUnavailable", "Reflection", "STMEntry", "WorkingMemory"]
 
 
 class MemoryModel(Protocol):
@@ -33,3 +34,12 @@ def get_model(config: Config, vault_root: Path | None = None) -> MemoryModel:
         return LLMModel(config.model, vault_root=vault_root)
     from .offline import OfflineModel
     return OfflineModel()
+
+
+def configured_model(vault_root: Path, model: "str | MemoryModel | None" = None) -> tuple[Config, MemoryModel]:
+    """The vault's configuration and the model to use: a model object as given, else the
+    LiteLLM model named (or configured by `BRANIAC_MODEL` / `braniac.toml`), else offline."""
+    if model is not None and not isinstance(model, str):
+        return config_module.load(vault_root), model
+    config = config_module.load(vault_root, model=model)
+    return config, get_model(config, vault_root)

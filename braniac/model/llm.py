@@ -13,9 +13,9 @@ import threading
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from .. import prompts
-from ..config import ModelConfig
-from ..errors import ModelError
+from . import prompts
+from ..infra.config import ModelConfig
+from ..infra.errors import ModelError
 from .types import Candidate, Claim, EventRecord, ModelUnavailable, NoteDraft, Reflection, WorkingMemory
 
 _import_lock = threading.Lock()
@@ -117,14 +117,12 @@ class LLMModel:
 
     # ---------------------------------------------------------------- the tasks
     def search_queries(self, wm: WorkingMemory) -> list[str]:
-        from ..processes.working_memory import fenced_context
-        ctx = fenced_context(wm)
+        ctx = prompts.fenced_context(wm)
         return self.complete_json("search_queries", _valid_queries, now=wm.now, conversation=ctx["conversation"],
                                   short_term=ctx["short_term"], prompt=wm.prompt)
 
     def answer(self, wm: WorkingMemory) -> Iterator[str]:
-        from ..processes.working_memory import fenced_context
-        ctx = fenced_context(wm)
+        ctx = prompts.fenced_context(wm)
         system = prompts.render("answer", self.vault_root, now=wm.now, **ctx)
         return self.stream([{"role": "system", "content": system}, {"role": "user", "content": wm.prompt}])
 

@@ -11,7 +11,8 @@ from __future__ import annotations
 import re
 from typing import Iterator
 
-from .. import stm, textutil
+from ..vault import stm
+from ..infra import textutil
 from . import offline_promotion
 from .types import Candidate, EventRecord, NoteDraft, Reflection, WorkingMemory
 

@@ -3,7 +3,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from ..errors import ModelError
+from ..infra.errors import ModelError
 
 
 class ModelUnavailable(ModelError):

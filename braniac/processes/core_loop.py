@@ -10,19 +10,20 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from .. import access_log, clock
-from ..config import Config
-from ..errors import BraniacError, ModelError
-from ..fsio import read_text
+from ..vault import access_log
+from ..infra import clock
+from ..infra.config import Config
+from ..infra.errors import BraniacError, ModelError
+from ..infra.fsio import read_text
 from ..model.offline import OfflineModel
 from ..model.types import Excerpt, ModelUnavailable, WorkingMemory
-from ..retrieval import retrieve
+from ..search.retrieval import retrieve
 from .working_memory import Conversation, fit, stm_entries
 
 if TYPE_CHECKING:
-    from ..index import SearchIndex
+    from ..search.index import SearchIndex
     from ..model import MemoryModel
-    from ..vault import Vault
+    from ..vault.store import VaultStore
 
 
 @dataclass
@@ -43,9 +44,9 @@ class Turn:
 class CoreLoop:
     """Runs turns for one session. Keep one per REPL: its index stays open (warm searches)."""
 
-    def __init__(self, vault: "Vault", model: "MemoryModel", config: Config, *, index: "SearchIndex | None" = None,
+    def __init__(self, vault: "VaultStore", model: "MemoryModel", config: Config, *, index: "SearchIndex | None" = None,
                  notice: Callable[[str], None] = lambda m: None):
-        from ..index import SearchIndex
+        from ..search.index import SearchIndex
         self.vault = vault
         self.model = model
         self.config = config

@@ -12,17 +12,18 @@ import time
 from datetime import timedelta
 from typing import TYPE_CHECKING, Callable
 
-from .. import config as config_module
-from ..errors import BraniacError
+from ..infra import clock
+from ..model import configured_model
+from ..infra.errors import BraniacError
 
 if TYPE_CHECKING:
-    from ..vault import Vault
+    from ..vault.store import VaultStore
 
 CHECK_EVERY_SECONDS = 30.0
 
 
 class IdleWorker:
-    def __init__(self, vault: "Vault", *, model: str | None = None, report: Callable[[str], None] = print,
+    def __init__(self, vault: "VaultStore", *, model: str | None = None, report: Callable[[str], None] = print,
                  organize: bool = False):
         self.vault = vault
         self.organize = organize
@@ -50,31 +51,28 @@ class IdleWorker:
             self._running.release()
 
     def _maybe_promote(self) -> None:
-        from ..model import get_model
         from .promotion import idle_for, promote
-        cfg = config_module.load(self.vault.root, model=self.model_name)
+        cfg, model = configured_model(self.vault.root, self.model_name)
         quiet = idle_for(self.vault)
         if quiet is None or quiet < timedelta(minutes=cfg.promote_idle_minutes):
             return
-        result = promote(self.vault, get_model(cfg, self.vault.root), cfg, notice=self.report)
+        result = promote(self.vault, model, cfg, notice=self.report)
         if result.status == "done":
             self.report(result.describe())
 
     def _maybe_organize(self) -> None:
         """After `idle.organize_after_minutes` of quiet, and at most once per such spell."""
-        from .. import clock
-        from ..model import get_model
         from .organization import organize
         from .promotion import idle_for
-        cfg = config_module.load(self.vault.root, model=self.model_name)
+        cfg, model = configured_model(self.vault.root, self.model_name)
         limit = timedelta(minutes=cfg.organize_idle_minutes)
         quiet = idle_for(self.vault)
         if (quiet is not None and quiet < limit) or self._quiet_files < limit.total_seconds():
             return  # someone is still writing events or editing files
-        last = self.vault._last_run("organization")
+        last = self.vault.last_run("organization")
         if last and clock.now() - clock.parse_iso(last) < limit:
             return
-        result = organize(self.vault, cfg, model=get_model(cfg, self.vault.root), notice=self.report)
+        result = organize(self.vault, cfg, model=model, notice=self.report)
         self.report(result.describe())
 
     def start_background(self, stop: threading.Event) -> threading.Thread:

@@ -30,17 +30,18 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
-from .. import clock, git, notes
-from ..errors import BraniacError, LockBusy, NoteError
-from ..fsio import append_line, atomic_write, inside, locked, read_text
-from ..index_md import Entry, INDEX_NAME, split_sections, _entries
-from ..index import update_after_write
-from ..moves import Move, apply_moves, finish, pending
-from ..usage import Usage, read_usage
+from ..infra import clock, git
+from ..vault import notes
+from ..infra.errors import BraniacError, LockBusy, NoteError
+from ..infra.fsio import append_line, atomic_write, inside, locked, read_text
+from ..vault.folder_index import Entry, INDEX_NAME, split_sections, _entries
+from ..search.index import update_after_write
+from ..vault.moves import Move, apply_moves, finish, pending
+from ..vault.usage import Usage, read_usage
 
 if TYPE_CHECKING:
-    from ..config import Config
-    from ..vault import Vault
+    from ..infra.config import Config
+    from ..vault.store import VaultStore
 
 LINK_MIN_AFFINITY = 0.3
 LINK_MIN_TOGETHER = 2
@@ -84,7 +85,7 @@ class OrganizeReport:
         return f"organized: {summary}" + (f"; commit {self.commit}" if self.commit else "")
 
 
-def organize(vault: "Vault", config: "Config", *, model=None, dry_run: bool = False,
+def organize(vault: "VaultStore", config: "Config", *, model=None, dry_run: bool = False,
              notice: Callable[[str], None] = lambda m: None, archive_after_days: float | None = None) -> OrganizeReport:
     report = OrganizeReport()
     try:
@@ -155,7 +156,7 @@ def _statistics(vault, history: Usage, recent: Usage) -> dict:
             "folders": {str(f.relative_to(vault.root)): n for f, n in _folder_sizes(vault).most_common(30)}}
 
 
-def offline_plan(vault: "Vault", history: Usage, recent: Usage, archive_days: float) -> list[dict]:
+def offline_plan(vault: "VaultStore", history: Usage, recent: Usage, archive_days: float) -> list[dict]:
     ops: list[dict] = []
     existing = _existing_links(vault)
     today = clock.now()
@@ -200,7 +201,7 @@ def offline_plan(vault: "Vault", history: Usage, recent: Usage, archive_days: fl
     return ops + _split_and_merge(vault, leaving, arriving)
 
 
-def _split_and_merge(vault: "Vault", leaving: set[str], arriving: set[str]) -> list[dict]:
+def _split_and_merge(vault: "VaultStore", leaving: set[str], arriving: set[str]) -> list[dict]:
     """Crowded folders split by their notes' main tag; a folder left with one note merges into
     its parent. Counted as the folders will be once the other planned moves are done."""
     ops = []
@@ -238,7 +239,7 @@ def _split_and_merge(vault: "Vault", leaving: set[str], arriving: set[str]) -> l
 
 # ---------------------------------------------------------------------- validating a plan
 
-def validate(vault: "Vault", op: Any, report: OrganizeReport) -> dict | None:
+def validate(vault: "VaultStore", op: Any, report: OrganizeReport) -> dict | None:
     """Schema and bounds: only known operations, only inside memory/long_term/, never system/,
     never an overwrite, never a delete. What fails is logged, not repaired."""
     if not isinstance(op, dict) or op.get("op") not in ("link", "unlink", "move", "archive"):
@@ -284,8 +285,8 @@ def validate(vault: "Vault", op: Any, report: OrganizeReport) -> dict | None:
     return clean
 
 
-def _inside_ltm(vault: "Vault", rel: str, *, folder: bool = False) -> bool:
-    from ..vault import IGNORED_DIRS
+def _inside_ltm(vault: "VaultStore", rel: str, *, folder: bool = False) -> bool:
+    from ..vault.store import IGNORED_DIRS
     if not rel or rel.startswith(("/", "~")) or "\\" in rel or "\x00" in rel:
         return False
     path = Path(os.path.normpath(vault.root / rel))
@@ -310,7 +311,7 @@ def _inside_ltm(vault: "Vault", rel: str, *, folder: bool = False) -> bool:
     return bool(inside_ltm.parts) or folder
 
 
-def _reject(vault: "Vault", report: OrganizeReport, reason: str) -> None:
+def _reject(vault: "VaultStore", report: OrganizeReport, reason: str) -> None:
     report.rejected.append(reason)
     log = vault.root / "logs" / "organize.log"
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -337,7 +338,7 @@ def _without_conflicts(operations: list[dict]) -> list[dict]:
 
 # ---------------------------------------------------------------------- the retrieval gate
 
-def _gate(vault: "Vault", history: Usage, operations: list[dict], report: OrganizeReport) -> list[dict]:
+def _gate(vault: "VaultStore", history: Usage, operations: list[dict], report: OrganizeReport) -> list[dict]:
     """Apply the plan to a staging copy and re-run the probes; keep only what does not hurt."""
     probes = history.probes[-200:]
     if not probes:
@@ -373,9 +374,9 @@ def _gate(vault: "Vault", history: Usage, operations: list[dict], report: Organi
         shutil.rmtree(staging.root, ignore_errors=True)
 
 
-def _staging(vault: "Vault"):
+def _staging(vault: "VaultStore"):
     """A copy of the vault (files hard-linked: braniac only ever replaces files, never edits in place)."""
-    from ..vault import Vault
+    from ..vault.store import VaultStore
     root = vault.state_dir / "organize" / "staging"
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
@@ -394,14 +395,14 @@ def _staging(vault: "Vault"):
         shutil.copytree(vault.root / "logs", root / "logs", symlinks=True)
     if (vault.state_dir / "index").is_dir():
         shutil.copytree(vault.state_dir / "index", root / ".braniac" / "index")
-    return Vault(root)
+    return VaultStore(root)
 
 
-def _measure(vault: "Vault", probes, live: "Vault") -> dict:
+def _measure(vault: "VaultStore", probes, live: "VaultStore") -> dict:
     """Recall and mean reciprocal rank of the notes each probe's turn actually read (by uuid), in
     the top max(10, notes read) results: a turn that read 50 notes (a large search_limit) is
     measured on its top 50, else recall@10 hardly sees a change at all."""
-    from ..index import SearchIndex
+    from ..search.index import SearchIndex
     index = SearchIndex(vault, notice=lambda m: None)
     index.sync()
     live_index = SearchIndex(live, notice=lambda m: None)
@@ -423,7 +424,7 @@ def _measure(vault: "Vault", probes, live: "Vault") -> dict:
 
 # ---------------------------------------------------------------------- applying
 
-def _apply(vault: "Vault", operations: list[dict], written: set[Path]) -> None:
+def _apply(vault: "VaultStore", operations: list[dict], written: set[Path]) -> None:
     links = [op for op in operations if op["op"] in ("link", "unlink")]
     for op in links:
         _set_link(vault, op["a"], op["b"], op.get("weight"), written)
@@ -445,7 +446,7 @@ def _apply(vault: "Vault", operations: list[dict], written: set[Path]) -> None:
                 n += 1
             # an _index.md braniac made has its folder's stable uuid: the archived one takes the
             # uuid of its new place, else a folder made again here would share it (a duplicate)
-            from ..ltm import stable_uuid
+            from ..vault.claims import stable_uuid
             rederived = None
             try:
                 if notes.read(index).uuid == stable_uuid("index", vault.relative(folder)):
@@ -457,7 +458,7 @@ def _apply(vault: "Vault", operations: list[dict], written: set[Path]) -> None:
         apply_moves(vault, leftover, written, on_journaled=lambda done: _note_moves(vault, done))
         for move in leftover:
             with_suppressed_rmdir(move.old.parent)
-        from ..ltm import refresh_indexes
+        from ..vault.claims import refresh_indexes
         refresh_indexes(vault, {m.old.parent.parent for m in leftover}, written)
 
 
@@ -468,7 +469,7 @@ def with_suppressed_rmdir(folder: Path) -> None:
         pass
 
 
-def _set_link(vault: "Vault", source_rel: str, target_rel: str, weight: float | None, written: set[Path]) -> None:
+def _set_link(vault: "VaultStore", source_rel: str, target_rel: str, weight: float | None, written: set[Path]) -> None:
     """Add, reweigh or remove one co-access link in a note's Related Memories."""
     source, target = vault.root / source_rel, vault.root / target_rel
     try:
@@ -508,7 +509,7 @@ def _set_link(vault: "Vault", source_rel: str, target_rel: str, weight: float | 
 
 # ---------------------------------------------------------------------- the access log
 
-def _note_moves(vault: "Vault", moves: list[Move]) -> None:
+def _note_moves(vault: "VaultStore", moves: list[Move]) -> None:
     """`TS | MOVE | /old -> /new` lines (one append), read by usage.py: reads follow the note."""
     lines = [f"{clock.iso(clock.now())} | MOVE | {m.old} -> {m.new}" for m in moves]
     if lines:
@@ -516,7 +517,7 @@ def _note_moves(vault: "Vault", moves: list[Move]) -> None:
         append_line(vault.access_log_path, "\n".join(lines))
 
 
-def _rotate(vault: "Vault") -> bool:
+def _rotate(vault: "VaultStore") -> bool:
     """Processed lines move to logs/access-YYYY-MM.log (the spec's "clear", without losing them)."""
     log = vault.access_log_path
     if not log.exists() or log.stat().st_size == 0:
@@ -528,7 +529,7 @@ def _rotate(vault: "Vault") -> bool:
     return True
 
 
-def _finish_rotation(vault: "Vault") -> None:
+def _finish_rotation(vault: "VaultStore") -> None:
     rotating = vault.access_log_path.with_name("access.log.rotating")
     if not rotating.exists():
         return
@@ -564,7 +565,7 @@ def _ends_with(path: Path, chunk: bytes) -> bool:
 
 # ---------------------------------------------------------------------- helpers
 
-def _existing_links(vault: "Vault") -> dict[tuple[str, str], tuple[float, Any]]:
+def _existing_links(vault: "VaultStore") -> dict[tuple[str, str], tuple[float, Any]]:
     """Co-access links organization made earlier: (weight, date last renewed)."""
     found: dict[tuple[str, str], tuple[float, Any]] = {}
     for tier in TIERS:
@@ -592,7 +593,7 @@ def _existing_links(vault: "Vault") -> dict[tuple[str, str], tuple[float, Any]]:
     return found
 
 
-def _is_note(vault: "Vault", rel: str) -> bool:
+def _is_note(vault: "VaultStore", rel: str) -> bool:
     path = vault.root / rel
     return path.is_file() and path.name != INDEX_NAME and rel.split("/")[2:3] != ["events"]
 
@@ -612,7 +613,7 @@ def _main_tag(path: Path, folder_name: str) -> str | None:
     return tags[0] if tags else None
 
 
-def _folder_sizes(vault: "Vault") -> Counter:
+def _folder_sizes(vault: "VaultStore") -> Counter:
     sizes: Counter = Counter()
     for path in vault.iter_ltm_files():
         if path.name != INDEX_NAME:
@@ -627,7 +628,7 @@ def _percentile(values: list[int], q: float) -> float:
     return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
-def _commit(vault: "Vault", written: set[Path], report: OrganizeReport) -> str | None:
+def _commit(vault: "VaultStore", written: set[Path], report: OrganizeReport) -> str | None:
     lines = []
     for op in report.operations:
         if op["op"] == "move":

@@ -20,21 +20,22 @@ from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from .. import clock, git, notes, stm
-from ..errors import BraniacError, LockBusy, NoteError
-from ..fsio import atomic_write, append_line, locked, read_text, stale_temp_files, update_text
-from ..index import update_after_write
-from ..index_md import Entry
-from ..ltm import (Fact, FactNote, ensure_folder, event_path, refresh_indexes, stable_uuid)
+from ..infra import clock, git
+from ..vault import notes, stm
+from ..infra.errors import BraniacError, LockBusy, NoteError
+from ..infra.fsio import atomic_write, append_line, locked, read_text, stale_temp_files, update_text
+from ..search.index import update_after_write
+from ..vault.folder_index import Entry
+from ..vault.claims import Fact, FactNote, ensure_folder, event_path, refresh_indexes, stable_uuid
 from ..model.offline import OfflineModel
 from ..model.offline_promotion import relate
 from ..model.types import Claim, EventRecord, NoteDraft
-from ..notes import slugify
+from ..vault.notes import slugify
 
 if TYPE_CHECKING:
-    from ..config import Config
+    from ..infra.config import Config
     from ..model import MemoryModel
-    from ..vault import Vault
+    from ..vault.store import VaultStore
 
 MAX_DRAFTS = 200
 MAX_CLAIMS = 200
@@ -71,7 +72,7 @@ class PromotionReport:
                 f"{c['superseded']} superseded" + (f"; commit {self.commit}" if self.commit else ""))
 
 
-def promote(vault: "Vault", model: "MemoryModel", config: "Config", *, force: bool = False, dry_run: bool = False,
+def promote(vault: "VaultStore", model: "MemoryModel", config: "Config", *, force: bool = False, dry_run: bool = False,
             notice: Callable[[str], None] = lambda m: None) -> PromotionReport:
     report = PromotionReport()
     try:
@@ -82,7 +83,7 @@ def promote(vault: "Vault", model: "MemoryModel", config: "Config", *, force: bo
         return report
 
 
-def idle_for(vault: "Vault") -> timedelta | None:
+def idle_for(vault: "VaultStore") -> timedelta | None:
     """How long since the newest event in short-term memory (None when the log is empty)."""
     events = vault.read_stm().events
     if not events:
@@ -201,7 +202,7 @@ def _drafts(vault, model, events, report, notice) -> list[NoteDraft]:
     return drafts
 
 
-def _existing_claims(vault: "Vault", candidate) -> list[str]:
+def _existing_claims(vault: "VaultStore", candidate) -> list[str]:
     """The current claims of the note a candidate would update, so the model can supersede them."""
     if candidate.kind not in ("concrete", "skills") or not all(isinstance(f, str) for f in candidate.folder):
         return []
@@ -212,7 +213,7 @@ def _existing_claims(vault: "Vault", candidate) -> list[str]:
         return []
 
 
-def _existing_folders(vault: "Vault") -> dict[tuple[str, str], list[str]]:
+def _existing_folders(vault: "VaultStore") -> dict[tuple[str, str], list[str]]:
     """(tier, note slug) -> folder below the tier, for every note already in concrete/ and skills/."""
     found: dict[tuple[str, str], list[str]] = {}
     for tier in ("concrete", "skills"):
@@ -223,10 +224,10 @@ def _existing_folders(vault: "Vault") -> dict[tuple[str, str], list[str]]:
     return found
 
 
-def _known_titles(vault: "Vault") -> list[str]:
+def _known_titles(vault: "VaultStore") -> list[str]:
     """Titles of the concrete and skill notes already in long-term memory (from the index)."""
     try:
-        from ..index import SearchIndex
+        from ..search.index import SearchIndex
         index = SearchIndex(vault)
         index.sync()
         titles = [f.get("title", "") for f in index.searcher().all_stored_fields()
@@ -237,7 +238,7 @@ def _known_titles(vault: "Vault") -> list[str]:
         return []
 
 
-def validate(draft: NoteDraft, event_ids: set[str], vault: "Vault", report: PromotionReport) -> NoteDraft | None:
+def validate(draft: NoteDraft, event_ids: set[str], vault: "VaultStore", report: PromotionReport) -> NoteDraft | None:
     """Check a draft against the vault's bounds; reject (and log) rather than repair hostile parts."""
     if draft.kind not in ("concrete", "skills"):
         _reject(vault, report, f"'{draft.title}': kind {draft.kind!r} is not concrete or skills")
@@ -273,7 +274,7 @@ def validate(draft: NoteDraft, event_ids: set[str], vault: "Vault", report: Prom
     return draft
 
 
-def _reject(vault: "Vault", report: PromotionReport, reason: str) -> None:
+def _reject(vault: "VaultStore", report: PromotionReport, reason: str) -> None:
     report.rejected.append(reason)
     log = vault.root / "logs" / "promotion.log"
     log.parent.mkdir(parents=True, exist_ok=True)
@@ -312,7 +313,7 @@ def _defuse(text: str) -> str:
 
 # ---------------------------------------------------------------------- writing long-term memory
 
-def _archive_event(vault: "Vault", event: stm.Event, written: set[Path]) -> None:
+def _archive_event(vault: "VaultStore", event: stm.Event, written: set[Path]) -> None:
     """The raw event, verbatim, as episodic memory (refinement 1: promotion loses nothing)."""
     path = event_path(vault, event.id)
     ensure_folder(vault, path.parent, written)
@@ -335,15 +336,15 @@ def _archive_event(vault: "Vault", event: stm.Event, written: set[Path]) -> None
     written.add(path)
 
 
-def _note_path(vault: "Vault", draft: NoteDraft) -> Path:
+def _note_path(vault: "VaultStore", draft: NoteDraft) -> Path:
     return vault.ltm_root / draft.kind / Path(*draft.folder) / f"{slugify(draft.title)}.md" if draft.folder else \
         vault.ltm_root / draft.kind / f"{slugify(draft.title)}.md"
 
 
-def _uuid_paths(vault: "Vault") -> dict[str, Path]:
+def _uuid_paths(vault: "VaultStore") -> dict[str, Path]:
     """uuid -> path of long-term notes, from the search index's file list (fast), else a scan."""
     try:
-        from ..index import SearchIndex
+        from ..search.index import SearchIndex
         index = SearchIndex(vault)
         index.sync()
         return {rec["u"]: vault.root / rel for rel, rec in index._load_files().items() if rec.get("u")}
@@ -351,7 +352,7 @@ def _uuid_paths(vault: "Vault") -> dict[str, Path]:
         return vault.uuid_map()
 
 
-def _target(vault: "Vault", draft: NoteDraft, uuid_paths: dict[str, Path]) -> Path:
+def _target(vault: "VaultStore", draft: NoteDraft, uuid_paths: dict[str, Path]) -> Path:
     """Where a draft's note is: found by its stable uuid (even if organization moved it), else
     its place in the hierarchy."""
     path = uuid_paths.get(_draft_uuid(draft))
@@ -362,7 +363,7 @@ def _draft_uuid(draft: NoteDraft) -> str:
     return stable_uuid("note", "/".join([draft.kind, *draft.folder, slugify(draft.title)]))
 
 
-def _folders_up(vault: "Vault", folder: Path) -> list[Path]:
+def _folders_up(vault: "VaultStore", folder: Path) -> list[Path]:
     chain = []
     while folder.is_relative_to(vault.ltm_root):
         chain.append(folder)
@@ -377,7 +378,7 @@ def _write_note(vault, draft: NoteDraft, drafts, uuid_paths, report, written) ->
     path = _target(vault, draft, uuid_paths)
     if path.is_relative_to(vault.ltm_root / "archive") and path.exists():
         # an archived topic comes up again: it returns to the live hierarchy, links repaired
-        from ..moves import Move, apply_moves
+        from ..vault.moves import Move, apply_moves
         home = _note_path(vault, draft)
         if not home.exists():
             apply_moves(vault, [Move(path, home, "active")], written)
@@ -418,7 +419,7 @@ def _write_note(vault, draft: NoteDraft, drafts, uuid_paths, report, written) ->
 
 
 def _related_entries(note: FactNote) -> list[Entry]:
-    from ..index_md import _entries
+    from ..vault.folder_index import _entries
     for heading, raw in note.sections:
         if heading == "Related Memories":
             return _entries(raw.split("\n", 1)[1] if "\n" in raw else "", note.path)
@@ -473,7 +474,7 @@ def _write_digests(vault, events: list[EventRecord], doc, done_items: list[str],
 
 def _best_event(text: str, events: list[EventRecord]) -> str | None:
     """The event a Structured Data line most likely came from (it becomes the citation)."""
-    from .. import textutil
+    from ..infra import textutil
     words = set(textutil.content_words(text.split(":", 1)[-1]))
     best, score = None, 0.0
     for event in events:
@@ -516,7 +517,7 @@ def _set_summary(doc: stm.ShortTermMemory, summary: str) -> None:
 
 # ---------------------------------------------------------------------- bookkeeping
 
-def _remove_stale_temp_files(vault: "Vault") -> None:
+def _remove_stale_temp_files(vault: "VaultStore") -> None:
     """Temp files a killed promotion left in long-term memory. Every writer of memory/long_term/
     holds the LTM lock, which this run holds, so none of them is being written now; left alone
     they would show up in `git status` (and in a person's `git add -A`)."""
@@ -524,13 +525,13 @@ def _remove_stale_temp_files(vault: "Vault") -> None:
         temp.unlink(missing_ok=True)
 
 
-def _journal(vault: "Vault", event_ids: list[str]) -> None:
+def _journal(vault: "VaultStore", event_ids: list[str]) -> None:
     path = vault.state_dir / "promotion" / "pending.json"
     path.parent.mkdir(parents=True, exist_ok=True)
     atomic_write(path, json.dumps({"events": event_ids, "started": clock.iso(clock.now())}))
 
 
-def _remember_uncommitted(vault: "Vault", paths: set[Path]) -> set[Path]:
+def _remember_uncommitted(vault: "VaultStore", paths: set[Path]) -> set[Path]:
     pending = vault.state_dir / "promotion" / "uncommitted.json"
     known: set[Path] = set(paths)
     try:
@@ -542,7 +543,7 @@ def _remember_uncommitted(vault: "Vault", paths: set[Path]) -> set[Path]:
     return known
 
 
-def _commit(vault: "Vault", written: set[Path], report: PromotionReport) -> str | None:
+def _commit(vault: "VaultStore", written: set[Path], report: PromotionReport) -> str | None:
     pending = vault.state_dir / "promotion" / "uncommitted.json"
     paths = _remember_uncommitted(vault, written)
     created = ", ".join(Path(p).stem for p in report.notes_created[:8])
@@ -559,7 +560,7 @@ def _commit(vault: "Vault", written: set[Path], report: PromotionReport) -> str 
     return git.run(vault.root, "rev-parse", "--short", "HEAD").stdout.strip()
 
 
-def _checkpoint(vault: "Vault") -> None:
+def _checkpoint(vault: "VaultStore") -> None:
     """Reflection never commits, so the events a promotion consumes are usually only in the
     working tree: commit short_term.md as it is now (with any files a killed run left
     uncommitted) before writing anything, so that `git revert` of the promotion's own commit
@@ -582,7 +583,7 @@ def _existing(paths) -> set[Path]:
     return {Path(p) for p in paths if Path(p).exists()}
 
 
-def _commit_leftovers(vault: "Vault", config: "Config", report: PromotionReport) -> None:
+def _commit_leftovers(vault: "VaultStore", config: "Config", report: PromotionReport) -> None:
     """A run killed before its commit left files uncommitted; the next run commits them."""
     pending = vault.state_dir / "promotion" / "uncommitted.json"
     if pending.exists() and config.git_autocommit and git.is_repo(vault.root):

@@ -18,15 +18,15 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from .. import clock
-from ..errors import BraniacError, InputError
-from ..fsio import atomic_write
+from ..infra import clock
+from ..infra.errors import BraniacError, InputError
+from ..infra.fsio import atomic_write
 from ..model.offline import OfflineModel
 from ..model.types import Reflection
 
 if TYPE_CHECKING:
     from ..model import MemoryModel
-    from ..vault import StoredEvent, Vault
+    from ..vault.store import StoredEvent, VaultStore
 
 
 @dataclass
@@ -52,7 +52,7 @@ def _storable(text: str, limit: int) -> str:
 
 
 class Reflector:
-    def __init__(self, vault: "Vault", model: "MemoryModel", *, notice: Callable[[str], None] = lambda m: None):
+    def __init__(self, vault: "VaultStore", model: "MemoryModel", *, notice: Callable[[str], None] = lambda m: None):
         self.vault = vault
         self.model = model
         self.notice = notice
@@ -181,7 +181,7 @@ class Reflector:
         return False
 
 
-def remember(vault: "Vault", text: str) -> "StoredEvent":
+def remember(vault: "VaultStore", text: str) -> "StoredEvent":
     """`braniac remember`: store the person's words verbatim, and pick up any goal, task or
     decision they state (the offline engine's reading, no model call)."""
     if not text.strip():

@@ -10,8 +10,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from .. import prompts, stm
-from ..model.types import Excerpt, STMEntry, WorkingMemory
+from ..vault import stm
+from ..model.types import STMEntry, WorkingMemory
 
 CHARS_PER_TOKEN = 4  # a deliberately rough estimate; no tokenizer import on the hot path
 
@@ -82,21 +82,3 @@ def fit(wm: WorkingMemory, conversation: Conversation | None, budget_tokens: int
             wm.short_term = doc.render()
             wm.stm_events = [e for e in wm.stm_events if e.id not in dropped_ids]
     return wm
-
-
-def excerpt_text(excerpt: Excerpt) -> str:
-    """An excerpt as it enters the working memory: the note's title (once per note), then the text."""
-    return f"# {excerpt.title}\n{excerpt.text}" if excerpt.title else excerpt.text
-
-
-def fenced_context(wm: WorkingMemory) -> dict[str, str]:
-    """The untrusted parts of the working memory, each wrapped so a model can tell data from orders."""
-    memories = "\n\n".join(
-        prompts.fence("memory", excerpt_text(e), path=e.path, uuid=e.uuid) for e in wm.excerpts
-    ) or "(no long-term memories matched)"
-    return {
-        "identity": prompts.fence("identity", wm.identity),
-        "conversation": prompts.fence("conversation", wm.conversation or "(this is the first message)"),
-        "short_term": prompts.fence("short_term_memory", wm.short_term),
-        "memories": memories,
-    }

@@ -7,7 +7,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-_PACKAGE = Path(__file__).resolve().parent
+_PACKAGE = Path(__file__).resolve().parent.parent   # braniac/, above infra/
 
 
 def data_dir(name: str) -> Path:

@@ -28,13 +28,15 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
-from . import notes, ranking, scoring
-from .errors import BraniacError, IndexError_, LockBusy, NoteError
-from .fsio import MAX_TEXT_BYTES, inside, locked
-from .links import find_links
+from ..vault import notes
+from ..vault.reads import read_counts
+from . import ranking, scoring
+from ..infra.errors import BraniacError, IndexError_, LockBusy, NoteError
+from ..infra.fsio import MAX_TEXT_BYTES, inside, locked
+from ..vault.links import find_links
 
 if TYPE_CHECKING:
-    from .vault import Vault
+    from ..vault.store import VaultStore
 
 MANIFEST = "braniac-files.json"     # the file list: one record per indexed file
 JOURNAL = "braniac-files.jsonl"     # records changed since, appended by each sync
@@ -144,7 +146,7 @@ class SearchIndex:
     """One vault's index. Keep one open in long-lived processes (REPL, watch): its searcher
     is reused while the index is unchanged, which is what makes warm searches fast."""
 
-    def __init__(self, vault: "Vault", *, notice: Callable[[str], None] = _stderr_notice,
+    def __init__(self, vault: "VaultStore", *, notice: Callable[[str], None] = _stderr_notice,
                  lock_timeout: float = 120.0):
         self.vault = vault
         self.dir = vault.state_dir / "index"
@@ -649,7 +651,7 @@ class SearchIndex:
         searcher = self.searcher()
         files = self._load_files()
         inbound = self._inbound_counts(files)
-        reads = ranking.read_counts(self.vault.root / "logs", self.vault.state_dir / "reads.json")
+        reads = read_counts(self.vault.root / "logs", self.vault.state_dir / "reads.json")
         excluded = [k for k in exclude if not kind and searcher.doc_frequency("kind", k)]
 
         def importance(fields: dict) -> float:
@@ -1097,7 +1099,7 @@ def _parser():
     return _PARSER
 
 
-def update_after_write(vault: "Vault", paths: Iterable[Path], notice: Callable[[str], None]) -> None:
+def update_after_write(vault: "VaultStore", paths: Iterable[Path], notice: Callable[[str], None]) -> None:
     """After a worker wrote files: bring the index up to date for just those, or leave it to the
     next search (which catches up) if the index is busy or broken right now."""
     try:

@@ -11,8 +11,8 @@ import sys
 import threading
 from typing import Callable, TextIO
 
-from .errors import BraniacError
-from .vault import Vault
+from ..infra.errors import BraniacError
+from ..api import Vault
 
 HELP = """commands:
   /search QUERY     search long-term and short-term memory
@@ -44,10 +44,10 @@ class Chat:
 
     def _warm_up(self) -> None:
         try:
-            from .session import Session
+            from ..session import Session
             self.session = Session(self.vault, model=self._model, notice=self.notice)
             if self.session.model.name != "offline":
-                from .model.llm import preload
+                from ..model.llm import preload
                 preload()
             from .watch import ChangeFeed
             self.session.loop.changes = ChangeFeed(self.vault)  # turns then sync only what changed
@@ -96,7 +96,7 @@ class Chat:
                 self.say("usage: /remember TEXT")
             else:
                 self._settle()
-                from .processes.reflection import remember
+                from ..processes.reflection import remember
                 event = remember(self.vault, arg)
                 self.say(f"remembered as event {event.id}")
         elif name == "/search":
@@ -127,7 +127,7 @@ class Chat:
             self.session.reflector.flush()
 
     def _promote(self) -> None:
-        from .processes.promotion import promote
+        from ..processes.promotion import promote
         session = self.ready_session()
         session.reflector.flush()  # the turns of this session first
         report = promote(self.vault, session.model, session.config, force=True, notice=self.notice)
@@ -161,12 +161,12 @@ def run_chat(vault: Vault, *, model: str | None = None) -> None:
     chat = Chat(vault, model=model)
     # the banner comes before the session is ready (it warms up in the background): read the
     # configuration once more here rather than wait for it
-    from . import config
-    from .session import model_label
+    from ..infra import config
+    from ..session import model_label
     chat.say(f"braniac chat · vault {vault.root} · model: {model_label(config.load(vault.root, model=model).model.name)}")
     chat.say("type /help for commands, Ctrl-D to leave")
     read = _read_lines(chat, "you> ")
-    from .processes.idle import IdleWorker
+    from ..processes.idle import IdleWorker
     stop_idle = threading.Event()
     IdleWorker(vault, model=model, report=chat.notice).start_background(stop_idle)
     try:

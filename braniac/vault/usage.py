@@ -20,7 +20,7 @@ from itertools import combinations
 from pathlib import Path
 
 from . import access_log
-from .ranking import log_files, vault_relative
+from .reads import log_files, vault_relative
 
 TURN_WINDOW = timedelta(seconds=60)
 MAX_NOTES_PER_TURN = 12   # a turn that read more is a bulk operation, not a pattern of use

@@ -21,8 +21,8 @@ from datetime import datetime
 from pathlib import Path
 from typing import Iterable
 
-from . import clock
-from .fsio import append_line
+from ..infra import clock
+from ..infra.fsio import append_line
 
 
 @dataclass(frozen=True)

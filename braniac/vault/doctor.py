@@ -6,13 +6,13 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import index_md, notes
-from .errors import NoteError, STMError
-from .fsio import inside, stale_temp_files
+from . import folder_index as index_md, notes
+from ..infra.errors import NoteError, STMError
+from ..infra.fsio import inside, stale_temp_files
 from .links import find_links
 
 if TYPE_CHECKING:
-    from .vault import Vault
+    from .store import VaultStore
 
 
 @dataclass(frozen=True)
@@ -25,7 +25,7 @@ class Finding:
         return asdict(self)
 
 
-def check(vault: "Vault") -> list[Finding]:
+def check(vault: "VaultStore") -> list[Finding]:
     findings: list[Finding] = []
 
     def add(path: Path | str, reason: str, severity: str = "problem") -> None:
@@ -86,7 +86,7 @@ def _reason(exc: Exception, path: Path) -> str:
     return message
 
 
-def _walk_all(vault: "Vault", add) -> list[Path]:
+def _walk_all(vault: "VaultStore", add) -> list[Path]:
     """Every Markdown file of the memory; odd files (symlinks out, binaries) are reported."""
     found = []
     for folder, dirs, files in os.walk(vault.root):
@@ -110,7 +110,7 @@ def _walk_all(vault: "Vault", add) -> list[Path]:
     return found
 
 
-def _check_stm(vault: "Vault", add) -> None:
+def _check_stm(vault: "VaultStore", add) -> None:
     if not vault.stm_path.exists():
         return
     try:
@@ -127,7 +127,7 @@ def _check_stm(vault: "Vault", add) -> None:
         seen.add(event.id)
 
 
-def _check_links(vault: "Vault", path: Path, body: str, add) -> None:
+def _check_links(vault: "VaultStore", path: Path, body: str, add) -> None:
     for link in find_links(body):
         if link.is_external or not link.target:
             continue
@@ -139,7 +139,7 @@ def _check_links(vault: "Vault", path: Path, body: str, add) -> None:
             add(path, f"link '{link.target}'{hint} does not resolve")
 
 
-def _check_folders(vault: "Vault", add, uuids: dict[str, Path]) -> None:
+def _check_folders(vault: "VaultStore", add, uuids: dict[str, Path]) -> None:
     if not vault.ltm_root.is_dir():
         return
     for folder, dirs, files in os.walk(vault.ltm_root):

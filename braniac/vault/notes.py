@@ -17,9 +17,9 @@ from typing import Any
 import frontmatter
 import yaml
 
-from . import clock
-from .errors import NoteError
-from .fsio import atomic_write, read_text
+from ..infra import clock
+from ..infra.errors import NoteError
+from ..infra.fsio import atomic_write, read_text
 
 REQUIRED_KEYS = ("uuid", "created_at", "updated_at", "tags", "emotion")
 # The order braniac writes keys in when it creates a note.

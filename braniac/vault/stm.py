@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 
-from .errors import STMError
+from ..infra.errors import STMError
 
 TITLE = "# Short-Term Memory Scratchpad"
 SUMMARY, STRUCTURED, EVENT_LOG = "Summary", "Structured Data", "Event Log"

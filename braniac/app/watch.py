@@ -16,10 +16,10 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
-from .index import SearchIndex
+from ..search.index import SearchIndex
 
 if TYPE_CHECKING:
-    from .vault import Vault
+    from ..api import Vault
 
 RECONCILE_SECONDS = 30.0
 RESCAN_AFTER = (0.3, 1.0)   # seconds after a folder appears, sync it again

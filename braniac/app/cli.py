@@ -11,8 +11,8 @@ from pathlib import Path
 
 import click
 
-from . import __version__
-from .errors import BraniacError
+from ..infra.version import __version__
+from ..infra.errors import BraniacError
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
 
@@ -48,8 +48,12 @@ def cli(ctx: click.Context, vault_path: Path | None) -> None:
 
 
 def open_vault(ctx: click.Context):
-    from .vault import Vault
+    from ..api import Vault
     return Vault.find(ctx.obj.get("vault_path"))
+
+
+def notice(message: str) -> None:
+    click.echo(f"braniac: {message}", err=True)
 
 
 def emit_json(data) -> None:
@@ -62,7 +66,7 @@ def emit_json(data) -> None:
 @click.option("--git", "use_git", is_flag=True, help="Also make the vault a git repository with a first commit.")
 def init(path: Path, force: bool, use_git: bool) -> None:
     """Create a new vault at PATH from the template (never overwrites a file)."""
-    from .vault import Vault
+    from ..api import Vault
     vault, created = Vault.init(path, force=force, use_git=use_git)
     if not created and not force:
         click.echo(f"{vault.root} is already a braniac vault; nothing to do")
@@ -80,8 +84,7 @@ def remember(ctx: click.Context, text: tuple[str, ...]) -> None:
     words = " ".join(text)
     if words == "-":  # undecodable bytes reach the vault, which refuses them with a clear message
         words = sys.stdin.buffer.read().decode("utf-8", errors="surrogateescape")
-    from .processes.reflection import remember as remember_text
-    event = remember_text(open_vault(ctx), words)
+    event = open_vault(ctx).remember(words)
     click.echo(f"remembered as event {event.id}")
 
 
@@ -144,9 +147,7 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 def search(ctx: click.Context, query: tuple[str, ...], limit: int, kind: str | None, archived: bool, as_json: bool) -> None:
     """Search the vault's memory (the index follows every edit to the files)."""
-    from .index import SearchIndex
-    index = SearchIndex(open_vault(ctx))
-    hits = index.search(" ".join(query), limit=limit, kind=kind, exclude_kinds=() if archived else ("archive",))
+    hits = open_vault(ctx).search(" ".join(query), limit=limit, kind=kind, archived=archived, notice=notice)
     if as_json:
         emit_json([h.as_dict() for h in hits])
         return
@@ -162,14 +163,12 @@ def search(ctx: click.Context, query: tuple[str, ...], limit: int, kind: str | N
 @click.pass_context
 def reindex(ctx: click.Context) -> None:
     """Rebuild the search index from the files, from scratch."""
-    from .index import SearchIndex
-    index = SearchIndex(open_vault(ctx))
+    vault = open_vault(ctx)
     with click.progressbar(length=1, label="indexing", file=sys.stderr) as bar:
         def progress(done: int, total: int) -> None:
             bar.length = total
             bar.update(done - bar.pos)
-        report = index.rebuild(progress=progress)
-    index.optimize()
+        report = vault.reindex(progress=progress, notice=notice)
     click.echo(f"indexed {report.added} files")
 
 
@@ -178,7 +177,7 @@ def reindex(ctx: click.Context) -> None:
 def watch(ctx: click.Context) -> None:
     """Keep the search index current while files change (runs until Ctrl-C or SIGTERM)."""
     from .watch import run
-    from .processes.idle import IdleWorker
+    from ..processes.idle import IdleWorker
     vault = open_vault(ctx)
     worker = IdleWorker(vault, report=lambda message: click.echo(message, err=True), organize=True)
     run(vault, report=lambda message: click.echo(message, err=True), on_idle=worker.tick)
@@ -191,16 +190,11 @@ def watch(ctx: click.Context) -> None:
 @click.pass_context
 def ask(ctx: click.Context, prompt: tuple[str, ...], model: str | None, as_json: bool) -> None:
     """Run one turn of the core loop: recall, answer, and reflect into short-term memory."""
-    from .session import Session
     text = " ".join(prompt)
     if text == "-":
         text = sys.stdin.read()
-    session = Session(open_vault(ctx), model=model, notice=lambda m: click.echo(f"braniac: {m}", err=True))
-    try:
-        stream = None if as_json else (lambda chunk: click.echo(chunk, nl=False))
-        turn = session.turn(text, on_chunk=stream, background=False)
-    finally:
-        session.close()
+    stream = None if as_json else (lambda chunk: click.echo(chunk, nl=False))
+    turn = open_vault(ctx).ask(text, model=model, on_chunk=stream, notice=notice)
     if as_json:
         emit_json(turn.as_dict())
     else:
@@ -224,13 +218,7 @@ def chat(ctx: click.Context, model: str | None) -> None:
 @click.pass_context
 def promote(ctx: click.Context, force: bool, dry_run: bool, model: str | None, as_json: bool) -> None:
     """Consolidate short-term memory into long-term notes (safe from cron; exit 0 when skipped)."""
-    from . import config as config_module
-    from .model import get_model
-    from .processes.promotion import promote as run_promotion
-    vault = open_vault(ctx)
-    cfg = config_module.load(vault.root, model=model)
-    report = run_promotion(vault, get_model(cfg, vault.root), cfg, force=force, dry_run=dry_run,
-                           notice=lambda m: click.echo(f"braniac: {m}", err=True))
+    report = open_vault(ctx).promote(force=force, dry_run=dry_run, model=model, notice=notice)
     if as_json:
         emit_json(report.as_dict())
         return
@@ -251,13 +239,7 @@ def promote(ctx: click.Context, force: bool, dry_run: bool, model: str | None, a
 @click.pass_context
 def organize(ctx: click.Context, dry_run: bool, archive_days: float | None, model: str | None, as_json: bool) -> None:
     """Learn from use: link notes read together, move much-read ones up, archive unused ones (for cron)."""
-    from . import config as config_module
-    from .model import get_model
-    from .processes.organization import organize as run_organize
-    vault = open_vault(ctx)
-    cfg = config_module.load(vault.root, model=model)
-    report = run_organize(vault, cfg, model=get_model(cfg, vault.root), dry_run=dry_run,
-                          archive_after_days=archive_days, notice=lambda m: click.echo(f"braniac: {m}", err=True))
+    report = open_vault(ctx).organize(dry_run=dry_run, archive_after_days=archive_days, model=model, notice=notice)
     if as_json:
         emit_json(report.as_dict())
         return

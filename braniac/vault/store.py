@@ -1,4 +1,4 @@
-"""The vault: finding it, creating it, and the few operations everything else builds on."""
+"""The vault on disk: finding it, creating it, and the few operations everything else builds on."""
 from __future__ import annotations
 
 import os
@@ -10,11 +10,12 @@ from datetime import datetime, timedelta
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from . import clock, git, notes, stm
-from .config import CONFIG_NAME
-from .errors import InputError, NoteError, STMError, VaultExists, VaultNotFound
-from .fsio import ensure_inside, inside, locked, read_text, update_text
-from .resources import data_dir
+from ..infra import clock, git
+from . import notes, stm
+from ..infra.config import CONFIG_NAME
+from ..infra.errors import InputError, NoteError, STMError, VaultExists, VaultNotFound
+from ..infra.fsio import atomic_write, ensure_inside, inside, locked, read_text, update_text
+from ..infra.resources import data_dir
 
 STM_MAX_BYTES = 20 * 1024 * 1024
 MAX_EVENT_CHARS = 200_000
@@ -29,8 +30,9 @@ class StoredEvent:
     fields: dict[str, str]
 
 
-class Vault:
-    """A braniac vault on disk. Cheap to construct; every method reads the files afresh."""
+class VaultStore:
+    """A braniac vault on disk: its paths, short-term memory and files. Cheap to construct;
+    every method reads the files afresh. The public facade (`braniac.Vault`) builds on it."""
 
     def __init__(self, root: Path | str):
         root = Path(root).expanduser()
@@ -41,7 +43,7 @@ class Vault:
         self.root = root.resolve()
 
     def __repr__(self) -> str:
-        return f"Vault({str(self.root)!r})"
+        return f"{type(self).__name__}({str(self.root)!r})"
 
     # ------------------------------------------------------------------ paths
     @property
@@ -74,7 +76,7 @@ class Vault:
     # ------------------------------------------------------------------ finding and creating
     @classmethod
     def find(cls, explicit: str | Path | None = None, *, env: dict[str, str] | None = None,
-             cwd: Path | None = None) -> "Vault":
+             cwd: Path | None = None) -> "VaultStore":
         """--vault, then BRANIAC_VAULT, then the nearest enclosing vault of the working directory."""
         env = os.environ if env is None else env
         if explicit:
@@ -88,7 +90,7 @@ class Vault:
         raise VaultNotFound(f"no braniac vault in {start} or any folder above it; {HOW_TO_CREATE}")
 
     @classmethod
-    def init(cls, path: Path | str, *, force: bool = False, use_git: bool = False) -> tuple["Vault", list[Path]]:
+    def init(cls, path: Path | str, *, force: bool = False, use_git: bool = False) -> tuple["VaultStore", list[Path]]:
         """Copy the vault template into `path`. Never overwrites; returns the files it created."""
         root = Path(path).expanduser()
         if root.exists() and not root.is_dir():
@@ -180,12 +182,6 @@ class Vault:
             update_text(path, change)
         return StoredEvent(result["id"], clean)
 
-    def remember(self, text: str) -> StoredEvent:
-        """Store something the person asked braniac to remember, as an event."""
-        if not text.strip():  # the fixed Thoughts line alone would pass append_event's check
-            raise InputError("nothing to remember: the text is empty")
-        return self.append_event({"User": text, "Thoughts": "Asked to remember this."})
-
     def _unique_event_id(self, doc: stm.ShortTermMemory, at: datetime | None = None) -> str:
         moment = at or clock.now()
         taken = {e.id for e in doc.events} | self.archived_event_ids(moment)
@@ -244,87 +240,14 @@ class Vault:
             return None
         return rel.parts[0] if len(rel.parts) > 1 and rel.parts[0] in TIERS else None
 
-    # ------------------------------------------------------------------ the processes, as a library
-    def search(self, query: str, *, limit: int = 10, kind: str | None = None, archived: bool = False):
-        """`braniac search`: ranked hits (title, path, uuid, kind, score, excerpt)."""
-        from .index import SearchIndex
-        index = SearchIndex(self, notice=lambda m: None)
-        try:
-            return index.search(query, limit=limit, kind=kind, exclude_kinds=() if archived else ("archive",))
-        finally:
-            index.close()
-
-    def ask(self, prompt: str, *, model: str | None = None):
-        """`braniac ask`: one core-loop turn, reflected into short-term memory; returns the Turn."""
-        from .session import Session
-        session = Session(self, model=model)
-        try:
-            return session.turn(prompt, background=False)
-        finally:
-            session.close()
-
-    def promote(self, *, force: bool = False, dry_run: bool = False, model: str | None = None):
-        """`braniac promote`: consolidate short-term into long-term memory; returns the report."""
-        from . import config as config_module
-        from .model import get_model
-        from .processes.promotion import promote
-        cfg = config_module.load(self.root, model=model)
-        return promote(self, get_model(cfg, self.root), cfg, force=force, dry_run=dry_run)
-
-    def organize(self, *, dry_run: bool = False, model: str | None = None):
-        """`braniac organize`: learn from use, restructure and archive; returns the report."""
-        from . import config as config_module
-        from .model import get_model
-        from .processes.organization import organize
-        cfg = config_module.load(self.root, model=model)
-        return organize(self, cfg, model=get_model(cfg, self.root), dry_run=dry_run)
-
-    # ------------------------------------------------------------------ health and numbers
-    def doctor(self):
-        from .doctor import check
-        return check(self)
-
-    def stats(self) -> dict:
-        counts = {tier: 0 for tier in TIERS}
-        other = indexes = 0
-        for path in self.iter_ltm_files():
-            if path.name == "_index.md":
-                indexes += 1
-                continue
-            tier = self.tier_of(path)
-            if tier:
-                counts[tier] += 1
-            else:
-                other += 1
-        try:
-            doc = self.read_stm()
-            stm_events = len(doc.events)
-            open_tasks = sum(1 for i in doc.items(stm.TASKS) if i.done is False)
-            open_goals = sum(1 for i in doc.items(stm.GOALS) if i.done is False)
-        except STMError:
-            stm_events = open_tasks = open_goals = None
-        return {
-            "vault": str(self.root),
-            "long_term": {**counts, "other": other, "indexes": indexes},
-            "short_term": {"events": stm_events, "open_goals": open_goals, "open_tasks": open_tasks},
-            "last_promotion": self._last_run("promotion"),
-            "last_organization": self._last_run("organization"),
-            **self._usage_stats(),
-        }
-
-    def _usage_stats(self) -> dict:
-        """Hubs (most linked, most read) and stale memories (important, but unread for long)."""
-        from .insights import usage_stats
-        return usage_stats(self)
-
+    # ------------------------------------------------------------------ worker runs
     def record_run(self, worker: str) -> None:
         """Note when a worker (promotion, organization) last finished, for stats and idle timers."""
-        from .fsio import atomic_write
         marker = self.state_dir / "state" / f"last_{worker}"
         marker.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(marker, clock.iso(clock.now()) + "\n")
 
-    def _last_run(self, worker: str) -> str | None:
+    def last_run(self, worker: str) -> str | None:
         marker = self.state_dir / "state" / f"last_{worker}"
         try:
             return marker.read_text(encoding="utf-8").strip() or None

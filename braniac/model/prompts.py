@@ -9,8 +9,9 @@ from __future__ import annotations
 import string
 from pathlib import Path
 
-from .errors import ConfigError
-from .resources import data_dir
+from ..infra.errors import ConfigError
+from ..infra.resources import data_dir
+from .types import Excerpt, WorkingMemory
 
 
 def template_path(name: str, vault_root: Path | None = None) -> Path:
@@ -40,3 +41,21 @@ def fence(kind: str, text: str, **attributes: str) -> str:
     attrs = "".join(f' {k}="{str(v).replace(chr(34), "")}"' for k, v in attributes.items())
     safe = text.replace(f"</{kind}", f"<\\/{kind}")
     return f"<{kind}{attrs}>\n{safe.strip()}\n</{kind}>"
+
+
+def excerpt_text(excerpt: Excerpt) -> str:
+    """An excerpt as it enters the working memory: the note's title (once per note), then the text."""
+    return f"# {excerpt.title}\n{excerpt.text}" if excerpt.title else excerpt.text
+
+
+def fenced_context(wm: WorkingMemory) -> dict[str, str]:
+    """The untrusted parts of the working memory, each wrapped so a model can tell data from orders."""
+    memories = "\n\n".join(
+        fence("memory", excerpt_text(e), path=e.path, uuid=e.uuid) for e in wm.excerpts
+    ) or "(no long-term memories matched)"
+    return {
+        "identity": fence("identity", wm.identity),
+        "conversation": fence("conversation", wm.conversation or "(this is the first message)"),
+        "short_term": fence("short_term_memory", wm.short_term),
+        "memories": memories,
+    }

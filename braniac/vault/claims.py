@@ -17,15 +17,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
-from . import clock, index_md, notes, textutil
-from .errors import NoteError
-from .fsio import atomic_write
-from .index_md import Entry, IndexFile
+from ..infra import clock, textutil
+from . import folder_index as index_md, notes
+from ..infra.errors import NoteError
+from ..infra.fsio import atomic_write
+from .folder_index import Entry, IndexFile
 from .links import find_links, make_link
 from .notes import Note
 
 if TYPE_CHECKING:
-    from .vault import Vault
+    from .store import VaultStore
 
 NAMESPACE = uuidlib.UUID("6f1c9a1e-8a55-4c1e-9b7e-0b3e6f0d2a11")  # braniac's, for deterministic ids
 FACTS, HISTORY, RELATED = "Facts", "History", "Related Memories"
@@ -38,7 +39,7 @@ def stable_uuid(*parts: str) -> str:
     return str(uuidlib.uuid5(NAMESPACE, "\x1f".join(parts)))
 
 
-def event_path(vault: "Vault", event_id: str) -> Path:
+def event_path(vault: "VaultStore", event_id: str) -> Path:
     """events/YYYY/MM/DD/<id>.md, with ':' replaced so the name is valid on every file system."""
     day = event_id[:10]
     return vault.ltm_root / "events" / day[:4] / day[5:7] / day[8:10] / (event_id.replace(":", "-") + ".md")
@@ -59,7 +60,7 @@ class Fact:
         return frozenset(textutil.stem(w) for w in textutil.content_words(self.text))
 
 
-def citation(from_file: Path, vault: "Vault", event_ids: Iterable[str]) -> str:
+def citation(from_file: Path, vault: "VaultStore", event_ids: Iterable[str]) -> str:
     links = [make_link(eid, from_file, event_path(vault, eid), None) for eid in dict.fromkeys(event_ids)]
     return f"({', '.join(links)})" if links else ""
 
@@ -77,7 +78,7 @@ def parse_fact(line: str) -> Fact | None:
     return Fact(body.strip(), sources)
 
 
-def render_fact(fact: Fact, note_path: Path, vault: "Vault") -> str:
+def render_fact(fact: Fact, note_path: Path, vault: "VaultStore") -> str:
     cite = citation(note_path, vault, fact.sources)
     return f"- {fact.text} {cite}".rstrip()
 
@@ -118,7 +119,7 @@ class FactNote:
     def facts(self, section: str = FACTS) -> list[Fact]:
         return [f for f in (parse_fact(l) for l in self._get(section)) if f is not None]
 
-    def merge(self, new: Fact, vault: "Vault", *, supersedes: str | None = None) -> str:
+    def merge(self, new: Fact, vault: "VaultStore", *, supersedes: str | None = None) -> str:
         """Add one claim. Returns 'added', 'strengthened', 'superseded' or 'unchanged'."""
         lines = self._get(FACTS)
         new_key = new.key()
@@ -236,7 +237,7 @@ def _plain(text: str) -> str:
 
 # ---------------------------------------------------------------------- folders and _index.md
 
-def ensure_folder(vault: "Vault", folder: Path, written: set[Path]) -> None:
+def ensure_folder(vault: "VaultStore", folder: Path, written: set[Path]) -> None:
     """Create `folder` (inside memory/long_term/) and an _index.md in it and every parent."""
     folder = Path(folder)
     chain = []
@@ -296,7 +297,7 @@ def _written_by_braniac(description: str, child: Path) -> bool:
     return description in body or description in body.replace("**", "")
 
 
-def refresh_indexes(vault: "Vault", folders: Iterable[Path], written: set[Path]) -> None:
+def refresh_indexes(vault: "VaultStore", folders: Iterable[Path], written: set[Path]) -> None:
     """Bring the manifest (and a braniac-written summary) of each folder, and of every folder
     above it, in line with what the folder holds. A person's descriptions are kept."""
     todo: set[Path] = set()

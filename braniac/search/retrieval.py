@@ -30,14 +30,15 @@ from datetime import date, timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import clock, notes, textutil
-from .errors import NoteError
-from .fsio import read_text
-from .model.types import Excerpt
+from ..infra import clock, textutil
+from ..vault import notes
+from ..infra.errors import NoteError
+from ..infra.fsio import read_text
+from ..model.types import Excerpt
 
 if TYPE_CHECKING:
     from .index import SearchIndex
-    from .vault import Vault
+    from ..vault.store import VaultStore
 
 LTM_KINDS = ("concrete", "events", "skills")  # _index.md files guide people and organization, not answers
 RRF_K = 60
@@ -173,7 +174,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     return Retrieved(excerpts, used)
 
 
-def _load(vault: "Vault", path: str, rank: int, title: str | None = None, uuid: str | None = None) -> list[Passage]:
+def _load(vault: "VaultStore", path: str, rank: int, title: str | None = None, uuid: str | None = None) -> list[Passage]:
     """The passages of one note (vault-relative path); title and uuid as the index has them, or
     the note's own."""
     own_title, own_uuid, parts = _passages_of(os.path.join(vault.root, path), title is None or uuid is None)
@@ -219,7 +220,7 @@ def _feedback(passages: list[Passage], weights: dict[str, float]) -> dict[str, f
 
 # ---------------------------------------------------------------------- times the prompt names
 
-def _lift_dates(vault: "Vault", passages: list[Passage], spans: list[tuple[str, str]], notes_found: int) -> None:
+def _lift_dates(vault: "VaultStore", passages: list[Passage], spans: list[tuple[str, str]], notes_found: int) -> None:
     """Passages whose events happened in a period the prompt names rise. For a day or two ("what
     did I do yesterday?", "on 13 October"), that day's events are all in the running, those that
     match no word of the prompt after every passage that does."""
@@ -273,23 +274,23 @@ def _day(folder: str) -> dict[str, tuple[str | None, str | None]]:
     return cached[1]
 
 
-def _event_folder(vault: "Vault", event_id: str) -> str:
+def _event_folder(vault: "VaultStore", event_id: str) -> str:
     return f"{vault.root}{os.sep}{_event_rel(vault, event_id).rsplit('/', 1)[0]}"
 
 
-def _event_rel(vault: "Vault", event_id: str) -> str:
+def _event_rel(vault: "VaultStore", event_id: str) -> str:
     """The vault-relative path of an archived event (as ltm.event_path, without pathlib's cost)."""
     return (f"memory/long_term/events/{event_id[:4]}/{event_id[5:7]}/{event_id[8:10]}/"
             f"{event_id.replace(':', '-')}.md")
 
 
-def neighbours(vault: "Vault", event_id: str) -> tuple[str | None, str | None]:
+def neighbours(vault: "VaultStore", event_id: str) -> tuple[str | None, str | None]:
     """The events archived just before and after one event on the same day: the turn it answers,
     the turn that answers it."""
     return _day(_event_folder(vault, event_id)).get(event_id, (None, None))
 
 
-def _spread(vault: "Vault", passages: list[Passage], weights: dict[str, float], notes_found: int) -> list[Passage]:
+def _spread(vault: "VaultStore", passages: list[Passage], weights: dict[str, float], notes_found: int) -> list[Passage]:
     """Spreading activation along the conversation (step 4 above); scores every passage again."""
     best: dict[str, float] = {}
     for p in passages:

@@ -4,18 +4,18 @@ from __future__ import annotations
 from datetime import timedelta
 from typing import TYPE_CHECKING
 
-from . import clock
-from .usage import read_usage
+from ..infra import clock
+from ..vault.usage import read_usage
 
 if TYPE_CHECKING:
-    from .vault import Vault
+    from ..vault.store import VaultStore
 
 STALE_AFTER_DAYS = 60
 TOP = 5
 
 
-def usage_stats(vault: "Vault") -> dict:
-    from .index import SearchIndex
+def usage_stats(vault: "VaultStore") -> dict:
+    from ..search.index import SearchIndex
     index = SearchIndex(vault, notice=lambda m: None)
     try:
         index.sync()

@@ -21,14 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from . import index_md, notes
-from .errors import NoteError
-from .fsio import TEMP_SUFFIX, atomic_write, read_text
+from . import folder_index as index_md, notes
+from ..infra.errors import NoteError
+from ..infra.fsio import TEMP_SUFFIX, atomic_write, read_text
 from .links import find_links, relative_target
-from .ltm import refresh_indexes
+from .claims import refresh_indexes
 
 if TYPE_CHECKING:
-    from .vault import Vault
+    from .store import VaultStore
 
 
 @dataclass(frozen=True)
@@ -42,11 +42,11 @@ class Move:
     uuid: str | None = None
 
 
-def journal_path(vault: "Vault") -> Path:
+def journal_path(vault: "VaultStore") -> Path:
     return vault.state_dir / "organize" / "moves.json"
 
 
-def pending(vault: "Vault") -> list[Move]:
+def pending(vault: "VaultStore") -> list[Move]:
     try:
         data = json.loads(journal_path(vault).read_text(encoding="utf-8"))
         return [Move(vault.root / m["old"], vault.root / m["new"], m.get("status"), m.get("uuid"))
@@ -55,7 +55,7 @@ def pending(vault: "Vault") -> list[Move]:
         return []
 
 
-def apply_moves(vault: "Vault", moves: list[Move], written: set[Path],
+def apply_moves(vault: "VaultStore", moves: list[Move], written: set[Path],
                 on_journaled: Callable[[list[Move]], None] | None = None) -> None:
     """Journal the moves, then do them. `on_journaled` runs once the journal is safe (organization
     notes the moves in the access log there: a run killed after it finishes the moves next time)."""
@@ -73,7 +73,7 @@ def apply_moves(vault: "Vault", moves: list[Move], written: set[Path],
     finish(vault, moves, written)
 
 
-def finish(vault: "Vault", moves: list[Move], written: set[Path]) -> None:
+def finish(vault: "VaultStore", moves: list[Move], written: set[Path]) -> None:
     """Steps 2-5 (idempotent): copy, repair every referrer, remove the old files, indexes."""
     mapping = {m.old: m.new for m in moves}
     by_uuid: dict[str, Path] = {}
@@ -117,11 +117,11 @@ def finish(vault: "Vault", moves: list[Move], written: set[Path]) -> None:
     journal_path(vault).unlink(missing_ok=True)
 
 
-def _make_folders(vault: "Vault", folder: Path, written: set[Path]) -> None:
+def _make_folders(vault: "VaultStore", folder: Path, written: set[Path]) -> None:
     """Create `folder` and the folders above it that are missing, each with its _index.md.
     Each is made out of sight (a hidden name) with its _index.md inside, then renamed into
     place: a killed run never leaves a long-term folder without its _index.md."""
-    from .ltm import ensure_folder, stable_uuid
+    from .claims import ensure_folder, stable_uuid
     missing = []
     current = folder
     while not current.exists() and current.is_relative_to(vault.ltm_root) and current != vault.ltm_root:
@@ -144,7 +144,7 @@ def _make_folders(vault: "Vault", folder: Path, written: set[Path]) -> None:
     ensure_folder(vault, folder, written)   # (a folder that exists but lacks its _index.md)
 
 
-def _unlist(vault: "Vault", olds: list[Path], written: set[Path]) -> None:
+def _unlist(vault: "VaultStore", olds: list[Path], written: set[Path]) -> None:
     """Drop the manifest entries naming these files (a note in its folder's _index.md, a folder's
     _index.md in its parent's). Until the final refresh the file is only unlisted (a warning)."""
     gone = {Path(os.path.normpath(p)) for p in olds}
@@ -165,7 +165,7 @@ def _unlist(vault: "Vault", olds: list[Path], written: set[Path]) -> None:
             written.add(index_path)
 
 
-def _remove(vault: "Vault", path: Path) -> None:
+def _remove(vault: "VaultStore", path: Path) -> None:
     """Remove a moved file. A folder's _index.md that was all the folder held takes the folder
     with it in one rename (out of sight, then deleted): never a folder without its _index.md."""
     folder = path.parent
@@ -207,7 +207,7 @@ def _render(link, from_file: Path, target: Path, uuid: str | None = None) -> str
     return f"[{link.text}]({relative_target(from_file, target)}{anchor}{title})"
 
 
-def repair_links(vault: "Vault", mapping: dict[Path, Path], by_uuid: dict[str, Path], written: set[Path],
+def repair_links(vault: "VaultStore", mapping: dict[Path, Path], by_uuid: dict[str, Path], written: set[Path],
                  files: Iterable[Path] | None = None, renamed: dict[str, str] | None = None) -> int:
     """Point every link that aims at a moved file (by path or by uuid) at its new place (and at
     its new uuid, for a file that changed it on the way: `renamed`)."""

@@ -1,0 +1,129 @@
+"""The public facade: `braniac.Vault`, what a Python user (and every `braniac` command) calls.
+
+    from braniac import Vault
+    vault = Vault.find()                      # --vault, BRANIAC_VAULT, nearest enclosing vault
+    vault.remember("The deploy key lives in 1Password, vault 'ops'.")
+    turn = vault.ask("Where is the deploy key?")
+    print(vault.promote(force=True).describe())
+
+It adds the processes to the vault on disk (`VaultStore`); the layers below never call it.
+Wherever a model is accepted, it may be a LiteLLM model name or a model object (anything that
+implements `braniac.model.MemoryModel`, e.g. `ScriptedModel` in tests); with neither, the
+vault's configuration decides (`BRANIAC_MODEL`, then `braniac.toml`, else the offline engine).
+"""
+from __future__ import annotations
+
+from typing import Callable
+
+from .infra.errors import InputError, STMError
+from .model import MemoryModel, configured_model
+from .processes import insights
+from .processes.core_loop import Turn
+from .processes.organization import OrganizeReport
+from .processes.organization import organize as run_organization
+from .processes.promotion import PromotionReport
+from .processes.promotion import promote as run_promotion
+from .processes.reflection import remember as remember_text
+from .search.index import Hit, SearchIndex, SyncReport
+from .session import Session
+from .vault import doctor as doctor_module
+from .vault import stm
+from .vault.doctor import Finding
+from .vault.store import TIERS, StoredEvent, VaultStore
+
+Notice = Callable[[str], None]
+
+
+def _quiet(message: str) -> None:
+    pass
+
+
+class Vault(VaultStore):
+    """A braniac vault: its files (see `VaultStore`) and the four processes over them."""
+
+    # ------------------------------------------------------------------ short-term memory
+    def remember(self, text: str) -> StoredEvent:
+        """Store the person's words verbatim as an event (`braniac remember`), picking up any
+        goal, task or decision they state ("remind me to ..." becomes an open task)."""
+        if not isinstance(text, str):
+            raise InputError("remember takes text")
+        return remember_text(self, text)
+
+    # ------------------------------------------------------------------ search
+    def search(self, query: str, *, limit: int = 10, kind: str | None = None, archived: bool = False,
+               notice: Notice = _quiet) -> list[Hit]:
+        """`braniac search`: ranked hits (title, path, uuid, kind, score, excerpt); archived
+        memories only when asked for."""
+        index = SearchIndex(self, notice=notice)
+        try:
+            return index.search(query, limit=limit, kind=kind, exclude_kinds=() if archived else ("archive",))
+        finally:
+            index.close()
+
+    def reindex(self, *, progress: Callable[[int, int], None] | None = None, notice: Notice = _quiet) -> SyncReport:
+        """`braniac reindex`: rebuild the search index from the files, from scratch."""
+        index = SearchIndex(self, notice=notice)
+        try:
+            report = index.rebuild(progress=progress)
+            index.optimize()
+            return report
+        finally:
+            index.close()
+
+    # ------------------------------------------------------------------ the processes
+    def ask(self, prompt: str, *, model: "str | MemoryModel | None" = None,
+            on_chunk: Callable[[str], None] | None = None, notice: Notice = _quiet) -> Turn:
+        """`braniac ask`: one core-loop turn, reflected into short-term memory; returns the Turn.
+        `on_chunk` receives the answer as it streams."""
+        session = Session(self, model=model, notice=notice)
+        try:
+            return session.turn(prompt, on_chunk=on_chunk, background=False)
+        finally:
+            session.close()
+
+    def promote(self, *, force: bool = False, dry_run: bool = False, model: "str | MemoryModel | None" = None,
+                notice: Notice = _quiet) -> PromotionReport:
+        """`braniac promote`: consolidate short-term into long-term memory; returns the report."""
+        config, chosen = configured_model(self.root, model)
+        return run_promotion(self, chosen, config, force=force, dry_run=dry_run, notice=notice)
+
+    def organize(self, *, dry_run: bool = False, archive_after_days: float | None = None,
+                 model: "str | MemoryModel | None" = None, notice: Notice = _quiet) -> OrganizeReport:
+        """`braniac organize`: learn from use, restructure and archive; returns the report."""
+        config, chosen = configured_model(self.root, model)
+        return run_organization(self, config, model=chosen, dry_run=dry_run,
+                                archive_after_days=archive_after_days, notice=notice)
+
+    # ------------------------------------------------------------------ health and numbers
+    def doctor(self) -> list[Finding]:
+        """`braniac doctor`: every problem (and warning) found, each with file and reason."""
+        return doctor_module.check(self)
+
+    def stats(self) -> dict:
+        """`braniac stats`: counts per tier, short-term memory, last runs, hubs and stale notes."""
+        counts = {tier: 0 for tier in TIERS}
+        other = indexes = 0
+        for path in self.iter_ltm_files():
+            if path.name == "_index.md":
+                indexes += 1
+                continue
+            tier = self.tier_of(path)
+            if tier:
+                counts[tier] += 1
+            else:
+                other += 1
+        try:
+            doc = self.read_stm()
+            stm_events = len(doc.events)
+            open_tasks = sum(1 for i in doc.items(stm.TASKS) if i.done is False)
+            open_goals = sum(1 for i in doc.items(stm.GOALS) if i.done is False)
+        except STMError:
+            stm_events = open_tasks = open_goals = None
+        return {
+            "vault": str(self.root),
+            "long_term": {**counts, "other": other, "indexes": indexes},
+            "short_term": {"events": stm_events, "open_goals": open_goals, "open_tasks": open_tasks},
+            "last_promotion": self.last_run("promotion"),
+            "last_organization": self.last_run("organization"),
+            **insights.usage_stats(self),
+        }
