@@ -29,7 +29,8 @@ from .session import Session
 from .vault import doctor as doctor_module
 from .vault import stm
 from .vault.doctor import Finding
-from .vault.store import TIERS, StoredEvent, VaultStore
+from .vault.layout import TIERS
+from .vault.store import StoredEvent, VaultStore
 
 Notice = Callable[[str], None]
 

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from ..vault.layout import is_memory_name
 from ..search.index import SearchIndex
 
 if TYPE_CHECKING:
@@ -25,7 +26,6 @@ RECONCILE_SECONDS = 30.0
 RESCAN_AFTER = (0.3, 1.0)   # seconds after a folder appears, sync it again
 TICK_MS = 200               # the loop wakes at least this often (rescans, stop, idle)
 MERGE_AFTER_QUIET = 5.0
-IGNORED_PARTS = {".braniac", ".git", ".obsidian", ".trash", "node_modules"}
 
 
 def _relevant(vault_root: Path, path: str) -> bool:
@@ -33,7 +33,7 @@ def _relevant(vault_root: Path, path: str) -> bool:
         rel = Path(path).relative_to(vault_root) if Path(path).is_absolute() else Path(path)
     except ValueError:
         return False
-    return not (IGNORED_PARTS & set(rel.parts)) and not rel.name.endswith(".braniac-tmp")
+    return all(is_memory_name(part) for part in rel.parts) and not rel.name.endswith(".braniac-tmp")
 
 
 def run(vault: "Vault", *, stop: threading.Event | None = None, report: Callable[[str], None] = print,

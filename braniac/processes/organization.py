@@ -36,6 +36,8 @@ from ..infra.errors import BraniacError, LockBusy, NoteError
 from ..infra.fsio import append_line, atomic_write, inside, locked, read_text
 from ..vault.folder_index import Entry, INDEX_NAME, split_sections, _entries
 from ..search.index import update_after_write
+from .commits import commit_now
+from ..vault.layout import RESTRUCTURED_TIERS as TIERS, is_memory_name
 from ..vault.moves import Move, apply_moves, finish, pending
 from ..vault.usage import Usage, read_usage
 
@@ -54,7 +56,6 @@ SPLIT_GROUP = 5
 ARCHIVE_AFTER_DAYS = 180
 MAX_OPERATIONS = 500
 CO_ACCESSED = "co-accessed"  # marks the Related Memories lines organization owns
-TIERS = ("concrete", "skills")
 _WEIGHT = re.compile(rf"{CO_ACCESSED}, weight ([0-9.]+)(?: \(renewed (\d{{4}}-\d{{2}}-\d{{2}})\))?")
 
 
@@ -286,7 +287,6 @@ def validate(vault: "VaultStore", op: Any, report: OrganizeReport) -> dict | Non
 
 
 def _inside_ltm(vault: "VaultStore", rel: str, *, folder: bool = False) -> bool:
-    from ..vault.store import IGNORED_DIRS
     if not rel or rel.startswith(("/", "~")) or "\\" in rel or "\x00" in rel:
         return False
     path = Path(os.path.normpath(vault.root / rel))
@@ -296,7 +296,7 @@ def _inside_ltm(vault: "VaultStore", rel: str, *, folder: bool = False) -> bool:
         return False
     # a hidden or ignored folder would hide what moves there from every walk (doctor, search,
     # the next organize); an over-long name fails half-way through a move
-    if any(part.startswith(".") or part in IGNORED_DIRS or len(part.encode("utf-8")) > 200
+    if any(not is_memory_name(part) or len(part.encode("utf-8")) > 200
            for part in inside_ltm.parts):
         return False
     # a symlink on the way (a folder a person linked elsewhere) must not lead out of the vault:
@@ -640,7 +640,4 @@ def _commit(vault: "VaultStore", written: set[Path], report: OrganizeReport) -> 
         else:
             lines.append(f"unlink {op['a']} <-> {op['b']}")
     message = "braniac: organize long-term memory\n\n" + "\n".join(lines[:200]) + "\n"
-    paths = set(written)
-    if git.commit_paths(vault.root, paths, message):
-        return git.run(vault.root, "rev-parse", "--short", "HEAD").stdout.strip()
-    return None
+    return commit_now(vault, written, message)

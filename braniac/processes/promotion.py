@@ -28,6 +28,7 @@ from ..search.index import update_after_write
 from ..vault.folder_index import Entry
 from ..vault.claims import Fact, FactNote, ensure_folder, event_path, refresh_indexes, stable_uuid
 from ..model.offline import OfflineModel
+from .commits import WorkerCommits, commit_now, existing
 from ..model.offline_promotion import relate
 from ..model.types import Claim, EventRecord, NoteDraft
 from ..vault.notes import slugify
@@ -130,7 +131,7 @@ def _promote(vault, model, config, report, *, force, dry_run, notice) -> Promoti
         targets = {event_path(vault, e.id) for e in events} | {_target(vault, d, uuid_paths) for d in drafts}
         targets |= {event_path(vault, e.id).parent / "digest.md" for e in events} | {vault.stm_path}
         targets |= {folder / "_index.md" for t in list(targets) for folder in _folders_up(vault, t.parent)}
-        _remember_uncommitted(vault, targets)
+        WorkerCommits(vault, "promotion").remember(targets)
     for event in doc.events:
         _archive_event(vault, event, written)
     for draft in drafts:
@@ -531,21 +532,7 @@ def _journal(vault: "VaultStore", event_ids: list[str]) -> None:
     atomic_write(path, json.dumps({"events": event_ids, "started": clock.iso(clock.now())}))
 
 
-def _remember_uncommitted(vault: "VaultStore", paths: set[Path]) -> set[Path]:
-    pending = vault.state_dir / "promotion" / "uncommitted.json"
-    known: set[Path] = set(paths)
-    try:
-        known |= {vault.root / p for p in json.loads(pending.read_text(encoding="utf-8"))}
-    except (OSError, ValueError):
-        pass
-    pending.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(pending, json.dumps(sorted(str(p.relative_to(vault.root)) for p in known)))
-    return known
-
-
 def _commit(vault: "VaultStore", written: set[Path], report: PromotionReport) -> str | None:
-    pending = vault.state_dir / "promotion" / "uncommitted.json"
-    paths = _remember_uncommitted(vault, written)
     created = ", ".join(Path(p).stem for p in report.notes_created[:8])
     message = (f"braniac: promote {len(report.events)} events into long-term memory\n\n"
                + (f"New notes: {created}\n" if created else "")
@@ -553,11 +540,7 @@ def _commit(vault: "VaultStore", written: set[Path], report: PromotionReport) ->
                + f"Claims: {report.claims['added']} added, {report.claims['strengthened']} strengthened, "
                  f"{report.claims['superseded']} superseded\n"
                + f"Events: {report.events[-1]} … {report.events[0]}\n")
-    committed = git.commit_paths(vault.root, _existing(paths), message)
-    pending.unlink(missing_ok=True)
-    if not committed:
-        return None
-    return git.run(vault.root, "rev-parse", "--short", "HEAD").stdout.strip()
+    return WorkerCommits(vault, "promotion").commit(written, message)
 
 
 def _checkpoint(vault: "VaultStore") -> None:
@@ -565,32 +548,20 @@ def _checkpoint(vault: "VaultStore") -> None:
     working tree: commit short_term.md as it is now (with any files a killed run left
     uncommitted) before writing anything, so that `git revert` of the promotion's own commit
     brings the events back into short-term memory instead of losing them."""
-    pending = vault.state_dir / "promotion" / "uncommitted.json"
-    paths = {vault.stm_path}
-    try:
-        paths |= {vault.root / p for p in json.loads(pending.read_text(encoding="utf-8"))}
-        message = "braniac: finish an interrupted promotion"
-    except (OSError, ValueError):
-        message = "braniac: short-term memory before promotion"
-    git.commit_paths(vault.root, _existing(paths), message)
-    pending.unlink(missing_ok=True)
-
-
-def _existing(paths) -> set[Path]:
-    """The recorded paths that were written. A run killed early recorded targets it never created,
-    and `git add -- <path>` fails on a path that neither exists nor is tracked, which would make
-    every later promotion fail. Promotion never deletes a file, so the rest can be dropped."""
-    return {Path(p) for p in paths if Path(p).exists()}
+    commits = WorkerCommits(vault, "promotion")
+    leftovers = commits.recorded()
+    message = ("braniac: finish an interrupted promotion" if leftovers is not None
+               else "braniac: short-term memory before promotion")
+    commit_now(vault, existing({vault.stm_path} | (leftovers or set())), message)
+    commits.clear()
 
 
 def _commit_leftovers(vault: "VaultStore", config: "Config", report: PromotionReport) -> None:
     """A run killed before its commit left files uncommitted; the next run commits them."""
-    pending = vault.state_dir / "promotion" / "uncommitted.json"
-    if pending.exists() and config.git_autocommit and git.is_repo(vault.root):
-        try:
-            paths = [vault.root / p for p in json.loads(pending.read_text(encoding="utf-8"))]
-        except (OSError, ValueError):
+    commits = WorkerCommits(vault, "promotion")
+    if commits.pending.exists() and config.git_autocommit and git.is_repo(vault.root):
+        leftovers = commits.recorded()
+        if leftovers is None:
             return
-        if git.commit_paths(vault.root, _existing(paths), "braniac: finish an interrupted promotion"):
-            report.commit = git.run(vault.root, "rev-parse", "--short", "HEAD").stdout.strip()
-        pending.unlink(missing_ok=True)
+        report.commit = commit_now(vault, existing(leftovers), "braniac: finish an interrupted promotion") or report.commit
+        commits.clear()

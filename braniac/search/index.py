@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from ..vault import notes
+from ..vault.layout import MEMORY_ROOTS, READ_COUNTS, SEARCH_INDEX_DIR, is_memory_name
 from ..vault.reads import read_counts
 from . import ranking, scoring
 from ..infra.errors import BraniacError, IndexError_, LockBusy, NoteError
@@ -44,8 +45,6 @@ COMPACT_AT = 2000                   # journal lines before the file list is rewr
 # Bump when the schema, the storage or the file list changes. 2: plain (non-compound) segment
 # files, uuid-first link records, an index id in the file list.
 FORMAT = 2
-INDEXED_ROOTS = ("system", "memory")
-SKIPPED_NAMES = ("node_modules",)  # besides every name starting with "." (.git, .obsidian, .trash)
 # Segments. Every segment costs each query term a lookup (a 10k-note search: 2.3 ms in one
 # segment, 3.2 ms in six), so small ones are folded together; but Whoosh merges slowly (15 ms
 # per document for small segments, 17 s to merge one more into a 10k-note segment), so a fold
@@ -129,8 +128,8 @@ def indexable(rel: str) -> bool:
     """Does this vault-relative path belong in the index (under system/ or memory/, and in no
     hidden or tool folder)? The same rule as `walk`, for paths handed to `sync(paths)`."""
     parts = rel.split("/")
-    return (len(parts) > 1 and parts[0] in INDEXED_ROOTS
-            and not any(not p or p.startswith(".") or p in SKIPPED_NAMES for p in parts))
+    return (len(parts) > 1 and parts[0] in MEMORY_ROOTS
+            and all(is_memory_name(p) for p in parts))
 
 
 def _recorded_mtime(st: os.stat_result) -> int:
@@ -149,7 +148,7 @@ class SearchIndex:
     def __init__(self, vault: "VaultStore", *, notice: Callable[[str], None] = _stderr_notice,
                  lock_timeout: float = 120.0):
         self.vault = vault
-        self.dir = vault.state_dir / "index"
+        self.dir = vault.state_dir / SEARCH_INDEX_DIR
         self.notice = notice
         self.lock_timeout = lock_timeout
         self._root = str(vault.root)
@@ -211,7 +210,7 @@ class SearchIndex:
 
     def walk(self) -> Iterator[tuple[str, os.stat_result]]:
         """(vault-relative path, stat) of every Markdown file that belongs in the index."""
-        for top in INDEXED_ROOTS:
+        for top in MEMORY_ROOTS:
             yield from self._walk(os.path.join(self._root, top))
 
     def _walk(self, start: str) -> Iterator[tuple[str, os.stat_result]]:
@@ -227,7 +226,7 @@ class SearchIndex:
                 continue
             for entry in entries:
                 name = entry.name
-                if name.startswith(".") or name in SKIPPED_NAMES:
+                if not is_memory_name(name):
                     continue
                 try:
                     if entry.is_symlink():
@@ -651,7 +650,7 @@ class SearchIndex:
         searcher = self.searcher()
         files = self._load_files()
         inbound = self._inbound_counts(files)
-        reads = read_counts(self.vault.root / "logs", self.vault.state_dir / "reads.json")
+        reads = read_counts(self.vault.root / "logs", self.vault.state_dir / READ_COUNTS)
         excluded = [k for k in exclude if not kind and searcher.doc_frequency("kind", k)]
 
         def importance(fields: dict) -> float:

@@ -35,12 +35,12 @@ from ..vault import notes
 from ..infra.errors import NoteError
 from ..infra.fsio import read_text
 from ..model.types import Excerpt
+from ..vault.layout import EVENT_ID_IN_TEXT, TIERS, event_id_of_file, event_rel
 
 if TYPE_CHECKING:
     from .index import SearchIndex
     from ..vault.store import VaultStore
 
-LTM_KINDS = ("concrete", "events", "skills")  # _index.md files guide people and organization, not answers
 RRF_K = 60
 PER_QUERY = 30            # hits taken from each query
 POOL = 40                 # notes whose passages are ranked
@@ -57,8 +57,6 @@ SHORT_SPAN_DAYS = 3       # a period this short ("yesterday") brings all its eve
 DAY_FLOOR = 1e-3          # the score of such an event that matches no word of the prompt
 MAX_DAY_EVENTS = 300      # events of one day read for that
 MAX_PASSAGE_CHARS = 1500
-_EVENT_ID = re.compile(r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z")
-_EVENT_FILE = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2})-(\d{2})-(\d{2}(?:\.\d+)?Z)\.md$")
 _HEADING = re.compile(r"^#{1,6}\s")
 _LINK_ONLY = re.compile(r"^[-*+]\s+\[[^\]]*\]\([^)]*\)\s*(?:—.*)?$|^_\(none yet\)_$")
 
@@ -132,7 +130,7 @@ def _passages_of(path: str, need_meta: bool) -> tuple[str | None, str | None, _P
         parts = []
         for text in split_passages(body):
             counts = Counter(_terms(text))
-            parts.append((text, frozenset(_EVENT_ID.findall(text)), frozenset(counts), counts))
+            parts.append((text, frozenset(EVENT_ID_IN_TEXT.findall(text)), frozenset(counts), counts))
     if len(_cache) >= _CACHE_SIZE and key not in _cache:
         _cache.pop(next(iter(_cache)))
     _cache[key] = cached = (title, uuid, parts)
@@ -145,7 +143,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     hits_by_path = {}
     for query in queries:
         for rank, hit in enumerate(index.search(query, limit=per_query, sync=False, excerpts=False)):
-            if hit.kind not in LTM_KINDS:
+            if hit.kind not in TIERS:  # _index.md files guide people and organization, not answers
                 continue
             fused[hit.path] = fused.get(hit.path, 0.0) + 1.0 / (RRF_K + rank + 1)
             hits_by_path.setdefault(hit.path, hit)
@@ -232,7 +230,7 @@ def _lift_dates(vault: "VaultStore", passages: list[Passage], spans: list[tuple[
             for event in list(_day(_event_folder(vault, day.isoformat() + "T")))[:MAX_DAY_EVENTS]:
                 if event not in have:
                     have.add(event)
-                    passages += _load(vault, _event_rel(vault, event), notes_found)
+                    passages += _load(vault, event_rel(event), notes_found)
             day += timedelta(days=1)
     short = [(start, end) for start, end in spans
              if (date.fromisoformat(end) - date.fromisoformat(start)).days < SHORT_SPAN_DAYS]
@@ -248,11 +246,6 @@ def _lift_dates(vault: "VaultStore", passages: list[Passage], spans: list[tuple[
 _days: dict[str, tuple[int, dict[str, tuple[str | None, str | None]]]] = {}
 
 
-def _event_id(filename: str) -> str | None:
-    match = _EVENT_FILE.match(filename)
-    return f"{match.group(1)}:{match.group(2)}:{match.group(3)}" if match else None
-
-
 def _day(folder: str) -> dict[str, tuple[str | None, str | None]]:
     """event id -> (previous, next) event archived in one day's folder, in time order (cached by
     the folder's mtime, which moves when an event is added)."""
@@ -263,7 +256,7 @@ def _day(folder: str) -> dict[str, tuple[str | None, str | None]]:
     cached = _days.get(folder)
     if cached is None or cached[0] != stamp:
         try:
-            ids = sorted(filter(None, (_event_id(n) for n in os.listdir(folder))))
+            ids = sorted(filter(None, (event_id_of_file(n) for n in os.listdir(folder))))
         except OSError:
             ids = []
         around = {e: (ids[i - 1] if i else None, ids[i + 1] if i + 1 < len(ids) else None) for i, e in enumerate(ids)}
@@ -275,13 +268,7 @@ def _day(folder: str) -> dict[str, tuple[str | None, str | None]]:
 
 
 def _event_folder(vault: "VaultStore", event_id: str) -> str:
-    return f"{vault.root}{os.sep}{_event_rel(vault, event_id).rsplit('/', 1)[0]}"
-
-
-def _event_rel(vault: "VaultStore", event_id: str) -> str:
-    """The vault-relative path of an archived event (as ltm.event_path, without pathlib's cost)."""
-    return (f"memory/long_term/events/{event_id[:4]}/{event_id[5:7]}/{event_id[8:10]}/"
-            f"{event_id.replace(':', '-')}.md")
+    return f"{vault.root}{os.sep}{event_rel(event_id).rsplit('/', 1)[0]}"
 
 
 def neighbours(vault: "VaultStore", event_id: str) -> tuple[str | None, str | None]:
@@ -301,7 +288,7 @@ def _spread(vault: "VaultStore", passages: list[Passage], weights: dict[str, flo
         for near in neighbours(vault, event):
             if near and near not in have:
                 have.add(near)
-                passages += _load(vault, _event_rel(vault, near), notes_found)
+                passages += _load(vault, event_rel(near), notes_found)
     _score(passages, weights, notes_found)
     match: dict[str, float] = {}
     asks: set[str] = set()
@@ -338,7 +325,7 @@ def split_passages(body: str) -> list[str]:
 
     for line in body.split("\n"):
         stripped = line.strip()
-        if stripped.startswith("### ") and _EVENT_ID.search(stripped):
+        if stripped.startswith("### ") and EVENT_ID_IN_TEXT.search(stripped):
             flush()
             in_event = True
             current.append(stripped)

@@ -23,6 +23,7 @@ from ..infra.errors import NoteError
 from ..infra.fsio import atomic_write
 from .folder_index import Entry, IndexFile
 from .links import find_links, make_link
+from .layout import event_rel, is_event_id
 from .notes import Note
 
 if TYPE_CHECKING:
@@ -31,7 +32,6 @@ if TYPE_CHECKING:
 NAMESPACE = uuidlib.UUID("6f1c9a1e-8a55-4c1e-9b7e-0b3e6f0d2a11")  # braniac's, for deterministic ids
 FACTS, HISTORY, RELATED = "Facts", "History", "Related Memories"
 _CITATIONS = re.compile(r"\s*\((\[[^\]]+\]\([^)]*\)(?:,\s*)?)+\)\s*$")
-_EVENT_ID = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z$")
 
 
 def stable_uuid(*parts: str) -> str:
@@ -40,13 +40,8 @@ def stable_uuid(*parts: str) -> str:
 
 
 def event_path(vault: "VaultStore", event_id: str) -> Path:
-    """events/YYYY/MM/DD/<id>.md, with ':' replaced so the name is valid on every file system."""
-    day = event_id[:10]
-    return vault.ltm_root / "events" / day[:4] / day[5:7] / day[8:10] / (event_id.replace(":", "-") + ".md")
-
-
-def is_event_id(text: str) -> bool:
-    return bool(_EVENT_ID.match(text))
+    """Where an archived event lives (`layout.event_rel`)."""
+    return vault.root / event_rel(event_id)
 
 
 # ---------------------------------------------------------------------- facts and citations

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from . import folder_index as index_md, notes
 from ..infra.errors import NoteError, STMError
 from ..infra.fsio import inside, stale_temp_files
+from .layout import is_memory_name
 from .links import find_links
 
 if TYPE_CHECKING:
@@ -91,7 +92,7 @@ def _walk_all(vault: "VaultStore", add) -> list[Path]:
     found = []
     for folder, dirs, files in os.walk(vault.root):
         here = Path(folder)
-        dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "node_modules")
+        dirs[:] = sorted(d for d in dirs if is_memory_name(d))
         for d in list(dirs):
             if (here / d).is_symlink() and not inside(vault.root, here / d):
                 add(here / d, "symlinked folder leaves the vault; braniac does not follow it")
@@ -144,7 +145,7 @@ def _check_folders(vault: "VaultStore", add, uuids: dict[str, Path]) -> None:
         return
     for folder, dirs, files in os.walk(vault.ltm_root):
         here = Path(folder)
-        dirs[:] = sorted(d for d in dirs if not d.startswith("."))
+        dirs[:] = sorted(d for d in dirs if is_memory_name(d))
         index_path = here / index_md.INDEX_NAME
         if not index_path.exists():
             add(here, "long-term memory folder has no _index.md (spec §3.3)")

@@ -12,6 +12,7 @@ from typing import Iterable, Iterator
 
 from ..infra import clock, git
 from . import notes, stm
+from .layout import LOCKS_DIR, RUN_MARKERS_DIR, STATE_DIR, TIERS, is_memory_name
 from ..infra.config import CONFIG_NAME
 from ..infra.errors import InputError, NoteError, STMError, VaultExists, VaultNotFound
 from ..infra.fsio import atomic_write, ensure_inside, inside, locked, read_text, update_text
@@ -19,8 +20,6 @@ from ..infra.resources import data_dir
 
 STM_MAX_BYTES = 20 * 1024 * 1024
 MAX_EVENT_CHARS = 200_000
-IGNORED_DIRS = {".git", ".obsidian", ".braniac", ".trash", "node_modules"}
-TIERS = ("concrete", "events", "skills")
 HOW_TO_CREATE = "create one with `braniac init PATH`, or point to one with --vault PATH or BRANIAC_VAULT"
 
 
@@ -65,10 +64,10 @@ class VaultStore:
     @property
     def state_dir(self) -> Path:
         """Derived state only (index, locks, worker journals): deleting it loses nothing."""
-        return self.root / ".braniac"
+        return self.root / STATE_DIR
 
     def lock_path(self, name: str) -> Path:
-        return self.state_dir / "locks" / f"{name}.lock"
+        return self.state_dir / LOCKS_DIR / f"{name}.lock"
 
     def relative(self, path: Path) -> str:
         return Path(path).resolve().relative_to(self.root).as_posix()
@@ -208,7 +207,7 @@ class VaultStore:
     def iter_markdown(self) -> Iterator[Path]:
         """Every Markdown file of the vault's memory, skipping tool folders; symlinks not followed."""
         for folder, dirs, files in os.walk(self.root):
-            dirs[:] = sorted(d for d in dirs if d not in IGNORED_DIRS and not d.startswith("."))
+            dirs[:] = sorted(d for d in dirs if is_memory_name(d))
             for name in sorted(files):
                 path = Path(folder) / name
                 if not name.endswith(".md") or name.startswith("."):
@@ -243,12 +242,12 @@ class VaultStore:
     # ------------------------------------------------------------------ worker runs
     def record_run(self, worker: str) -> None:
         """Note when a worker (promotion, organization) last finished, for stats and idle timers."""
-        marker = self.state_dir / "state" / f"last_{worker}"
+        marker = self.state_dir / RUN_MARKERS_DIR / f"last_{worker}"
         marker.parent.mkdir(parents=True, exist_ok=True)
         atomic_write(marker, clock.iso(clock.now()) + "\n")
 
     def last_run(self, worker: str) -> str | None:
-        marker = self.state_dir / "state" / f"last_{worker}"
+        marker = self.state_dir / RUN_MARKERS_DIR / f"last_{worker}"
         try:
             return marker.read_text(encoding="utf-8").strip() or None
         except FileNotFoundError:

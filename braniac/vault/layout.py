@@ -1,0 +1,58 @@
+"""Where things are in a vault: the names every other module uses (docs/vault-format.md §1).
+
+    system/core_identity.md
+    memory/short_term.md
+    memory/long_term/{concrete,events,skills,archive}/…   each folder with an _index.md
+    memory/long_term/events/YYYY/MM/DD/<event id>.md      an archived short-term event
+    logs/access.log
+    .braniac/                                              derived state only
+"""
+from __future__ import annotations
+
+import re
+
+MEMORY_ROOTS = ("system", "memory")              # what search indexes
+LONG_TERM = "memory/long_term"
+TIERS = ("concrete", "events", "skills")         # long-term memory's kinds, one top folder each
+RESTRUCTURED_TIERS = ("concrete", "skills")      # organization reshapes these; events stay by date
+ARCHIVE = "archive"                              # notes organization retired (searched on request)
+FOLDER_INDEX = "_index.md"                       # every long-term folder's summary and manifest
+
+# Folders and files that are never memory: tool folders (.git, .obsidian, .trash, braniac's own
+# .braniac), anything hidden, and package folders a person's tools may create inside a vault.
+NOT_MEMORY_NAMES = frozenset({"node_modules"})
+
+# An event id is its UTC timestamp, made unique in the vault by a millisecond step.
+EVENT_ID_PATTERN = r"\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?Z"
+EVENT_ID = re.compile(rf"^{EVENT_ID_PATTERN}$")
+EVENT_ID_IN_TEXT = re.compile(EVENT_ID_PATTERN)
+EVENT_FILE = re.compile(r"^(\d{4}-\d{2}-\d{2}T\d{2})-(\d{2})-(\d{2}(?:\.\d+)?Z)\.md$")
+
+# Derived state under .braniac/ (deleting any of it loses nothing)
+STATE_DIR = ".braniac"
+SEARCH_INDEX_DIR = "index"        # the Whoosh index and its file list
+READ_COUNTS = "reads.json"        # reads per note, counted from the access logs
+LOCKS_DIR = "locks"
+RUN_MARKERS_DIR = "state"         # when each worker last finished
+
+
+def is_memory_name(name: str) -> bool:
+    """Whether a folder or file of this name can hold memory (hidden and tool folders cannot)."""
+    return bool(name) and not name.startswith(".") and name not in NOT_MEMORY_NAMES
+
+
+def is_event_id(text: str) -> bool:
+    return bool(EVENT_ID.match(text))
+
+
+def event_rel(event_id: str) -> str:
+    """The vault-relative path of an archived event: events/YYYY/MM/DD/<id>.md, with ':' replaced
+    so the name is valid on every file system."""
+    return (f"{LONG_TERM}/events/{event_id[:4]}/{event_id[5:7]}/{event_id[8:10]}/"
+            f"{event_id.replace(':', '-')}.md")
+
+
+def event_id_of_file(name: str) -> str | None:
+    """The event id an archived event's file name stands for (the inverse of `event_rel`)."""
+    match = EVENT_FILE.match(name)
+    return f"{match.group(1)}:{match.group(2)}:{match.group(3)}" if match else None
