@@ -1,5 +1,10 @@
 """Atomic writes, safe reads and cross-process locks: the only place files are written.
 
+The named write primitives: `atomic_write` (and `update_text` over it) for memory files,
+`write_derived` for state a rebuild recomputes, `append_line`/`append_bytes` for logs,
+`swap_directory`, `publish_directory` and `remove_directory` for whole folders, `claim` for
+taking a journal file away from other processes.
+
 Every write goes to a temp file in the target's folder, is fsynced, then os.replace()d over
 the target, so a crash at any instant leaves the old file or the new one, never half of each.
 Locks are filelock locks under `.braniac/locks/`, one object per path per process (two
@@ -13,6 +18,7 @@ from __future__ import annotations
 import contextlib
 import os
 import secrets
+import shutil
 import threading
 from pathlib import Path
 from typing import Callable, Iterator
@@ -98,14 +104,66 @@ def update_text(path: Path, change: Callable[[str], str], *, attempts: int = 5) 
     raise LockBusy(f"{path}: kept changing while braniac tried to update it; try again")
 
 
+def write_derived(path: Path, data: str | bytes) -> None:
+    """Derived state (the search index's file list, read counts, markers a re-run recomputes):
+    never half-written, but no fsync, since a crash that loses it only costs a rebuild."""
+    atomic_write(path, data, durable=False)
+
+
 def append_line(path: Path, line: str) -> None:
     """Append one line with a single O_APPEND write (whole lines, even from many processes)."""
-    data = (line.rstrip("\n") + "\n").encode("utf-8")
+    append_bytes(path, (line.rstrip("\n") + "\n").encode("utf-8"))
+
+
+def append_bytes(path: Path, data: bytes, *, durable: bool = False) -> None:
+    """Append with a single O_APPEND write, so concurrent appenders never interleave within it;
+    `durable` fsyncs it (an append that must survive a crash before the caller goes on)."""
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, data)
+        if durable:
+            os.fsync(fd)
     finally:
         os.close(fd)
+
+
+def swap_directory(staging: Path, target: Path) -> None:
+    """Put a fully built directory in place of `target` (the search index after a rebuild):
+    readers see the old one or the new one, and the old one is removed afterwards."""
+    old = target.with_name(f"{target.name}.old-{os.getpid()}-{secrets.token_hex(2)}")
+    if target.exists():
+        os.replace(target, old)
+    os.replace(staging, target)
+    _fsync_dir(target.parent)
+    shutil.rmtree(old, ignore_errors=True)
+
+
+def claim(path: Path, claimed: Path) -> bool:
+    """Take a file for this process by renaming it; only one of several racing processes wins."""
+    try:
+        os.replace(path, claimed)
+        return True
+    except FileNotFoundError:
+        return False
+
+
+def publish_directory(staging: Path, target: Path) -> bool:
+    """Move a fully prepared directory (e.g. a new folder with its _index.md) into place in one
+    rename, so nobody sees it half made; False if `target` appeared meanwhile (theirs stands,
+    and `staging` is removed)."""
+    try:
+        os.rename(staging, target)
+        return True
+    except OSError:
+        shutil.rmtree(staging, ignore_errors=True)
+        return False
+
+
+def remove_directory(folder: Path) -> None:
+    """Remove a folder in one rename out of sight, then delete it: never seen half deleted."""
+    hidden = folder.with_name(f".{folder.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+    os.rename(folder, hidden)
+    shutil.rmtree(hidden, ignore_errors=True)
 
 
 # ----------------------------------------------------------------------------- reads

@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from . import access_log
-from ..infra.fsio import atomic_write
+from ..infra.fsio import write_derived
 
 CACHE_VERSION = 5    # 5: each log's first bytes kept (4: MOVE lines; 3: counted per log file, tails read incrementally)
 HEAD_BYTES = 64      # a log's first bytes, which tell the same file grown from a new one on a reused inode
@@ -165,7 +165,7 @@ def _is_hex(text: str) -> bool:
 
 def _save_cache(cache_path: Path, per_file: dict[str, dict]) -> None:
     try:
-        # derived state, recounted from the logs if lost: no need to pay for an fsync
-        atomic_write(cache_path, json.dumps({"v": CACHE_VERSION, "per_file": per_file}), durable=False)
+        # derived state: recounted from the logs if lost
+        write_derived(cache_path, json.dumps({"v": CACHE_VERSION, "per_file": per_file}))
     except OSError:
         pass  # a read-only state folder only costs a recount next time
