@@ -1,7 +1,8 @@
 """Atomic writes, safe reads and cross-process locks: the only place files are written.
 
 The named write primitives: `atomic_write` (and `update_text` over it) for memory files,
-`write_derived` for state a rebuild recomputes, `append_line`/`append_bytes` for logs,
+`create_file` for a file that must not exist yet, `write_derived` for state a rebuild
+recomputes, `append_line`/`append_bytes` for logs,
 `swap_directory`, `publish_directory` and `remove_directory` for whole folders, `claim` for
 taking a journal file away from other processes.
 
@@ -102,6 +103,26 @@ def update_text(path: Path, change: Callable[[str], str], *, attempts: int = 5) 
         except ConcurrentEdit:
             continue
     raise LockBusy(f"{path}: kept changing while braniac tried to update it; try again")
+
+
+def create_file(path: Path, data: str | bytes) -> bool:
+    """Create `path` with `data` unless it exists (then False, and nothing changes): written in
+    full beside it, then linked into place, so it is never seen half-written nor overwrites a
+    file that appeared meanwhile."""
+    path = Path(path)
+    payload = data.encode("utf-8") if isinstance(data, str) else data
+    temp = path.parent / f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
+    with open(temp, "xb") as handle:
+        handle.write(payload)
+        handle.flush()
+        os.fsync(handle.fileno())
+    try:
+        os.link(temp, path)
+        return True
+    except FileExistsError:
+        return False
+    finally:
+        os.unlink(temp)
 
 
 def write_derived(path: Path, data: str | bytes) -> None:

@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ..infra import clock
 from ..infra.errors import BraniacError, InputError
-from ..infra.fsio import atomic_write
+from ..infra.fsio import atomic_write, claim
 from ..model.offline import OfflineModel
 from ..model.types import Reflection
 
@@ -59,7 +59,6 @@ class Reflector:
         self.dir = vault.state_dir / "journal"
         self._queue: queue.Queue[Exchange | None] = queue.Queue()
         self._thread: threading.Thread | None = None
-        self.recorded: list["StoredEvent"] = []
 
     # ---------------------------------------------------------------- public
     def submit(self, user: str, ai: str, *, at: datetime | None = None) -> None:
@@ -91,15 +90,13 @@ class Reflector:
         done = 0
         for path in sorted(self.dir.glob("*.json")):
             claimed = path.with_suffix(f".{os.getpid()}.work")
-            try:
-                os.replace(path, claimed)  # only one process wins the claim
-            except FileNotFoundError:
+            if not claim(path, claimed):  # another process took it first
                 continue
             try:
                 data = json.loads(claimed.read_text(encoding="utf-8"))
                 exchange = Exchange(data["user"], data["ai"], data["at"], claimed)
             except (OSError, ValueError, KeyError):
-                claimed.rename(claimed.with_suffix(".broken"))
+                claim(claimed, claimed.with_suffix(".broken"))
                 continue
             try:
                 if self._already_recorded(exchange):
@@ -111,15 +108,14 @@ class Reflector:
                 continue
             except BraniacError as exc:
                 # never let a journal stop the session from starting: keep it for the next run
-                if claimed.exists():
-                    os.replace(claimed, path)
+                claim(claimed, path)
                 self.notice(f"could not record a journaled exchange yet ({exc})")
                 break
             done += 1
         for stale in self.dir.glob("*.work"):  # claimed by a process that died
             pid = stale.suffixes[-2].lstrip(".") if len(stale.suffixes) >= 2 else ""
             if pid.isdigit() and not _alive(int(pid)):
-                stale.rename(stale.with_name(stale.name.split(".")[0] + ".json"))
+                claim(stale, stale.with_name(stale.name.split(".")[0] + ".json"))
         return done
 
     # ---------------------------------------------------------------- internals
@@ -162,11 +158,10 @@ class Reflector:
                 tasks=reflection.tasks, done_tasks=reflection.done_tasks)
         except InputError:
             if exchange.journal is not None and exchange.journal.exists():
-                exchange.journal.rename(exchange.journal.with_suffix(".broken"))  # would fail forever
+                claim(exchange.journal, exchange.journal.with_suffix(".broken"))  # would fail forever
             raise
         if exchange.journal is not None:
             exchange.journal.unlink(missing_ok=True)
-        self.recorded.append(event)
         return event
 
     def _already_recorded(self, exchange: Exchange) -> bool:

@@ -30,7 +30,6 @@ class Access:
     at: datetime
     action: str
     path: str
-    line_no: int = 0
 
 
 @dataclass
@@ -73,7 +72,7 @@ def parse_lines(lines: Iterable[str]) -> ParsedLog:
         except ValueError:
             malformed.append((n, f"bad timestamp {parts[0]!r}"))
             continue
-        entries.append(Access(at, parts[1].upper(), parts[2], n))
+        entries.append(Access(at, parts[1].upper(), parts[2]))
     return ParsedLog(entries, malformed)
 
 

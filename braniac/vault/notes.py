@@ -9,7 +9,7 @@ from __future__ import annotations
 import re
 import unicodedata
 import uuid as uuidlib
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -38,7 +38,6 @@ class Note:
     body: str
     frontmatter_text: str = ""
     path: Path | None = None
-    _edits: dict[str, Any] = field(default_factory=dict, repr=False)
     # The fence lines as read ('---\r\n', '...', no final newline…), so render() gives the
     # file back byte for byte; '' when the file had no frontmatter at all.
     fence_open: str = "---\n"

@@ -3,7 +3,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 import uuid as uuidlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -15,7 +14,7 @@ from . import notes, stm
 from .layout import LOCKS_DIR, RUN_MARKERS_DIR, STATE_DIR, TIERS, is_memory_name
 from ..infra.config import CONFIG_NAME
 from ..infra.errors import InputError, NoteError, STMError, VaultExists, VaultNotFound
-from ..infra.fsio import atomic_write, ensure_inside, inside, locked, read_text, update_text
+from ..infra.fsio import atomic_write, create_file, ensure_inside, inside, locked, read_text, update_text
 from ..infra.resources import data_dir
 
 STM_MAX_BYTES = 20 * 1024 * 1024
@@ -118,13 +117,12 @@ class VaultStore:
             if target.exists() or target.is_symlink():
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
+            data = source.read_bytes()
             if source.suffix == ".md":
-                text = source.read_text(encoding="utf-8").replace("__NOW__", stamp)
-                text = re.sub(r"__UUID(?:_([A-Z]+))?__", fill, text)
-                target.write_text(text, encoding="utf-8")
-            else:
-                shutil.copyfile(source, target)
-            created.append(target)
+                text = data.decode("utf-8").replace("__NOW__", stamp)
+                data = re.sub(r"__UUID(?:_([A-Z]+))?__", fill, text).encode("utf-8")
+            if create_file(target, data):
+                created.append(target)
         vault = cls(root)
         if use_git:
             _enable_autocommit(root / CONFIG_NAME)
@@ -261,11 +259,12 @@ def is_vault(folder: Path) -> bool:
 
 def _enable_autocommit(config_path: Path) -> None:
     """`init --git` turns git.autocommit on (unless the person set it already)."""
-    text = config_path.read_text(encoding="utf-8") if config_path.exists() else ""
-    if re.search(r"^\s*autocommit\s*=", text, re.MULTILINE):
-        return
-    if "# autocommit = false" in text:
-        text = text.replace("# autocommit = false", "autocommit = true", 1)
-    else:
-        text += "\n[git]\nautocommit = true\n"
-    config_path.write_text(text, encoding="utf-8")
+    def turn_on(text: str) -> str:
+        if re.search(r"^\s*autocommit\s*=", text, re.MULTILINE):
+            return text
+        if "# autocommit = false" in text:
+            return text.replace("# autocommit = false", "autocommit = true", 1)
+        return text + "\n[git]\nautocommit = true\n"
+
+    if not create_file(config_path, turn_on("")):
+        update_text(config_path, turn_on)
