@@ -16,6 +16,7 @@ interleave within a line. Malformed lines are reported, never fatal.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
@@ -25,11 +26,22 @@ from ..infra import clock
 from ..infra.fsio import append_line
 
 
+_MEMORY_PART = re.compile(r"(?:^|/)(memory/.+)$")
+
+
 @dataclass(frozen=True)
 class Access:
     at: datetime
     action: str
-    path: str
+    path: str      # an absolute path; the prompt for QUERY; "old -> new" for MOVE
+
+    def moved(self, root: str | None = None) -> tuple[str, str] | None:
+        """A MOVE line's (old, new) vault-relative paths; None for other lines or no move."""
+        before, arrow, after = self.path.partition(" -> ")
+        if self.action != "MOVE" or not arrow:
+            return None
+        old, new = vault_relative(before.strip(), root), vault_relative(after.strip(), root)
+        return (old, new) if old and new and old != new else None
 
 
 @dataclass
@@ -82,3 +94,24 @@ def read(log_path: Path) -> ParsedLog:
     except FileNotFoundError:
         return ParsedLog([], [])
     return parse_lines(data.decode("utf-8", errors="replace").split("\n"))
+
+
+def vault_relative(logged_path: str, root: str | None = None) -> str | None:
+    """The vault-relative part of a logged absolute path. A path under `root` is cut there,
+    so a vault that itself sits in a folder called `memory` still counts; otherwise the part
+    from the first `memory/` on is taken, so a moved vault's older lines still count."""
+    logged = logged_path.replace("\\", "/")
+    if root:
+        prefix = root.replace("\\", "/").rstrip("/") + "/"
+        if logged.startswith(prefix):
+            return logged[len(prefix):]
+    match = _MEMORY_PART.search(logged)
+    return match.group(1) if match else None
+
+
+def log_files(logs_dir: Path) -> list[Path]:
+    """access.log plus its rotated archives (access.log.1, access-2025-09.log, …)."""
+    if not logs_dir.is_dir():
+        return []
+    return sorted(p for p in logs_dir.iterdir()
+                  if p.is_file() and p.name.startswith("access") and not p.name.endswith(".rotating"))

@@ -6,38 +6,16 @@ A note organization moved (a `MOVE` line) keeps its reads. The counts are derive
 from __future__ import annotations
 
 import json
-import re
 from dataclasses import dataclass
 from pathlib import Path
 
 from . import access_log
+from .access_log import log_files
 from ..infra.fsio import write_derived
 
 CACHE_VERSION = 5    # 5: each log's first bytes kept (4: MOVE lines; 3: counted per log file, tails read incrementally)
 HEAD_BYTES = 64      # a log's first bytes, which tell the same file grown from a new one on a reused inode
-_MEMORY_PART = re.compile(r"(?:^|/)(memory/.+)$")
 PERSIST_TAIL_BYTES = 65536   # rewrite the on-disk count once this much log was counted since
-
-
-def vault_relative(logged_path: str, root: str | None = None) -> str | None:
-    """The vault-relative part of a logged absolute path. A path under `root` is cut there,
-    so a vault that itself sits in a folder called `memory` still counts; otherwise the part
-    from the first `memory/` on is taken, so a moved vault's older lines still count."""
-    logged = logged_path.replace("\\", "/")
-    if root:
-        prefix = root.replace("\\", "/").rstrip("/") + "/"
-        if logged.startswith(prefix):
-            return logged[len(prefix):]
-    match = _MEMORY_PART.search(logged)
-    return match.group(1) if match else None
-
-
-def log_files(logs_dir: Path) -> list[Path]:
-    """access.log plus its rotated archives (access.log.1, access-2025-09.log, …)."""
-    if not logs_dir.is_dir():
-        return []
-    return sorted(p for p in logs_dir.iterdir()
-                  if p.is_file() and p.name.startswith("access") and not p.name.endswith(".rotating"))
 
 
 @dataclass
@@ -101,19 +79,11 @@ def read_counts(logs_dir: Path, cache_path: Path) -> dict[str, int]:
             continue
         end = tail.rfind(b"\n") + 1   # a line still being written is counted next time
         unsaved += end
-        for entry in access_log.parse_lines(tail[:end].decode("utf-8", errors="replace").split("\n")).entries:
-            if entry.action == "READ":
-                rel = vault_relative(entry.path, root)
-                if rel:
-                    counts[rel] = counts.get(rel, 0) + 1
-            elif entry.action == "MOVE":
-                before, arrow, after = entry.path.partition(" -> ")
-                moved = vault_relative(before.strip(), root), vault_relative(after.strip(), root)
-                if arrow and all(moved) and moved[0] != moved[1]:
-                    moves.append([entry.at.timestamp(), *moved])
+        entries = access_log.parse_lines(tail[:end].decode("utf-8", errors="replace").split("\n")).entries
+        tally(entries, root, counts, moves)
         fresh[path.name] = {"stamp": [start + end, mtime, inode] if end < len(tail) else [size, mtime, inode],
                             "head": head.hex(), "counts": counts, "moves": moves}
-    total = _total(fresh)
+    total = total_reads(fresh.values())
     # Saved for the next process at once when a log was counted from its start (new, rotated)
     # or went away; otherwise after a while, since a tail is cheap to count again.
     if memo is None or recounted or set(fresh) != set(per_file) or unsaved >= PERSIST_TAIL_BYTES:
@@ -123,13 +93,30 @@ def read_counts(logs_dir: Path, cache_path: Path) -> dict[str, int]:
     return total
 
 
-def _total(per_file: dict[str, dict]) -> dict[str, int]:
+def tally(entries: list[access_log.Access], root: str | None, counts: dict[str, int], moves: list[list]) -> None:
+    """Add the READ lines to `counts` (vault-relative path -> reads) and the MOVE lines to
+    `moves` ([time, old, new]); the one reading of the log both search and organization use."""
+    for entry in entries:
+        if entry.action == "READ":
+            rel = access_log.vault_relative(entry.path, root)
+            if rel:
+                counts[rel] = counts.get(rel, 0) + 1
+        elif entry.action == "MOVE":
+            moved = entry.moved(root)
+            if moved:
+                moves.append([entry.at.timestamp(), *moved])
+
+
+def total_reads(parts) -> dict[str, int]:
+    """Sum the counts of several logs ({"counts", "moves"} each), then let each moved note
+    take its reads along, in time order."""
+    parts = list(parts)
     total: dict[str, int] = {}
-    for item in per_file.values():
+    for item in parts:
         for rel, n in item["counts"].items():
             total[rel] = total.get(rel, 0) + n
     # by time; moves logged at the same instant keep the order they were written in
-    moves = sorted((m for item in per_file.values() for m in item["moves"]), key=lambda m: m[0])
+    moves = sorted((m for item in parts for m in item["moves"]), key=lambda m: m[0])
     for _at, before, after in moves:
         if before in total:
             total[after] = total.get(after, 0) + total.pop(before)

@@ -20,7 +20,9 @@ from itertools import combinations
 from pathlib import Path
 
 from . import access_log
-from .reads import log_files, vault_relative
+from .access_log import log_files, vault_relative
+from .layout import LONG_TERM
+from .reads import tally, total_reads
 
 TURN_WINDOW = timedelta(seconds=60)
 MAX_NOTES_PER_TURN = 12   # a turn that read more is a bulk operation, not a pattern of use
@@ -54,15 +56,24 @@ class Usage:
 def read_usage(logs_dir: Path, *, only_current: bool = False) -> Usage:
     usage = Usage()
     files = [logs_dir / "access.log"] if only_current else log_files(logs_dir)
+    root = str(logs_dir.parent)   # logs/ sits at the top of the vault
+    per_file = []
     for path in files:
         parsed = access_log.read(path)
         usage.lines += len(parsed.entries)
         usage.malformed += [(path.name, n, reason) for n, reason in parsed.malformed]
-        _learn(usage, parsed.entries)
+        _learn(usage, parsed.entries, root)
+        counts: dict[str, int] = {}
+        moves: list[list] = []
+        tally(parsed.entries, root, counts, moves)
+        per_file.append({"counts": counts, "moves": moves})
+    # counted the way search counts them (reads.py), so ranking and organization agree
+    usage.reads = Counter({rel: n for rel, n in total_reads(per_file).items() if rel.startswith(LONG_TERM + "/")})
     return usage
 
 
-def _learn(usage: Usage, entries: list[access_log.Access]) -> None:
+def _learn(usage: Usage, entries: list[access_log.Access], root: str) -> None:
+    """Turns, last reads, co-access and probes (the reads themselves are counted by `tally`)."""
     turn: list[str] = []
     query = ""
     started: datetime | None = None
@@ -82,10 +93,9 @@ def _learn(usage: Usage, entries: list[access_log.Access]) -> None:
             if started is not None:   # a move ends the turn: its reads were under the old paths
                 close()
                 turn, query, started = [], "", None
-            old, arrow, new = entry.path.partition(" -> ")
-            old_rel, new_rel = vault_relative(old.strip()), vault_relative(new.strip())
-            if arrow and old_rel and new_rel and old_rel != new_rel:
-                moved[old_rel] = new_rel
+            pair = entry.moved(root)
+            if pair:
+                moved[pair[0]] = pair[1]
             continue
         if moved:   # a batch of moves (one organize run writes them together) ends here
             _rename(usage, moved)
@@ -100,11 +110,10 @@ def _learn(usage: Usage, entries: list[access_log.Access]) -> None:
             continue
         if entry.action != "READ":
             continue
-        rel = vault_relative(entry.path)
-        if rel is None or not rel.startswith("memory/long_term/"):
+        rel = vault_relative(entry.path, root)
+        if rel is None or not rel.startswith(LONG_TERM + "/"):
             continue
         turn.append(rel)
-        usage.reads[rel] += 1
         if rel not in usage.last_read or entry.at > usage.last_read[rel]:
             usage.last_read[rel] = entry.at
     if started is not None:
@@ -116,8 +125,6 @@ def _learn(usage: Usage, entries: list[access_log.Access]) -> None:
 def _rename(usage: Usage, moved: dict[str, str]) -> None:
     """Re-key everything learned about moved notes to their new paths."""
     for old, new in moved.items():
-        if old in usage.reads:
-            usage.reads[new] += usage.reads.pop(old)
         if old in usage.last_read:
             at = usage.last_read.pop(old)
             usage.last_read[new] = max(at, usage.last_read.get(new, at))
