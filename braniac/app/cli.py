@@ -1,5 +1,7 @@
-"""The `braniac` command: a thin layer over the library. Each command opens the vault, calls
-one library function and prints the result; library errors become one clean line."""
+"""The `braniac` command: a thin layer over the public API (`braniac.api.Vault`). Each command
+opens the vault, calls the one method a Python user would call, and prints the result; library
+errors become one clean line. Commands import the library when they run, so `braniac --help`
+and `--version` answer at once."""
 from __future__ import annotations
 
 import json

@@ -9,10 +9,17 @@ from __future__ import annotations
 
 import sys
 import threading
-from typing import Callable, TextIO
+from typing import TYPE_CHECKING, Callable, TextIO
 
+from ..infra import config
 from ..infra.errors import BraniacError
-from ..api import Vault
+from ..model.llm import preload
+from ..processes.idle import IdleWorker
+from ..session import Session, model_label
+from .watch import ChangeFeed
+
+if TYPE_CHECKING:
+    from ..api import Vault
 
 HELP = """commands:
   /search QUERY     search long-term and short-term memory
@@ -25,7 +32,7 @@ anything else is a message to the assistant; Ctrl-C stops an answer in progress.
 
 
 class Chat:
-    def __init__(self, vault: Vault, *, model: str | None = None, out: TextIO = sys.stdout, err: TextIO = sys.stderr):
+    def __init__(self, vault: "Vault", *, model: str | None = None, out: TextIO = sys.stdout, err: TextIO = sys.stderr):
         self.vault = vault
         self.out, self.err = out, err
         self.session = None
@@ -44,12 +51,9 @@ class Chat:
 
     def _warm_up(self) -> None:
         try:
-            from ..session import Session
             self.session = Session(self.vault, model=self._model, notice=self.notice)
             if self.session.model.name != "offline":
-                from ..model.llm import preload
                 preload()
-            from .watch import ChangeFeed
             self.session.loop.changes = ChangeFeed(self.vault)  # turns then sync only what changed
             self.session.loop.index.sync()
             self.session.loop.index.searcher()
@@ -96,8 +100,7 @@ class Chat:
                 self.say("usage: /remember TEXT")
             else:
                 self._settle()
-                from ..processes.reflection import remember
-                event = remember(self.vault, arg)
+                event = self.vault.remember(arg)
                 self.say(f"remembered as event {event.id}")
         elif name == "/search":
             if not arg:
@@ -127,10 +130,9 @@ class Chat:
             self.session.reflector.flush()
 
     def _promote(self) -> None:
-        from ..processes.promotion import promote
         session = self.ready_session()
         session.reflector.flush()  # the turns of this session first
-        report = promote(self.vault, session.model, session.config, force=True, notice=self.notice)
+        report = self.vault.promote(force=True, model=session.model, notice=self.notice)
         self.say(report.describe())
 
     def close(self) -> None:
@@ -143,6 +145,7 @@ class Chat:
 def _read_lines(chat: Chat, prompt_text: str) -> Callable[[], str]:
     """A line reader: prompt_toolkit (history, editing) on a terminal, plain stdin otherwise."""
     if sys.stdin.isatty() and sys.stdout.isatty():
+        # imported only on a terminal: a tenth of a second scripts and pipes need not pay
         from prompt_toolkit import PromptSession
         from prompt_toolkit.history import FileHistory
         chat.vault.state_dir.mkdir(parents=True, exist_ok=True)
@@ -157,16 +160,13 @@ def _read_lines(chat: Chat, prompt_text: str) -> Callable[[], str]:
     return read
 
 
-def run_chat(vault: Vault, *, model: str | None = None) -> None:
+def run_chat(vault: "Vault", *, model: str | None = None) -> None:
     chat = Chat(vault, model=model)
     # the banner comes before the session is ready (it warms up in the background): read the
     # configuration once more here rather than wait for it
-    from ..infra import config
-    from ..session import model_label
     chat.say(f"braniac chat · vault {vault.root} · model: {model_label(config.load(vault.root, model=model).model.name)}")
     chat.say("type /help for commands, Ctrl-D to leave")
     read = _read_lines(chat, "you> ")
-    from ..processes.idle import IdleWorker
     stop_idle = threading.Event()
     IdleWorker(vault, model=model, report=chat.notice).start_background(stop_idle)
     try:
