@@ -17,11 +17,11 @@ from ..infra.errors import BraniacError, ModelError
 from ..infra.fsio import read_text
 from ..model.offline import OfflineModel
 from ..model.types import Excerpt, ModelUnavailable, WorkingMemory
+from ..search.index import SearchIndex
 from ..search.retrieval import retrieve
 from .working_memory import Conversation, fit, stm_entries
 
 if TYPE_CHECKING:
-    from ..search.index import SearchIndex
     from ..model import MemoryModel
     from ..vault.store import VaultStore
 
@@ -46,7 +46,6 @@ class CoreLoop:
 
     def __init__(self, vault: "VaultStore", model: "MemoryModel", config: Config, *, index: "SearchIndex | None" = None,
                  notice: Callable[[str], None] = lambda m: None):
-        from ..search.index import SearchIndex
         self.vault = vault
         self.model = model
         self.config = config

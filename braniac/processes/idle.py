@@ -13,8 +13,10 @@ from datetime import timedelta
 from typing import TYPE_CHECKING, Callable
 
 from ..infra import clock
-from ..model import configured_model
 from ..infra.errors import BraniacError
+from ..model import configured_model
+from .organization import organize
+from .promotion import idle_for, promote
 
 if TYPE_CHECKING:
     from ..vault.store import VaultStore
@@ -51,7 +53,6 @@ class IdleWorker:
             self._running.release()
 
     def _maybe_promote(self) -> None:
-        from .promotion import idle_for, promote
         cfg, model = configured_model(self.vault.root, self.model_name)
         quiet = idle_for(self.vault)
         if quiet is None or quiet < timedelta(minutes=cfg.promote_idle_minutes):
@@ -62,8 +63,6 @@ class IdleWorker:
 
     def _maybe_organize(self) -> None:
         """After `idle.organize_after_minutes` of quiet, and at most once per such spell."""
-        from .organization import organize
-        from .promotion import idle_for
         cfg, model = configured_model(self.vault.root, self.model_name)
         limit = timedelta(minutes=cfg.organize_idle_minutes)
         quiet = idle_for(self.vault)

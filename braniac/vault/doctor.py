@@ -11,6 +11,7 @@ from ..infra.errors import NoteError, STMError
 from ..infra.fsio import inside, stale_temp_files
 from .layout import is_memory_name
 from .links import find_links
+from .moves import pending
 
 if TYPE_CHECKING:
     from .store import VaultStore
@@ -41,7 +42,6 @@ def check(vault: "VaultStore") -> list[Finding]:
             add(required, "missing (restore with `braniac init --force`)")
 
     _check_stm(vault, add)
-    from .moves import pending
     moving = pending(vault)   # a move copies first and removes last: both files exist meanwhile
     uuids: dict[str, Path] = {}
     for path in _walk_all(vault, add):
