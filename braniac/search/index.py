@@ -26,7 +26,7 @@ from ..infra.errors import BraniacError, IndexError_
 from ..infra.fsio import locked, swap_directory
 from ..vault.layout import READ_COUNTS, SEARCH_INDEX_DIR
 from ..vault.reads import read_counts
-from . import segments
+from . import ranking, segments
 from .changes import Changes, diff, relative_paths, walk
 from .damage import from_index, rebuild_notice
 from .documents import ingest, read_file, schema
@@ -310,7 +310,9 @@ class SearchIndex:
             # id, so it keeps serving documents an update deleted from an existing segment, and
             # (whoosh-reloaded 2.7.5) re-adds segments a merge removed, duplicating every hit.
             # Plain segment files make opening cheap (well under 1 ms at 10k notes).
-            old, self._searcher = self._searcher, ix.searcher()
+            from whoosh.scoring import BM25F  # whoosh is imported on first use: it costs ~0.2 s
+
+            old, self._searcher = self._searcher, ix.searcher(weighting=BM25F(B=ranking.B, K1=ranking.K1))
             self._searcher_gen = self._searcher.reader().generation()
             if old is not None:
                 try:
@@ -367,7 +369,7 @@ class SearchIndex:
         reads = read_counts(self.vault.root / "logs", self.vault.state_dir / READ_COUNTS)
         scored = self._hits.best(searcher, q, limit, kind, exclude, inbound, reads)
         words = query_words(q)
-        root = self.vault.root
+        root = str(self.vault.root)  # once, not per hit
         return [Hit(title=fields["title"], path=fields["path"], uuid=fields.get("uuid") or "",
                     kind=fields["kind"], score=score,
                     excerpt=excerpt(root, fields["path"], words) if excerpts else "")

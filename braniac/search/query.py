@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import os
 import re
-from pathlib import Path
 
 from ..infra.fsio import MAX_TEXT_BYTES
 from ..vault import notes
@@ -80,7 +79,7 @@ def query_words(q) -> set[str]:
     return words
 
 
-def excerpt(root: Path, rel: str, words: set[str], maxchars: int = 240) -> str:
+def excerpt(root: str, rel: str, words: set[str], maxchars: int = 240) -> str:
     """Up to two passages of the note's body around the query's words, in **bold**.
 
     A regular expression finds candidate words by the start of each query stem, and only

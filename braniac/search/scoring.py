@@ -14,9 +14,7 @@ import weakref
 from itertools import accumulate, repeat
 from typing import Callable, Container
 
-# Whoosh's BM25F defaults, which the index's searchers use (Index.searcher() with no weighting).
-K1 = 1.2
-B = 0.75
+from .ranking import B, K1
 
 
 def plain_terms(q, schema) -> list[tuple[str, str, float]] | None:
