@@ -22,7 +22,7 @@ from ..vault.links import find_links
 RACY_NS = 3_000_000_000
 UNTRUSTED_MTIME = -1
 
-STM = "memory/short_term.md"
+_SHORT_TERM = "memory/short_term.md"
 _LONG_TERM_PARTS = LONG_TERM.split("/")
 _KINDS = (*TIERS, ARCHIVE)
 
@@ -47,7 +47,7 @@ def schema():
 
 def kind_of(rel: str) -> str:
     parts = rel.split("/")
-    if rel == STM:
+    if rel == _SHORT_TERM:
         return "stm"
     if parts[0] == "system":
         return "identity"

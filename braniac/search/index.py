@@ -117,7 +117,7 @@ class SearchIndex:
     # ------------------------------------------------------------------ the files side
     def files(self) -> dict[str, dict]:
         """vault-relative path -> record (h: hash, m: mtime, s: size, u: uuid, out: links,
-        skip: why not indexed) for every file the index has seen. Read-only."""
+        skip: why not indexed) for every file the index has seen; the index's own, not to be changed."""
         return self._list.load()
 
     def inbound_counts(self) -> dict[str, int]:
@@ -198,14 +198,14 @@ class SearchIndex:
         for rel, (mtime, size) in changes.touched.items():
             records[rel] = {**files[rel], "m": mtime, "s": size}
         if changes.to_index or changes.to_delete:
-            written = {*changes.to_delete, *(item[0] for item in changes.to_index)}
+            written = [*changes.to_delete, *(item[0] for item in changes.to_index)]
             writer = segments.open_writer(self._open())
             try:
                 # Every path about to be (re)written is deleted first, known or not: a process
                 # killed between commit and saving the file list leaves documents the list does
                 # not know, which would otherwise be added twice. (The writer caches one searcher
                 # for all these deletions.)
-                for rel in [*changes.to_delete, *(item[0] for item in changes.to_index)]:
+                for rel in written:
                     writer.delete_by_term("path", rel)
                 for rel in changes.to_delete:
                     records[rel] = None
@@ -216,7 +216,7 @@ class SearchIndex:
                     else:
                         report.added += 1
                     records[rel] = ingest(writer, self.vault.root, rel, st, data, digest)
-                segments.commit(writer, self.vault.root, records, written)
+                segments.commit(writer, self.vault.root, records, set(written))
             except BaseException:
                 writer.cancel()
                 raise

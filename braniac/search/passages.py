@@ -94,7 +94,8 @@ def _passages_of(path: str, need_meta: bool) -> tuple[str | None, str | None, _P
     return cached
 
 
-def note_passages(vault: "VaultStore", path: str, rank: int, title: str | None = None, uuid: str | None = None) -> list[Passage]:
+def note_passages(vault: "VaultStore", path: str, rank: int, title: str | None = None,
+                  uuid: str | None = None) -> list[Passage]:
     """The passages of one note (vault-relative path); title and uuid as the index has them, or
     the note's own."""
     own_title, own_uuid, parts = _passages_of(os.path.join(vault.root, path), title is None or uuid is None)

@@ -5,7 +5,7 @@ three-word query touches ~2,700 postings at 10k notes, so that was most of a sea
 posting blocks Whoosh decodes anyway are summed in one loop, with Whoosh's own BM25F formula and
 statistics (tests hold the scores to Whoosh's), and emergent importance then ranks every
 matching note, not only a pool of BM25F's best. Phrases, AND and NOT are not plain sums of
-term scores: SearchIndex sends those queries through Whoosh's collector.
+term scores: hits.HitFinder sends those queries through Whoosh's collector.
 """
 from __future__ import annotations
 
