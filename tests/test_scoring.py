@@ -89,7 +89,7 @@ def test_bm25f_from_postings_equals_whoosh_scores(built):
 def test_top_k_is_exact_under_importance(built):
     vault, index = built
     searcher = index.searcher()
-    inbound = index._inbound_counts(index._load_files())
+    inbound = index.inbound_counts()
     reads = read_counts(vault.root / "logs", vault.state_dir / "reads.json")
     assert max(reads.values()) > 1 and max(inbound.values()) > 0
     reordered = 0

@@ -184,7 +184,7 @@ def test_small_commits_keep_the_segment_count_bounded(svault):
     """Each edit commits a small segment; segments of one size class are folded together once
     FOLD_WIDTH of them exist, a note edited over and over leaves no trail of emptied segments,
     a big segment is never rewritten, and the quiet-time fold leaves two segments."""
-    from braniac.search import index as index_module
+    from braniac.search.segments import FOLD_WIDTH
     index = SearchIndex(svault, notice=lambda m: None)
     for n in range(70):
         put(svault, f"memory/long_term/concrete/big/b{n}.md", "B", f"The bulkword number{n}.")
@@ -196,7 +196,7 @@ def test_small_commits_keep_the_segment_count_bounded(svault):
                     .relative_to(svault.root).as_posix())
         index.sync([svault.root / rels[-1]])
         segments = _segments(index)
-        assert len(segments) <= 1 + 3 * (index_module.FOLD_WIDTH - 1), (n, segments)
+        assert len(segments) <= 1 + 3 * (FOLD_WIDTH - 1), (n, segments)
         assert big in segments
     before = len(_segments(index))
     for n in range(30):                              # short_term.md after every turn, say
@@ -282,16 +282,16 @@ def test_index_lost_between_commit_and_file_list_has_no_duplicates(svault, monke
     index = SearchIndex(svault, notice=lambda m: None)
     index.sync()
     put(svault, "memory/long_term/concrete/dup.md", "Dup", "A golfword here.")
-    from braniac.search import index as index_module
-    real = index_module._FileList.append
+    from braniac.search import filelist
+    real = filelist.FileList.append
 
     def crash(self, changes):
         raise KeyboardInterrupt("killed")
 
-    monkeypatch.setattr(index_module._FileList, "append", crash)
+    monkeypatch.setattr(filelist.FileList, "append", crash)
     with pytest.raises(KeyboardInterrupt):
         index.sync()
-    monkeypatch.setattr(index_module._FileList, "append", real)
+    monkeypatch.setattr(filelist.FileList, "append", real)
     fresh = SearchIndex(svault, notice=lambda m: None)
     assert [h.path for h in fresh.search("golfword")] == ["memory/long_term/concrete/dup.md"]
     assert fresh.doc_count() == len(list(fresh.walk()))
@@ -300,12 +300,12 @@ def test_index_lost_between_commit_and_file_list_has_no_duplicates(svault, monke
 def test_file_list_journal_is_shared_compacted_and_survives_a_torn_line(svault, monkeypatch):
     """One index's edits reach another's file list through the journal (no re-indexing), a
     compaction folds it in, and a line torn by a crash only makes that file be read again."""
-    from braniac.search import index as index_module
-    monkeypatch.setattr(index_module, "COMPACT_AT", 5)
+    from braniac.search import filelist
+    monkeypatch.setattr(filelist, "COMPACT_AT", 5)
     a = SearchIndex(svault, notice=lambda m: None)
     b = SearchIndex(svault, notice=lambda m: None)
     a.sync()
-    journal = svault.state_dir / "index" / index_module.JOURNAL
+    journal = svault.state_dir / "index" / filelist.JOURNAL
     for n in range(12):
         put(svault, f"memory/long_term/concrete/j{n}.md", "J", f"The julietword{n} here.")
         assert b.sync().added == 1
@@ -328,7 +328,7 @@ def test_file_list_journal_is_shared_compacted_and_survives_a_torn_line(svault, 
     for word, rel in (("kiloword", "j0"), ("limaword", "j2"), ("julietword1", "j1")):
         assert [h.path for h in fresh.search(word)] == [f"memory/long_term/concrete/{rel}.md"]
     assert fresh.doc_count() == len(list(fresh.walk()))
-    assert set(fresh._load_files()) == {rel for rel, _ in fresh.walk()}
+    assert set(fresh.files()) == {rel for rel, _ in fresh.walk()}
 
 
 # ---------------------------------------------------------------------- concurrency
@@ -410,7 +410,7 @@ def test_two_processes_indexing_while_a_third_edits_end_consistent(svault, tmp_p
     index = SearchIndex(svault, notice=lambda m: None)
     index.sync()
     on_disk = {rel for rel, _ in index.walk()}
-    assert set(index._load_files()) == on_disk
+    assert set(index.files()) == on_disk
     assert index.doc_count() == len(on_disk)
     for rel, token in expected.items():
         assert [h.path for h in index.search(token, sync=False)] == [rel], (rel, token)
@@ -494,7 +494,7 @@ def test_one_truncated_index_file_is_found_out_and_repaired(svault, suffix, edit
     for i in range(150):
         put(svault, f"memory/long_term/concrete/n{i}.md", f"Note {i}", f"The word{i:03d}x and shared text.")
     if suffix == ".seg":
-        _f, _h, whoosh_index, *_ = __import__("braniac.search.index", fromlist=["_whoosh"])._whoosh()
+        from whoosh import index as whoosh_index
         SearchIndex(svault, notice=lambda m: None).rebuild()
         # an index from before FORMAT 2: one compound segment
         ix = whoosh_index.open_dir(str(svault.state_dir / "index"))

@@ -2,9 +2,9 @@
 
 The named write primitives: `atomic_write` (and `update_text` over it) for memory files,
 `create_file` for a file that must not exist yet, `write_derived` for state a rebuild
-recomputes, `append_line`/`append_bytes` for logs,
-`swap_directory`, `publish_directory` and `remove_directory` for whole folders, `claim` for
-taking a journal file away from other processes.
+recomputes, `append_line`/`append_bytes` for logs, `append_journal` for journals a reader
+replays, `swap_directory`, `publish_directory` and `remove_directory` for whole folders, `claim`
+for taking a journal file away from other processes.
 
 Every write goes to a temp file in the target's folder, is fsynced, then os.replace()d over
 the target, so a crash at any instant leaves the old file or the new one, never half of each.
@@ -144,6 +144,21 @@ def append_bytes(path: Path, data: bytes, *, durable: bool = False) -> None:
         os.write(fd, data)
         if durable:
             os.fsync(fd)
+    finally:
+        os.close(fd)
+
+
+def append_journal(path: Path, data: bytes) -> tuple[int, os.stat_result]:
+    """Append whole lines to a journal whose last line a crash may have torn (they then start on
+    a fresh line), with a single O_APPEND write. Returns the size before and the stat after, so
+    a reader that had read up to the old end knows whether anyone else appended meanwhile."""
+    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    try:
+        size = os.fstat(fd).st_size
+        if size and os.pread(fd, 1, size - 1) != b"\n":
+            data = b"\n" + data
+        os.write(fd, data)
+        return size, os.fstat(fd)
     finally:
         os.close(fd)
 

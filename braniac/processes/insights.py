@@ -19,8 +19,8 @@ def usage_stats(vault: "VaultStore") -> dict:
     index = SearchIndex(vault, notice=lambda m: None)
     try:
         index.sync()
-        files = index._load_files()
-        inbound = index._inbound_counts(files)
+        files = index.files()
+        inbound = index.inbound_counts()
     finally:
         index.close()
     notes = {rel for rel in files if rel.startswith("memory/long_term/") and not rel.endswith("/_index.md")

@@ -406,7 +406,7 @@ def _measure(vault: "VaultStore", probes, live: "VaultStore") -> dict:
     index = SearchIndex(vault, notice=lambda m: None)
     index.sync()
     live_index = SearchIndex(live, notice=lambda m: None)
-    files = live_index._load_files()
+    files = live_index.files()
     recall = mrr = 0.0
     counted = 0
     for probe in probes:

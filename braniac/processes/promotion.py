@@ -348,7 +348,7 @@ def _uuid_paths(vault: "VaultStore") -> dict[str, Path]:
         from ..search.index import SearchIndex
         index = SearchIndex(vault)
         index.sync()
-        return {rec["u"]: vault.root / rel for rel, rec in index._load_files().items() if rec.get("u")}
+        return {rec["u"]: vault.root / rel for rel, rec in index.files().items() if rec.get("u")}
     except Exception:
         return vault.uuid_map()
 

@@ -7,7 +7,7 @@ it, and how often it was read (logs/access.log and its rotated archives).
     score = bm25f × (1 + LINKS·ln(1 + inbound links) + READS·ln(1 + reads)) × DEPTH_DECAY^depth
 
 BM25F itself weighs a match in the title and tags above one in the body (FIELD_BOOSTS).
-Every weight lives here, in one place.
+Every weight lives here, in one place, BM25's own (K1, B) too.
 """
 from __future__ import annotations
 
@@ -15,6 +15,10 @@ import math
 from typing import NamedTuple
 
 
+# BM25's term-frequency saturation and length normalization (Whoosh's defaults), for the
+# index's BM25F (its searchers, and scoring's sums from the postings) and retrieval's passages
+K1 = 1.2
+B = 0.75
 FIELD_BOOSTS = {"title": 3.0, "tags": 2.0, "body": 1.0}
 LINKS = 0.15          # per ln(1 + inbound links)
 READS = 0.10          # per ln(1 + reads recorded in the access logs)

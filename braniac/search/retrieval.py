@@ -2,8 +2,8 @@
 
 1. Each query is searched; the result lists are merged by reciprocal rank fusion (a note found
    by several queries rises).
-2. The notes found are cut into passages: one claim (a bullet), one archived event, or one
-   paragraph, each keeping the citations it carries.
+2. The notes found are cut into passages (see passages.py): one claim (a bullet), one archived
+   event, or one paragraph, each keeping the citations it carries.
 3. Passages are ranked against the query terms across all those notes (BM25: words weighted by
    how rare they are in the pool, so a name that is everywhere counts little; the prompt's own
    words above words a query added), with the note's own rank as a prior, so the passage that
@@ -23,19 +23,15 @@ from __future__ import annotations
 
 import math
 import os
-import re
-from collections import Counter
 from dataclasses import dataclass
 from datetime import date, timedelta
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..infra import clock, textutil
-from ..vault import notes
-from ..infra.errors import NoteError
-from ..infra.fsio import read_text
 from ..model.types import Excerpt
-from ..vault.layout import EVENT_ID_IN_TEXT, TIERS, event_id_of_file, event_rel
+from ..vault.layout import TIERS, event_id_of_file, event_rel
+from .passages import Passage, content_terms, note_passages
+from .ranking import B, K1
 
 if TYPE_CHECKING:
     from .index import SearchIndex
@@ -56,85 +52,13 @@ DATE_LIFT = 1.0           # an event on a date the prompt names scores (1 + DATE
 SHORT_SPAN_DAYS = 3       # a period this short ("yesterday") brings all its events into the running
 DAY_FLOOR = 1e-3          # the score of such an event that matches no word of the prompt
 MAX_DAY_EVENTS = 300      # events of one day read for that
-MAX_PASSAGE_CHARS = 1500
-_HEADING = re.compile(r"^#{1,6}\s")
-_LINK_ONLY = re.compile(r"^[-*+]\s+\[[^\]]*\]\([^)]*\)\s*(?:—.*)?$|^_\(none yet\)_$")
+_DAYS_KEPT = 4096         # day folders whose events' order is kept
 
 
 @dataclass
 class Retrieved:
     excerpts: list[Excerpt]
     paths: list[str]   # vault-relative paths of the LTM files read
-
-
-@dataclass
-class Passage:
-    note_rank: int
-    title: str
-    path: str
-    uuid: str
-    text: str
-    cites: frozenset[str]
-    words: frozenset[str]       # stemmed content words
-    counts: dict[str, int]
-    score: float = 0.0
-    match: float = 0.0          # the BM25 part of the score, without the note's prior
-    event: str | None = None    # the one event it stands for (an archived event, a claim citing one)
-
-    def __post_init__(self) -> None:
-        if self.event is None and len(self.cites) == 1:
-            self.event = next(iter(self.cites))
-
-
-_Parts = list[tuple[str, frozenset[str], frozenset[str], dict[str, int]]]
-_cache: dict[tuple[str, int], tuple[str, str, _Parts]] = {}
-_CACHE_SIZE = 4096
-
-
-def _terms(text: str) -> list[str]:
-    """Content words (no stop words or conversational filler), lightly stemmed."""
-    return list(map(textutil.stem, textutil.content_words(text)))
-
-
-def _passages_of(path: str, need_meta: bool) -> tuple[str | None, str | None, _Parts]:
-    """A note's title, uuid and passages (with their citations and terms), cached by file
-    identity so warm turns reuse them. The YAML is parsed only when the title and uuid are
-    wanted (the index already has them for search hits); until then they are None. A note
-    that cannot be read has no passages; one with broken YAML has its body's."""
-    try:
-        stat = os.stat(path)
-    except OSError:
-        return "", "", []
-    key = (path, stat.st_mtime_ns ^ stat.st_size)
-    cached = _cache.get(key)
-    if cached is not None and (cached[0] is not None or not need_meta):
-        return cached
-    title = uuid = None
-    try:
-        text = read_text(Path(path))
-    except (OSError, NoteError):
-        text = None
-    if need_meta:
-        try:
-            note = notes.parse(text, path=Path(path)) if text is not None else None
-        except NoteError:
-            note = None   # broken YAML: no title or uuid, but its words still count, as in search
-        title, uuid = (note.title, note.uuid) if note is not None else ("", "")
-    try:
-        body = notes.split_frontmatter(text)[3] if text is not None else ""
-    except NoteError:
-        body = ""   # a frontmatter fence never closed: no telling where the body starts
-    if cached is not None:
-        parts = cached[2]
-    else:
-        parts = []
-        for text in split_passages(body):
-            counts = Counter(_terms(text))
-            parts.append((text, frozenset(EVENT_ID_IN_TEXT.findall(text)), frozenset(counts), counts))
-    if len(_cache) >= _CACHE_SIZE and key not in _cache:
-        _cache.pop(next(iter(_cache)))
-    _cache[key] = cached = (title, uuid, parts)
-    return cached
 
 
 def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_query: int = PER_QUERY,
@@ -152,7 +76,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     passages: list[Passage] = []
     for rank, path in enumerate(ranked):
         hit = hits_by_path[path]
-        passages += _load(vault, path, rank, hit.title, hit.uuid)
+        passages += note_passages(vault, path, rank, hit.title, hit.uuid)
     weights = _weights(queries, prompt)
     _score(passages, weights, len(ranked))
     weights = _feedback(passages, weights)
@@ -172,24 +96,15 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     return Retrieved(excerpts, used)
 
 
-def _load(vault: "VaultStore", path: str, rank: int, title: str | None = None, uuid: str | None = None) -> list[Passage]:
-    """The passages of one note (vault-relative path); title and uuid as the index has them, or
-    the note's own."""
-    own_title, own_uuid, parts = _passages_of(os.path.join(vault.root, path), title is None or uuid is None)
-    title = own_title if title is None else title
-    uuid = own_uuid if uuid is None else uuid
-    return [Passage(rank, title, path, uuid, text, cites, words, counts) for text, cites, words, counts in parts]
-
-
 _GENERIC = frozenset(textutil.stem(w) for w in textutil.GENERIC_WORDS)
 
 
 def _weights(queries: list[str], prompt: str) -> dict[str, float]:
     """Query terms and their weights: the prompt's own words count fully, words only a query
     has (context standing in for a pronoun, a model's related words) less."""
-    own = set(_terms(prompt))
+    own = set(content_terms(prompt))
     weights: dict[str, float] = {}
-    for t in _terms(" ".join([*queries, prompt])):
+    for t in content_terms(" ".join([*queries, prompt])):
         weights[t] = max(weights.get(t, 0.0), 1.0 if t in own or not own else ADDED_TERM)
     return weights
 
@@ -230,7 +145,7 @@ def _lift_dates(vault: "VaultStore", passages: list[Passage], spans: list[tuple[
             for event in list(_day(_event_folder(vault, day.isoformat() + "T")))[:MAX_DAY_EVENTS]:
                 if event not in have:
                     have.add(event)
-                    passages += _load(vault, event_rel(event), notes_found)
+                    passages += note_passages(vault, event_rel(event), notes_found)
             day += timedelta(days=1)
     short = [(start, end) for start, end in spans
              if (date.fromisoformat(end) - date.fromisoformat(start)).days < SHORT_SPAN_DAYS]
@@ -261,7 +176,7 @@ def _day(folder: str) -> dict[str, tuple[str | None, str | None]]:
             ids = []
         around = {e: (ids[i - 1] if i else None, ids[i + 1] if i + 1 < len(ids) else None) for i, e in enumerate(ids)}
         cached = (stamp, around)
-        if len(_days) >= _CACHE_SIZE:
+        if len(_days) >= _DAYS_KEPT:
             _days.pop(next(iter(_days)))
         _days[folder] = cached
     return cached[1]
@@ -288,7 +203,7 @@ def _spread(vault: "VaultStore", passages: list[Passage], weights: dict[str, flo
         for near in neighbours(vault, event):
             if near and near not in have:
                 have.add(near)
-                passages += _load(vault, event_rel(near), notes_found)
+                passages += note_passages(vault, event_rel(near), notes_found)
     _score(passages, weights, notes_found)
     match: dict[str, float] = {}
     asks: set[str] = set()
@@ -310,43 +225,6 @@ def _spread(vault: "VaultStore", passages: list[Passage], weights: dict[str, flo
     return passages
 
 
-def split_passages(body: str) -> list[str]:
-    """Claims (list items), archived events (### id blocks) and paragraphs, without headings,
-    link-only lines or braniac's own reflection notes."""
-    out: list[str] = []
-    current: list[str] = []
-    in_event = False
-
-    def flush() -> None:
-        text = "\n".join(current).strip()
-        if text:
-            out.append(text[:MAX_PASSAGE_CHARS])
-        current.clear()
-
-    for line in body.split("\n"):
-        stripped = line.strip()
-        if stripped.startswith("### ") and EVENT_ID_IN_TEXT.search(stripped):
-            flush()
-            in_event = True
-            current.append(stripped)
-            continue
-        if stripped.startswith("**Thoughts:**"):
-            continue
-        if _HEADING.match(stripped) or _LINK_ONLY.match(stripped):
-            flush()
-            in_event = False
-            continue
-        if not stripped:
-            if not in_event:
-                flush()
-            continue
-        if re.match(r"^[-*+] |^\d+\. ", stripped) and not in_event:
-            flush()
-        current.append(line.rstrip())
-    flush()
-    return out
-
-
 def _score(passages: list[Passage], weights: dict[str, float], notes_found: int) -> None:
     """Each passage's match with the query terms (BM25), a term weighing more the rarer it is
     among the passages found (a name that is everywhere counts little), long passages paying a
@@ -362,10 +240,9 @@ def _score(passages: list[Passage], weights: dict[str, float], notes_found: int)
     idf = {t: weights[t] * math.log(1 + n / (1 + c)) for t, c in df.items()}
     lengths = [sum(p.counts.values()) for p in passages]
     mean_len = max(sum(lengths) / n, 1)
-    k1, b = 1.2, 0.75
     for p, length in zip(passages, lengths):
-        norm = k1 * (1 - b + b * length / mean_len)
-        match = sum(idf[t] * p.counts[t] * (k1 + 1) / (p.counts[t] + norm) for t in p.words & terms)
+        norm = K1 * (1 - B + B * length / mean_len)
+        match = sum(idf[t] * p.counts[t] * (K1 + 1) / (p.counts[t] + norm) for t in p.words & terms)
         prior = NOTE_PRIOR / (RRF_K + p.note_rank + 1) * RRF_K / max(notes_found, 1)
         p.match = match
         p.score = match + prior if match > 0 else 0.0

@@ -5,7 +5,7 @@ three-word query touches ~2,700 postings at 10k notes, so that was most of a sea
 posting blocks Whoosh decodes anyway are summed in one loop, with Whoosh's own BM25F formula and
 statistics (tests hold the scores to Whoosh's), and emergent importance then ranks every
 matching note, not only a pool of BM25F's best. Phrases, AND and NOT are not plain sums of
-term scores: SearchIndex sends those queries through Whoosh's collector.
+term scores: hits.HitFinder sends those queries through Whoosh's collector.
 """
 from __future__ import annotations
 
@@ -14,9 +14,7 @@ import weakref
 from itertools import accumulate, repeat
 from typing import Callable, Container
 
-# Whoosh's BM25F defaults, which the index's searchers use (Index.searcher() with no weighting).
-K1 = 1.2
-B = 0.75
+from .ranking import B, K1
 
 
 def plain_terms(q, schema) -> list[tuple[str, str, float]] | None:

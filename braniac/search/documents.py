@@ -1,0 +1,144 @@
+"""From one vault file to what the index holds for it: a Whoosh document and a file-list record.
+
+Which files belong in the index, what kind each is, how one is read and hashed, and how its
+frontmatter, title, tags and links become the document's fields and the record's links.
+"""
+from __future__ import annotations
+
+import hashlib
+import os
+import time
+from pathlib import Path
+
+from ..infra.errors import NoteError
+from ..infra.fsio import MAX_TEXT_BYTES
+from ..vault import notes
+from ..vault.layout import ARCHIVE, FOLDER_INDEX, LONG_TERM, MEMORY_ROOTS, TIERS, is_memory_name
+from ..vault.links import find_links
+
+# A file modified this recently may be changed again within the file system's timestamp
+# granularity (FAT 2 s, HFS+ 1 s, ext4 a few ms) without its mtime or size moving. Such a
+# file's mtime is not trusted: it is re-read and hashed by every sync until it is older.
+RACY_NS = 3_000_000_000
+UNTRUSTED_MTIME = -1
+
+_SHORT_TERM = "memory/short_term.md"
+_LONG_TERM_PARTS = LONG_TERM.split("/")
+_KINDS = (*TIERS, ARCHIVE)
+
+
+def schema():
+    # whoosh is imported on first use: it costs ~0.2 s, and `remember` never needs it
+    from whoosh import fields
+    from whoosh.analysis import StemmingAnalyzer
+
+    return fields.Schema(
+        path=fields.ID(stored=True, unique=True),
+        uuid=fields.ID(stored=True),
+        title=fields.TEXT(stored=True, analyzer=StemmingAnalyzer()),
+        tags=fields.KEYWORD(stored=True, commas=True, lowercase=True, scorable=True),
+        kind=fields.ID(stored=True),
+        created=fields.STORED(),
+        updated=fields.STORED(),
+        depth=fields.STORED(),
+        body=fields.TEXT(analyzer=StemmingAnalyzer()),
+    )
+
+
+def kind_of(rel: str) -> str:
+    parts = rel.split("/")
+    if rel == _SHORT_TERM:
+        return "stm"
+    if parts[0] == "system":
+        return "identity"
+    if parts[-1] == FOLDER_INDEX:
+        return "index"
+    if parts[:2] == _LONG_TERM_PARTS and len(parts) > 3:
+        return parts[2] if parts[2] in _KINDS else "other"
+    return "other"
+
+
+def indexable(rel: str) -> bool:
+    """Does this vault-relative path belong in the index (under system/ or memory/, and in no
+    hidden or tool folder)? The same rule as the walk, for paths handed to `sync(paths)`."""
+    parts = rel.split("/")
+    return (len(parts) > 1 and parts[0] in MEMORY_ROOTS
+            and all(is_memory_name(p) for p in parts))
+
+
+def recorded_mtime(st: os.stat_result) -> int:
+    """The mtime to remember for a file just read: its own, unless it is too recent to trust."""
+    return UNTRUSTED_MTIME if abs(time.time_ns() - st.st_mtime_ns) < RACY_NS else st.st_mtime_ns
+
+
+def read_file(root: Path, rel: str, st: os.stat_result) -> tuple[bytes | None, str]:
+    """(the file's bytes, their hash); the bytes are None when the file is too large to index
+    (it is never read whole into memory) and the hash then stands for its size."""
+    if st.st_size > MAX_TEXT_BYTES:
+        return None, f"size:{st.st_size}"
+    with open(os.path.join(root, rel), "rb") as handle:
+        data = handle.read(MAX_TEXT_BYTES + 1)
+    return data, hashlib.blake2b(data, digest_size=16).hexdigest()
+
+
+def ingest(writer, root: Path, rel: str, st: os.stat_result, data: bytes | None, digest: str) -> dict:
+    """Add one file read by `read_file` to the index `writer` (unless it is skipped); its
+    file-list record."""
+    doc, record = document(root, rel, data, digest)
+    record.update(m=recorded_mtime(st), s=st.st_size)
+    if doc is not None:
+        writer.add_document(**doc)
+    return record
+
+
+def document(root: Path, rel: str, data: bytes | None, digest: str) -> tuple[dict | None, dict]:
+    """(Whoosh fields, file-list record without mtime and size) for one file; fields is None for
+    a skipped file."""
+    record: dict = {"h": digest}
+    if data is None or len(data) > MAX_TEXT_BYTES:
+        record["skip"] = f"larger than {MAX_TEXT_BYTES // 1048576} MB"
+        return None, record
+    if b"\x00" in data:
+        record["skip"] = "binary file"
+        return None, record
+    text = data.decode("utf-8", errors="replace")
+    path = root / rel
+    try:
+        note = notes.parse(text, path=path)
+        meta, body = note.meta, note.body
+    except NoteError:
+        note, meta, body = None, {}, text  # broken frontmatter: still searchable by its words
+    kind = kind_of(rel)
+    title = (note.title if note else "") or Path(rel).stem
+    if kind == "stm":
+        title = "Short-term memory"
+    elif kind == "index" and not meta.get("title"):
+        title = f"{Path(rel).parent.name} (index)"
+    tags = note.tags if note else []
+    uuid = str(meta.get("uuid") or "")
+    parts = rel.split("/")
+    depth = max(len(parts) - 3, 0) if parts[:2] == _LONG_TERM_PARTS else 0
+    record.update({"u": uuid, "out": _links_out(root, path, body)})
+    doc = {
+        "path": rel, "uuid": uuid, "title": title, "tags": ",".join(str(t) for t in tags),
+        "kind": kind, "created": str(meta.get("created_at") or ""),
+        "updated": str(meta.get("updated_at") or ""), "depth": depth, "body": body,
+    }
+    return doc, record
+
+
+def _links_out(root: Path, path: Path, body: str) -> list[str]:
+    """The vault files a note's body links to, each once: "uuid:<uuid> <path>" for a link that
+    names a uuid (braniac trusts it over a path that may be stale after a move), else the path."""
+    out: list[str] = []
+    prefix = f"{root}{os.sep}"
+    for link in find_links(body):
+        if link.is_external or not link.target:
+            continue
+        target = str(link.resolve(path))  # normalized, so a string prefix test is enough here
+        rel_target = target[len(prefix):].replace(os.sep, "/") if target.startswith(prefix) else ""
+        if link.uuid:
+            out.append(f"uuid:{link.uuid} {rel_target}")
+        elif rel_target:
+            out.append(rel_target)
+    return list(dict.fromkeys(out))

@@ -1,0 +1,141 @@
+"""A long-term note cut into passages: one claim (a bullet), one archived event or one
+paragraph, each with the events it cites and its stemmed content words. Passages are cached by
+file identity, so warm turns reuse them."""
+from __future__ import annotations
+
+import os
+import re
+from collections import Counter
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..infra import textutil
+from ..infra.errors import NoteError
+from ..infra.fsio import read_text
+from ..vault import notes
+from ..vault.layout import EVENT_ID_IN_TEXT
+
+if TYPE_CHECKING:
+    from ..vault.store import VaultStore
+
+MAX_PASSAGE_CHARS = 1500
+_HEADING = re.compile(r"^#{1,6}\s")
+_LINK_ONLY = re.compile(r"^[-*+]\s+\[[^\]]*\]\([^)]*\)\s*(?:—.*)?$|^_\(none yet\)_$")
+
+
+@dataclass
+class Passage:
+    note_rank: int
+    title: str
+    path: str
+    uuid: str
+    text: str
+    cites: frozenset[str]
+    words: frozenset[str]       # stemmed content words
+    counts: dict[str, int]
+    score: float = 0.0
+    match: float = 0.0          # the BM25 part of the score, without the note's prior
+    event: str | None = None    # the one event it stands for (an archived event, a claim citing one)
+
+    def __post_init__(self) -> None:
+        if self.event is None and len(self.cites) == 1:
+            self.event = next(iter(self.cites))
+
+
+_Parts = list[tuple[str, frozenset[str], frozenset[str], dict[str, int]]]   # (text, cites, words, counts)
+_cache: dict[tuple[str, int], tuple[str, str, _Parts]] = {}
+_CACHE_SIZE = 4096      # notes whose passages are kept
+
+
+def content_terms(text: str) -> list[str]:
+    """Content words (no stop words or conversational filler), lightly stemmed."""
+    return list(map(textutil.stem, textutil.content_words(text)))
+
+
+def _passages_of(path: str, need_meta: bool) -> tuple[str | None, str | None, _Parts]:
+    """A note's title, uuid and passages (with their citations and terms), cached by file
+    identity so warm turns reuse them. The YAML is parsed only when the title and uuid are
+    wanted (the index already has them for search hits); until then they are None. A note
+    that cannot be read has no passages; one with broken YAML has its body's."""
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return "", "", []
+    key = (path, stat.st_mtime_ns ^ stat.st_size)
+    cached = _cache.get(key)
+    if cached is not None and (cached[0] is not None or not need_meta):
+        return cached
+    title = uuid = None
+    try:
+        text = read_text(Path(path))
+    except (OSError, NoteError):
+        text = None
+    if need_meta:
+        try:
+            note = notes.parse(text, path=Path(path)) if text is not None else None
+        except NoteError:
+            note = None   # broken YAML: no title or uuid, but its words still count, as in search
+        title, uuid = (note.title, note.uuid) if note is not None else ("", "")
+    try:
+        body = notes.split_frontmatter(text)[3] if text is not None else ""
+    except NoteError:
+        body = ""   # a frontmatter fence never closed: no telling where the body starts
+    if cached is not None:
+        parts = cached[2]
+    else:
+        parts = []
+        for text in split_passages(body):
+            counts = Counter(content_terms(text))
+            parts.append((text, frozenset(EVENT_ID_IN_TEXT.findall(text)), frozenset(counts), counts))
+    if len(_cache) >= _CACHE_SIZE and key not in _cache:
+        _cache.pop(next(iter(_cache)))
+    _cache[key] = cached = (title, uuid, parts)
+    return cached
+
+
+def note_passages(vault: "VaultStore", path: str, rank: int, title: str | None = None,
+                  uuid: str | None = None) -> list[Passage]:
+    """The passages of one note (vault-relative path); title and uuid as the index has them, or
+    the note's own."""
+    own_title, own_uuid, parts = _passages_of(os.path.join(vault.root, path), title is None or uuid is None)
+    title = own_title if title is None else title
+    uuid = own_uuid if uuid is None else uuid
+    return [Passage(rank, title, path, uuid, text, cites, words, counts) for text, cites, words, counts in parts]
+
+
+def split_passages(body: str) -> list[str]:
+    """Claims (list items), archived events (### id blocks) and paragraphs, without headings,
+    link-only lines or braniac's own reflection notes."""
+    out: list[str] = []
+    current: list[str] = []
+    in_event = False
+
+    def flush() -> None:
+        text = "\n".join(current).strip()
+        if text:
+            out.append(text[:MAX_PASSAGE_CHARS])
+        current.clear()
+
+    for line in body.split("\n"):
+        stripped = line.strip()
+        if stripped.startswith("### ") and EVENT_ID_IN_TEXT.search(stripped):
+            flush()
+            in_event = True
+            current.append(stripped)
+            continue
+        if stripped.startswith("**Thoughts:**"):
+            continue
+        if _HEADING.match(stripped) or _LINK_ONLY.match(stripped):
+            flush()
+            in_event = False
+            continue
+        if not stripped:
+            if not in_event:
+                flush()
+            continue
+        if re.match(r"^[-*+] |^\d+\. ", stripped) and not in_event:
+            flush()
+        current.append(line.rstrip())
+    flush()
+    return out
