@@ -1,7 +1,8 @@
 """The model interface: the tasks braniac's processes ask of a model.
 
-Two implementations: `LLMModel` (any LiteLLM provider; model/llm.py is the only module that
-imports litellm) and `OfflineModel` (no LLM: derived from the text itself, reproducible).
+Three implementations: `LLMModel` (any LiteLLM provider; model/llm.py is the only module that
+imports litellm), `OfflineModel` (no LLM: derived from the text itself, reproducible) and
+`ScriptedModel` (replies a test queues task by task, every call recorded).
 """
 from __future__ import annotations
 
