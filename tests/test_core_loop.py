@@ -237,15 +237,12 @@ def test_journal_of_an_already_recorded_exchange_is_not_duplicated(vault):
 
 KILLED = """
 import sys, time
-from braniac import Vault
+from braniac import ScriptedModel, Vault
 from braniac.processes.reflection import Reflector
 
-class Stuck:
-    name = "stuck"
-    def reflect(self, user, ai, short_term):
-        time.sleep(60)   # killed while the model thinks: journaled, never written
-
-reflector = Reflector(Vault(sys.argv[1]), Stuck())
+# killed while the model thinks: journaled, never written
+stuck = ScriptedModel("stuck").enqueue("reflect", lambda user, ai, short_term: time.sleep(60))
+reflector = Reflector(Vault(sys.argv[1]), stuck)
 reflector.submit("Killed mid-reflection", "This answer was given.")
 print("journaled", flush=True)
 time.sleep(60)
