@@ -241,13 +241,13 @@ class PromotionLLM(FakeLLM):
     def _next(self, request):
         first = str(request.messages[0].get("content", "")) if request.messages else ""
         with self._lock:
-            if "pick the promotion candidates" in first:
+            if request.task == "promote_analyze":
                 self.seen.append("analyze")
                 queue = self.analyses
-            elif "maintain the Summary" in first:
+            elif request.task == "promote_summary":
                 self.seen.append("summary")
                 queue = self.summaries
-            elif "Note title: " in first:
+            elif request.task == "promote_synthesize":
                 title = re.search(r"^Note title: (.*)$", first, re.M).group(1)
                 self.seen.append(f"synthesize {title}")
                 queue = self.drafts.get(title, collections.deque())
