@@ -410,6 +410,7 @@ def guard_env(folder: Path, env: dict[str, str]) -> tuple[dict[str, str], Path]:
 
 
 # ----------------------------------------------------------------------------- fixtures
+# conftest.py registers this module as a plugin: every test file can ask for these by name.
 
 @pytest.fixture(scope="session")
 def _fake_llm_server():

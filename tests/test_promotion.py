@@ -10,7 +10,6 @@ import json
 import re
 import subprocess
 import sys
-import textwrap
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from urllib.parse import unquote
@@ -26,7 +25,7 @@ from braniac.model.offline import OfflineModel
 from braniac.processes.promotion import promote
 from braniac.processes.reflection import Reflector
 
-from conftest import REPO, clean_env, run_cli
+from helpers import REPO, check_healthy, clean_env, run_cli
 
 T0 = datetime(2025, 3, 2, 9, 0, tzinfo=timezone.utc)
 OLD_SUMMARY = "An old summary from before this promotion: nothing about anyone yet."
@@ -160,11 +159,6 @@ def check_no_duplicates(vault: Vault) -> None:
         text = path.read_text(encoding="utf-8")
         claims = [claim_text(line) for line in section(text, "Facts") + section(text, "History")]
         assert len(claims) == len(set(claims)), f"{path}: a claim is there twice"
-
-
-def check_healthy(vault: Vault) -> None:
-    problems = [f for f in vault.doctor() if f.severity == "problem"]
-    assert problems == [], problems
 
 
 def claim_text(line: str) -> str:

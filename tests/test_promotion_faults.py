@@ -31,9 +31,9 @@ from braniac.model import get_model
 from braniac.model.offline import OfflineModel
 from braniac.processes.promotion import promote
 
-from conftest import REPO, clean_env, run_cli
 from fake_llm import FakeLLM, Fail, NetworkGuard, Raw, guard_env
-from test_promotion import (CITATION, EVENT_ID, SCENARIO, T0, archived, check_citations, check_healthy,
+from helpers import REPO, check_healthy, clean_env, run_cli
+from test_promotion import (CITATION, EVENT_ID, SCENARIO, T0, archived, check_citations,
                             check_manifests, check_no_duplicates, facts_of, fill, frontmatter, ltm_notes, section,
                             stm_ids, tree_bytes)
 

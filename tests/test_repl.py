@@ -15,8 +15,8 @@ from braniac.search.index import SearchIndex
 from braniac.model.offline import OfflineModel
 from braniac.app.repl import Chat
 
-from conftest import clean_env, run_cli
-from fake_llm import Fail, Stream, _fake_llm_server, configure_vault, fake_llm, guard_env  # noqa: F401
+from fake_llm import Fail, Stream, configure_vault, guard_env
+from helpers import clean_env, run_cli
 
 KNOWN_NOTICES = ("braniac: building the search index (first use)",)
 
