@@ -9,10 +9,13 @@
     ... braniac with model openai/fake, api_base server.base_url ...
     server.requests                                       # every request body, parsed
 
-A call is told apart by its prompt (the search_queries template asks for "queries", reflect for
-"thoughts"; a call without response_format is an answer). A reply comes from `any`, then the
-task's queue, then `always`, then a default made up from the request, so a test scripts only the
-calls it cares about. A reply is one of:
+A call is told apart by the task braniac names in its X-Braniac-Task header (the prompt
+template's name: search_queries, answer, reflect, promote_analyze, promote_synthesize,
+promote_summary, organize), never by the prompt's wording; a request naming no task is refused
+with HTTP 400. The turn's tasks have their own queues (`queries`, `answers`, `reflections`);
+every other task takes from `other`, and `calls("other")` lists those. A reply comes from
+`any`, then the task's queue, then `always`, then a default made up from the request, so a test
+scripts only the calls it cares about. A reply is one of:
 
     "text"                      the assistant message (sent as SSE chunks when "stream": true)
     {...} / [...]               JSON-encoded into the message content (response_format calls)
@@ -45,7 +48,10 @@ from typing import Any
 
 import pytest
 
+from braniac.model.llm import TASK_HEADER
+
 MODEL = "openai/fake"
+TURN_QUEUES = {"search_queries": "queries", "answer": "answers", "reflect": "reflections"}
 LOOPBACK = {"127.0.0.1", "::1", "localhost", "::ffff:127.0.0.1"}
 
 
@@ -82,10 +88,6 @@ class Request:
     headers: dict = field(default_factory=dict)
 
     @property
-    def is_json(self) -> bool:
-        return bool(self.body.get("response_format"))
-
-    @property
     def stream(self) -> bool:
         return bool(self.body.get("stream"))
 
@@ -100,17 +102,8 @@ class Request:
 
     @property
     def task(self) -> str:
-        """Which braniac task this call is: search_queries, reflect, answer (or other)."""
-        if not self.is_json:
-            return "answer"
-        # the first message is the rendered template; its last line names the JSON it wants
-        # (memory text quoted earlier in the prompt may say anything)
-        first = str(self.messages[0].get("content", "")).rstrip() if self.messages else ""
-        if first.endswith('{"queries": ["...", "..."]}'):
-            return "search_queries"
-        if "\"done_tasks\"" in first[-400:]:
-            return "reflect"
-        return "other"
+        """The task braniac named for this call ("" when it named none)."""
+        return self.headers.get(TASK_HEADER.lower(), "")
 
 
 def default_reply(request: Request) -> Any:
@@ -145,6 +138,10 @@ class _Handler(BaseHTTPRequestHandler):
         fake._record(request)
         if not self.path.rstrip("/").endswith("/chat/completions"):
             return self._send(404, b'{"error":{"message":"not found","type":"invalid_request_error"}}')
+        if not request.task:
+            refusal = {"error": {"message": f"no {TASK_HEADER} header: which task is this?",
+                                 "type": "invalid_request_error"}}
+            return self._send(400, json.dumps(refusal).encode())
         reply = fake._next(request)
         while isinstance(reply, Delay):
             if fake._stopping.wait(reply.seconds):
@@ -271,8 +268,7 @@ class FakeLLM:
             self.requests.append(request)
 
     def _next(self, request: Request) -> Any:
-        queue = {"search_queries": self.queries, "reflect": self.reflections, "answer": self.answers}.get(
-            request.task, self.other)
+        queue = getattr(self, TURN_QUEUES.get(request.task, "other"))
         with self._lock:
             for source in (self.any, queue):
                 if source:
@@ -282,6 +278,9 @@ class FakeLLM:
         return default_reply(request)
 
     def calls(self, task: str) -> list[Request]:
+        """The requests of one task; "other" stands for every task without a queue of its own."""
+        if task == "other":
+            return [r for r in self.requests if r.task not in TURN_QUEUES]
         return [r for r in self.requests if r.task == task]
 
 
@@ -411,6 +410,7 @@ def guard_env(folder: Path, env: dict[str, str]) -> tuple[dict[str, str], Path]:
 
 
 # ----------------------------------------------------------------------------- fixtures
+# conftest.py registers this module as a plugin: every test file can ask for these by name.
 
 @pytest.fixture(scope="session")
 def _fake_llm_server():

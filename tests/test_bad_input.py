@@ -11,7 +11,7 @@ from braniac import Vault
 from braniac.vault import folder_index as index_md, notes
 from braniac.vault.folder_index import Entry
 
-from conftest import assert_clean_error, run_cli, snapshot
+from helpers import assert_clean_error, run_cli, snapshot
 
 VALID_FM = ("---\nuuid: {uuid}\ncreated_at: 2025-01-01T00:00:00Z\nupdated_at: 2025-01-01T00:00:00Z\n"
             "tags: [a]\nemotion: calm\n---\n")

@@ -11,7 +11,7 @@ import pytest
 
 from braniac import Vault
 
-from conftest import assert_clean_error, clean_env, run_cli, snapshot
+from helpers import assert_clean_error, clean_env, run_cli, snapshot
 
 
 def event_id(result) -> str:

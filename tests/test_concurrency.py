@@ -13,7 +13,7 @@ import time
 from braniac.infra import fsio
 from braniac.vault import stm
 
-from conftest import clean_env, run_cli
+from helpers import clean_env, run_cli
 
 WRITERS, PER_WRITER = 4, 200
 

@@ -15,27 +15,18 @@ import pytest
 from braniac import Vault
 from braniac.infra import clock, config as config_module
 from braniac.model import prompts
-from braniac.vault import stm
+from braniac.vault import notes, stm
 from braniac.infra.config import Config
 from braniac.infra.errors import ConfigError
 from braniac.model.offline import OfflineModel
-from braniac.vault.notes import Note, write
 from braniac.processes.core_loop import CoreLoop
 from braniac.processes.reflection import Exchange, Reflector
 from braniac.processes.working_memory import tokens
 from braniac.session import Session
 
-from conftest import REPO, clean_env, run_cli
+from helpers import REPO, clean_env, run_cli, write_note
 
 ACCESS_LINE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z \| READ \| (/.+)$")
-
-
-def add_note(vault: Vault, rel: str, title: str, body: str, tags=()) -> Note:
-    note = Note.new(title=title, body=body, tags=list(tags))
-    path = vault.ltm_root / "concrete" / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    write(note, path)
-    return note
 
 
 def reads(vault: Vault) -> list[str]:
@@ -69,10 +60,11 @@ def test_remember_then_ask_in_another_process_quotes_it_with_its_source(vault):
 
 
 def test_ask_json_from_long_term_memory(vault):
-    note = add_note(vault, "travel/kayak-trip.md", "Kayak trip",
-                    "We paddled the Dordogne river with Alice in June.\n\nThe rented kayak was bright red.\n",
-                    tags=["kayak"])
-    add_note(vault, "cooking/bread.md", "Sourdough", "Feed the starter twice a day.\n")
+    path = write_note(vault, "memory/long_term/concrete/travel/kayak-trip.md", "Kayak trip",
+                      "We paddled the Dordogne river with Alice in June.\n\nThe rented kayak was bright red.\n",
+                      tags=["kayak"])
+    note = notes.read(path)
+    write_note(vault, "memory/long_term/concrete/cooking/bread.md", "Sourdough", "Feed the starter twice a day.\n")
     result = run_cli("ask", "--json", "What colour was the rented kayak?", cwd=vault.root)
     assert result.returncode == 0, result.stderr
     data = json.loads(result.stdout)
@@ -119,8 +111,8 @@ def _distinct_paragraphs(name: str, fruit: str, water: str, support: str) -> str
 @pytest.fixture
 def busy_vault(vault):
     for n, variety in enumerate(VARIETIES):
-        add_note(vault, f"garden/tomato-{n}.md", f"{variety[0]} tomatoes", _distinct_paragraphs(*variety),
-                 tags=["tomato"])
+        write_note(vault, f"memory/long_term/concrete/garden/tomato-{n}.md", f"{variety[0]} tomatoes",
+                   _distinct_paragraphs(*variety), tags=["tomato"])
     for n in range(5):
         vault.append_event({"User": f"I planted tomato seedlings in bed {n}.", "Thoughts": "Gardening."})
     return vault
@@ -237,15 +229,12 @@ def test_journal_of_an_already_recorded_exchange_is_not_duplicated(vault):
 
 KILLED = """
 import sys, time
-from braniac import Vault
+from braniac import ScriptedModel, Vault
 from braniac.processes.reflection import Reflector
 
-class Stuck:
-    name = "stuck"
-    def reflect(self, user, ai, short_term):
-        time.sleep(60)   # killed while the model thinks: journaled, never written
-
-reflector = Reflector(Vault(sys.argv[1]), Stuck())
+# killed while the model thinks: journaled, never written
+stuck = ScriptedModel("stuck").enqueue("reflect", lambda user, ai, short_term: time.sleep(60))
+reflector = Reflector(Vault(sys.argv[1]), stuck)
 reflector.submit("Killed mid-reflection", "This answer was given.")
 print("journaled", flush=True)
 time.sleep(60)
@@ -342,7 +331,8 @@ def test_unknown_variable_is_a_clear_config_error(vault):
 
 
 def test_access_log_has_one_line_per_file_even_with_several_passages_of_it(vault):
-    add_note(vault, "garden/brandywine.md", "Brandywine tomatoes", _distinct_paragraphs(*VARIETIES[0]))
+    write_note(vault, "memory/long_term/concrete/garden/brandywine.md", "Brandywine tomatoes",
+               _distinct_paragraphs(*VARIETIES[0]))
     loop = _loop(vault, 100_000)
     turn, wm = loop.prepare("When do I water and harvest the Brandywine tomatoes?")
     paths = [e.path for e in turn.excerpts]

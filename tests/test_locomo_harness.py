@@ -11,7 +11,7 @@ import pytest
 
 from braniac.infra import clock
 
-from conftest import REPO
+from helpers import REPO
 
 sys.path.insert(0, str(REPO / "bench"))
 

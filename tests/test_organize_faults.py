@@ -35,7 +35,7 @@ from braniac import Vault
 from braniac.infra import clock
 from braniac.vault.doctor import check
 
-from conftest import clean_env
+from helpers import clean_env
 from test_organize import LTM, NOW, add_note, append_body, check_links, link_to, turn, uuid_of, uuid_places
 
 KILLS = int(os.environ.get("ORGANIZE_FAULT_KILLS", "32"))

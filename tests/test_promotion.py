@@ -10,7 +10,6 @@ import json
 import re
 import subprocess
 import sys
-import textwrap
 from datetime import datetime, timedelta, timezone
 from pathlib import Path
 from urllib.parse import unquote
@@ -18,7 +17,7 @@ from urllib.parse import unquote
 import pytest
 import yaml
 
-from braniac import Vault
+from braniac import ScriptedModel, Vault
 from braniac.infra import clock
 from braniac.vault import stm
 from braniac.infra.config import load as load_config
@@ -26,7 +25,7 @@ from braniac.model.offline import OfflineModel
 from braniac.processes.promotion import promote
 from braniac.processes.reflection import Reflector
 
-from conftest import REPO, clean_env, run_cli
+from helpers import REPO, check_healthy, clean_env, run_cli
 
 T0 = datetime(2025, 3, 2, 9, 0, tzinfo=timezone.utc)
 OLD_SUMMARY = "An old summary from before this promotion: nothing about anyone yet."
@@ -160,11 +159,6 @@ def check_no_duplicates(vault: Vault) -> None:
         text = path.read_text(encoding="utf-8")
         claims = [claim_text(line) for line in section(text, "Facts") + section(text, "History")]
         assert len(claims) == len(set(claims)), f"{path}: a claim is there twice"
-
-
-def check_healthy(vault: Vault) -> None:
-    problems = [f for f in vault.doctor() if f.severity == "problem"]
-    assert problems == [], problems
 
 
 def claim_text(line: str) -> str:
@@ -394,27 +388,22 @@ def test_manifest_descriptions_follow_their_folders_and_keep_a_persons_words(fil
 
 # ------------------------------------------------------------------------------ concurrency with reflection
 
-class AppendsWhileThinking(OfflineModel):
-    """The offline engine, but a person keeps talking while the model synthesizes."""
-
-    def __init__(self, vault: Vault):
-        self.vault, self.appended = vault, []
-
-    def synthesize(self, candidate, events, existing):
-        if not self.appended:
-            stored = self.vault.append_event({"User": "Ana: I just booked a flight to Madeira for June.",
-                                              "AI": "Have a good trip."}, tasks=["pack for Madeira"])
-            self.appended.append(stored.id)
-        return super().synthesize(candidate, events, existing)
-
-
 def test_events_appended_during_a_promotion_stay_in_short_term_memory(filled):
     vault, ids = filled
-    model = AppendsWhileThinking(vault)
+    appended = []
+
+    def append_while_thinking(candidate, events, existing):
+        """A person keeps talking while the model synthesizes."""
+        stored = vault.append_event({"User": "Ana: I just booked a flight to Madeira for June.",
+                                     "AI": "Have a good trip."}, tasks=["pack for Madeira"])
+        appended.append(stored.id)
+        return model.fallback.synthesize(candidate, events, existing)
+
+    model = ScriptedModel().enqueue("synthesize", append_while_thinking)
     with clock.frozen(T0 + timedelta(days=10)):
         report = promote(vault, model, load_config(vault.root), force=True)
-    assert report.status == "done" and len(model.appended) == 1
-    late = model.appended[0]
+    assert report.status == "done" and len(appended) == 1
+    late = appended[0]
     assert late not in report.events and sorted(report.events) == sorted(ids)
     doc = vault.read_stm()
     assert [e.id for e in doc.events] == [late] and stm_ids(vault) == [late]

@@ -31,9 +31,9 @@ from braniac.model import get_model
 from braniac.model.offline import OfflineModel
 from braniac.processes.promotion import promote
 
-from conftest import REPO, clean_env, run_cli
 from fake_llm import FakeLLM, Fail, NetworkGuard, Raw, guard_env
-from test_promotion import (CITATION, EVENT_ID, SCENARIO, T0, archived, check_citations, check_healthy,
+from helpers import REPO, check_healthy, clean_env, run_cli
+from test_promotion import (CITATION, EVENT_ID, SCENARIO, T0, archived, check_citations,
                             check_manifests, check_no_duplicates, facts_of, fill, frontmatter, ltm_notes, section,
                             stm_ids, tree_bytes)
 
@@ -241,13 +241,13 @@ class PromotionLLM(FakeLLM):
     def _next(self, request):
         first = str(request.messages[0].get("content", "")) if request.messages else ""
         with self._lock:
-            if "pick the promotion candidates" in first:
+            if request.task == "promote_analyze":
                 self.seen.append("analyze")
                 queue = self.analyses
-            elif "maintain the Summary" in first:
+            elif request.task == "promote_summary":
                 self.seen.append("summary")
                 queue = self.summaries
-            elif "Note title: " in first:
+            elif request.task == "promote_synthesize":
                 title = re.search(r"^Note title: (.*)$", first, re.M).group(1)
                 self.seen.append(f"synthesize {title}")
                 queue = self.drafts.get(title, collections.deque())

@@ -10,13 +10,13 @@ import sys
 import threading
 import time
 
-from braniac import Vault
+from braniac import ScriptedModel, Vault
 from braniac.search.index import SearchIndex
 from braniac.model.offline import OfflineModel
 from braniac.app.repl import Chat
 
-from conftest import clean_env, run_cli
-from fake_llm import Fail, Stream, _fake_llm_server, configure_vault, fake_llm, guard_env  # noqa: F401
+from fake_llm import Fail, Stream, configure_vault, guard_env
+from helpers import clean_env, run_cli
 
 KNOWN_NOTICES = ("braniac: building the search index (first use)",)
 
@@ -73,19 +73,17 @@ def test_no_vault_is_one_clear_line(tmp_path):
     assert result.stderr.count("\n") == 1
 
 
-class _SlowReflection(OfflineModel):
-    name = "slow-reflection"
-
-    def reflect(self, user, ai, short_term):
-        time.sleep(0.3)  # an LLM thinking in the background
-        return super().reflect(user, ai, short_term)
+def slow_reflection(user, ai, short_term):
+    time.sleep(0.3)  # an LLM thinking in the background
+    return OfflineModel().reflect(user, ai, short_term)
 
 
 def test_memory_commands_wait_for_the_pending_reflection(vault):
     out, err = io.StringIO(), io.StringIO()
     chat = Chat(vault, out=out, err=err)
     try:
-        chat.ready_session().reflector.model = _SlowReflection()
+        # both turns are reflected slowly; /remember needs no model
+        chat.ready_session().reflector.model = ScriptedModel().enqueue("reflect", slow_reflection, slow_reflection)
         chat.handle("hello there")
         chat.handle("/stm")
         assert '**User:** "hello there"' in out.getvalue()  # /stm shows the turn just had
@@ -98,26 +96,12 @@ def test_memory_commands_wait_for_the_pending_reflection(vault):
 
 # ----------------------------------------------------------------------------- Ctrl-C
 
-class _InterruptOnce(OfflineModel):
-    name = "interrupt-once"
-
-    def __init__(self):
-        self.calls = 0
-
-    def answer(self, wm):
-        self.calls += 1
-        if self.calls == 1:
-            yield "The first half of a long "
-            yield "answer"
-            raise KeyboardInterrupt  # what Ctrl-C does mid-stream
-        yield from super().answer(wm)
-
-
 def test_ctrl_c_mid_stream_keeps_the_turn_and_the_session(vault):
     out, err = io.StringIO(), io.StringIO()
     chat = Chat(vault, out=out, err=err)
     session = chat.ready_session()
-    session.loop.model = _InterruptOnce()
+    # what Ctrl-C does mid-stream; the next answer is the offline engine's
+    session.loop.model = ScriptedModel().enqueue("answer", ["The first half of a long ", "answer", KeyboardInterrupt()])
     try:
         assert chat.handle("Tell me a long story") is True
         assert "answer stopped; the turn was kept" in err.getvalue()

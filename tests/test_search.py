@@ -31,34 +31,13 @@ from braniac.search.index import SearchIndex
 from braniac.vault.links import make_link
 from braniac import Vault
 
-BRANIAC = Path(sys.executable).with_name("braniac")
-CLI = [str(BRANIAC)] if BRANIAC.exists() else [sys.executable, "-c", "from braniac.app.cli import main; main()"]
+from helpers import clean_env, run_cli, write_note
 
 
 # ---------------------------------------------------------------------- helpers
 
-@pytest.fixture
-def svault(tmp_path) -> Vault:
-    vault, _ = Vault.init(tmp_path / "vault")
-    return vault
-
-
-def put(vault: Vault, rel: str, title: str, body: str, tags: list[str] | None = None) -> Path:
-    """Write a note as a person's editor would (plain write, folders made as needed)."""
-    path = vault.root / rel
-    path.parent.mkdir(parents=True, exist_ok=True)
-    note = notes.Note.new(title=title, body=body, tags=tags or [])
-    path.write_text(note.render(), encoding="utf-8")
-    return path
-
-
-def env() -> dict[str, str]:
-    return {k: v for k, v in os.environ.items() if k not in ("BRANIAC_VAULT", "BRANIAC_DEBUG")}
-
-
 def cli(vault: Vault, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    proc = subprocess.run([*CLI, "--vault", str(vault.root), *args], capture_output=True, text=True,
-                          env=env(), timeout=120, stdin=subprocess.DEVNULL)
+    proc = run_cli("--vault", vault.root, *args, timeout=120)
     assert "Traceback" not in proc.stderr, proc.stderr
     if check:
         assert proc.returncode == 0, proc.stderr
@@ -91,15 +70,15 @@ class Finder:
 # ---------------------------------------------------------------------- edits with plain file operations
 
 @pytest.mark.parametrize("via", ["cli", "api-fresh", "api-kept-open"])
-def test_plain_file_operations_are_reflected_by_the_next_search(svault, via):
-    find = Finder(svault, via)
+def test_plain_file_operations_are_reflected_by_the_next_search(vault, via):
+    find = Finder(vault, via)
     a = "memory/long_term/concrete/fruit/apple.md"
     other = "memory/long_term/concrete/fruit/pear.md"
-    put(svault, a, "Orchard notes", "The quokkafruit grows here.")
-    put(svault, other, "Pear notes", "The pearwordx grows too.")
+    write_note(vault, a, "Orchard notes", "The quokkafruit grows here.")
+    write_note(vault, other, "Pear notes", "The pearwordx grows too.")
     assert find("quokkafruit") == [a]                                   # added
 
-    path = svault.root / a
+    path = vault.root / a
     with open(path, "w", encoding="utf-8") as handle:                    # edited in place
         handle.write(notes.Note.new(title="Orchard notes", body="Now the wallabyfruit grows here.").render())
     assert find("wallabyfruit") == [a]
@@ -112,33 +91,33 @@ def test_plain_file_operations_are_reflected_by_the_next_search(svault, via):
     assert find("wallabyfruit") == []
 
     b = "memory/long_term/concrete/fruit/renamed.md"                    # renamed in its folder
-    os.rename(path, svault.root / b)
+    os.rename(path, vault.root / b)
     assert find("numbatfruit") == [b]
 
     c = "memory/long_term/skills/renamed.md"                            # moved to another folder
-    os.rename(svault.root / b, svault.root / c)
+    os.rename(vault.root / b, vault.root / c)
     assert find("numbatfruit") == [c]
     assert find("numbatfruit", kind="skills") == [c]
     assert find("numbatfruit", kind="concrete") == []
 
-    os.rename(svault.root / "memory/long_term/concrete/fruit",          # a whole folder moved
-              svault.root / "memory/long_term/concrete/produce")
+    os.rename(vault.root / "memory/long_term/concrete/fruit",          # a whole folder moved
+              vault.root / "memory/long_term/concrete/produce")
     assert find("pearwordx") == ["memory/long_term/concrete/produce/pear.md"]
 
-    os.remove(svault.root / c)                                          # deleted
+    os.remove(vault.root / c)                                          # deleted
     assert find("numbatfruit") == []
 
-    os.makedirs(svault.root / "memory/long_term/concrete/new/deeper/still")   # new nested folder
+    os.makedirs(vault.root / "memory/long_term/concrete/new/deeper/still")   # new nested folder
     d = "memory/long_term/concrete/new/deeper/still/fresh.md"
-    put(svault, d, "Fresh", "A dibblerword appears.")
+    write_note(vault, d, "Fresh", "A dibblerword appears.")
     assert find("dibblerword") == [d]
 
 
-def test_same_size_edit_with_an_unchanged_mtime_is_seen(svault):
+def test_same_size_edit_with_an_unchanged_mtime_is_seen(vault):
     """Coarse timestamps (HFS+, FAT, ext4 on older kernels) or tools that keep mtimes can give
     a changed file the same size and mtime as the version indexed: it must still be seen."""
-    index = SearchIndex(svault, notice=lambda m: None)
-    path = put(svault, "memory/long_term/concrete/same.md", "Same", "The alphaword123 is here.")
+    index = SearchIndex(vault, notice=lambda m: None)
+    path = write_note(vault, "memory/long_term/concrete/same.md", "Same", "The alphaword123 is here.")
     assert [h.path for h in index.search("alphaword123")] == ["memory/long_term/concrete/same.md"]
     before = path.stat()
     path.write_text(path.read_text(encoding="utf-8").replace("alphaword123", "bravoword456"), encoding="utf-8")
@@ -146,28 +125,28 @@ def test_same_size_edit_with_an_unchanged_mtime_is_seen(svault):
     assert path.stat().st_size == before.st_size
     assert [h.path for h in index.search("bravoword456")] == ["memory/long_term/concrete/same.md"]
     assert index.search("alphaword123") == []
-    assert [h.path for h in SearchIndex(svault).search("bravoword456")] == ["memory/long_term/concrete/same.md"]
+    assert [h.path for h in SearchIndex(vault).search("bravoword456")] == ["memory/long_term/concrete/same.md"]
 
 
-def test_a_kept_open_index_sees_another_process_rebuild(svault):
+def test_a_kept_open_index_sees_another_process_rebuild(vault):
     """A long-lived SearchIndex (watch, the REPL) must not keep serving a replaced index, even
     when the new one happens to have the same generation number."""
-    put(svault, "memory/long_term/concrete/n.md", "Note", "The charlieword is here.")
-    kept = SearchIndex(svault, notice=lambda m: None)
+    write_note(vault, "memory/long_term/concrete/n.md", "Note", "The charlieword is here.")
+    kept = SearchIndex(vault, notice=lambda m: None)
     kept.rebuild()
     assert [h.path for h in kept.search("charlieword", sync=False)] == ["memory/long_term/concrete/n.md"]
-    put(svault, "memory/long_term/concrete/n.md", "Note", "The deltaword is here.")
-    SearchIndex(svault, notice=lambda m: None).rebuild()
+    write_note(vault, "memory/long_term/concrete/n.md", "Note", "The deltaword is here.")
+    SearchIndex(vault, notice=lambda m: None).rebuild()
     assert [h.path for h in kept.search("deltaword", sync=False)] == ["memory/long_term/concrete/n.md"]
     assert kept.search("charlieword") == []
 
 
-def test_a_kept_open_index_after_a_merge_has_no_duplicates(svault):
+def test_a_kept_open_index_after_a_merge_has_no_duplicates(vault):
     """Whoosh's Searcher.refresh() re-added the segments a merge had removed: every hit twice."""
-    kept = SearchIndex(svault, notice=lambda m: None)
+    kept = SearchIndex(vault, notice=lambda m: None)
     kept.sync()
     for n in range(3):
-        put(svault, f"memory/long_term/concrete/m{n}.md", "M", f"The mergeword number{n}.")
+        write_note(vault, f"memory/long_term/concrete/m{n}.md", "M", f"The mergeword number{n}.")
         kept.sync()
         assert len(kept.search("mergeword", sync=False)) == n + 1
     kept.optimize()
@@ -180,28 +159,28 @@ def _segments(index: SearchIndex) -> dict[str, int]:
     return {leaf.segment().segment_id(): leaf.doc_count() for leaf, _ in index.searcher().reader().leaf_readers()}
 
 
-def test_small_commits_keep_the_segment_count_bounded(svault):
+def test_small_commits_keep_the_segment_count_bounded(vault):
     """Each edit commits a small segment; segments of one size class are folded together once
     FOLD_WIDTH of them exist, a note edited over and over leaves no trail of emptied segments,
     a big segment is never rewritten, and the quiet-time fold leaves two segments."""
     from braniac.search.segments import FOLD_WIDTH
-    index = SearchIndex(svault, notice=lambda m: None)
+    index = SearchIndex(vault, notice=lambda m: None)
     for n in range(70):
-        put(svault, f"memory/long_term/concrete/big/b{n}.md", "B", f"The bulkword number{n}.")
+        write_note(vault, f"memory/long_term/concrete/big/b{n}.md", "B", f"The bulkword number{n}.")
     index.sync()                                     # 70 notes: one commit, one big segment
     (big,) = [seg for seg, count in _segments(index).items() if count >= 64]
     rels = []
     for n in range(40):
-        rels.append(put(svault, f"memory/long_term/concrete/s{n}.md", "S", f"The smallword count{n}.")
-                    .relative_to(svault.root).as_posix())
-        index.sync([svault.root / rels[-1]])
+        rels.append(write_note(vault, f"memory/long_term/concrete/s{n}.md", "S", f"The smallword count{n}.")
+                    .relative_to(vault.root).as_posix())
+        index.sync([vault.root / rels[-1]])
         segments = _segments(index)
         assert len(segments) <= 1 + 3 * (FOLD_WIDTH - 1), (n, segments)
         assert big in segments
     before = len(_segments(index))
     for n in range(30):                              # short_term.md after every turn, say
-        put(svault, "memory/long_term/concrete/s0.md", "S", f"The smallword count0 again{n}.")
-        index.sync([svault.root / "memory/long_term/concrete/s0.md"])
+        write_note(vault, "memory/long_term/concrete/s0.md", "S", f"The smallword count0 again{n}.")
+        index.sync([vault.root / "memory/long_term/concrete/s0.md"])
         assert len(_segments(index)) <= before + 1, n
     assert sorted(h.path for h in index.search("smallword", limit=50, sync=False)) == sorted(rels)
     assert [h.path for h in index.search("again29", sync=False)] == ["memory/long_term/concrete/s0.md"]
@@ -214,17 +193,17 @@ def test_small_commits_keep_the_segment_count_bounded(svault):
     assert index.sync().changed == 0                 # the file list agrees with what was folded
 
 
-def test_a_fold_takes_the_files_as_they_are_now(svault):
+def test_a_fold_takes_the_files_as_they_are_now(vault):
     """Folding re-reads the files: one deleted or edited since the last sync ends up as the
     next sync would leave it, and the file list agrees."""
-    index = SearchIndex(svault, notice=lambda m: None)
+    index = SearchIndex(vault, notice=lambda m: None)
     index.sync()
-    rels = [put(svault, f"memory/long_term/concrete/f{n}.md", "F", f"The foldword item{n}.")
-            .relative_to(svault.root).as_posix() for n in range(6)]
+    rels = [write_note(vault, f"memory/long_term/concrete/f{n}.md", "F", f"The foldword item{n}.")
+            .relative_to(vault.root).as_posix() for n in range(6)]
     for rel in rels:
-        index.sync([svault.root / rel])
-    (svault.root / rels[0]).unlink()
-    put(svault, rels[1], "F", "The foldword changed meanwhile, now with zuluword.")
+        index.sync([vault.root / rel])
+    (vault.root / rels[0]).unlink()
+    write_note(vault, rels[1], "F", "The foldword changed meanwhile, now with zuluword.")
     index.fold_small_segments()
     assert sorted(h.path for h in index.search("foldword", limit=50, sync=False)) == sorted(rels[1:])
     assert [h.path for h in index.search("zuluword", sync=False)] == [rels[1]]
@@ -232,56 +211,56 @@ def test_a_fold_takes_the_files_as_they_are_now(svault):
     assert index.doc_count() == len(list(index.walk()))
 
 
-def test_a_fold_keeps_notes_whose_mtime_alone_changed(svault):
+def test_a_fold_keeps_notes_whose_mtime_alone_changed(vault):
     """A note whose mtime moved but whose content did not (a touch, or a fresh note synced
     again once its mtime can be trusted) is only re-stamped in the file list; when its
     segment is folded in the same commit, it must still be indexed afterwards."""
-    index = SearchIndex(svault, notice=lambda m: None)
+    index = SearchIndex(vault, notice=lambda m: None)
     index.sync()
     old = time.time_ns() - 100 * 10**9
     paths = []
     for n in range(4):
-        path = put(svault, f"memory/long_term/concrete/t{n}.md", "T", f"The zebraword{n} here.")
+        path = write_note(vault, f"memory/long_term/concrete/t{n}.md", "T", f"The zebraword{n} here.")
         os.utime(path, ns=(old, old))
         index.sync([path])
         paths.append(path)
     for path in paths:
         os.utime(path, ns=(old + 10**9, old + 10**9))     # same content, new mtime
-    put(svault, "memory/long_term/concrete/t9.md", "T", "Another note.")
+    write_note(vault, "memory/long_term/concrete/t9.md", "T", "Another note.")
     index.sync()
     for n in range(4):
         assert [h.path for h in index.search(f"zebraword{n}", sync=False)] == [f"memory/long_term/concrete/t{n}.md"]
     assert index.doc_count() == len(list(index.walk()))
 
 
-def test_sync_of_given_paths_handles_folders_and_never_takes_ignored_ones(svault):
+def test_sync_of_given_paths_handles_folders_and_never_takes_ignored_ones(vault):
     """`sync(paths)` (what `watch` calls) with a moved folder's old and new paths updates every
     note inside; a path in a hidden or tool folder is never indexed."""
-    index = SearchIndex(svault, notice=lambda m: None)
-    old = svault.root / "memory/long_term/concrete/topic"
-    put(svault, "memory/long_term/concrete/topic/inner/x.md", "X", "An echoword lives here.")
+    index = SearchIndex(vault, notice=lambda m: None)
+    old = vault.root / "memory/long_term/concrete/topic"
+    write_note(vault, "memory/long_term/concrete/topic/inner/x.md", "X", "An echoword lives here.")
     index.sync()
-    new = svault.root / "memory/long_term/skills/topic"
+    new = vault.root / "memory/long_term/skills/topic"
     os.rename(old, new)
     index.sync([old, new])
     assert [h.path for h in index.search("echoword", sync=False)] == ["memory/long_term/skills/topic/inner/x.md"]
-    inner = put(svault, "memory/long_term/skills/topic/inner/y.md", "Y", "A second echoword.")
+    inner = write_note(vault, "memory/long_term/skills/topic/inner/y.md", "Y", "A second echoword.")
     index.sync([new, inner, new / "inner"])        # a folder and files inside it: each indexed once
     assert sorted(h.path for h in index.search("echoword", sync=False)) == [
         "memory/long_term/skills/topic/inner/x.md", "memory/long_term/skills/topic/inner/y.md"]
     assert index.doc_count() == len(list(index.walk()))
-    hidden = put(svault, "memory/long_term/.obsidian/h.md", "H", "A foxtrotword hides here.")
-    trash = put(svault, "memory/long_term/node_modules/t.md", "T", "A foxtrotword hides here.")
+    hidden = write_note(vault, "memory/long_term/.obsidian/h.md", "H", "A foxtrotword hides here.")
+    trash = write_note(vault, "memory/long_term/node_modules/t.md", "T", "A foxtrotword hides here.")
     index.sync([hidden, trash])
     assert index.search("foxtrotword", sync=False) == []
 
 
-def test_index_lost_between_commit_and_file_list_has_no_duplicates(svault, monkeypatch):
+def test_index_lost_between_commit_and_file_list_has_no_duplicates(vault, monkeypatch):
     """A process killed after committing documents but before saving the file list must not
     leave duplicates behind: the next sync replaces, it does not add twice."""
-    index = SearchIndex(svault, notice=lambda m: None)
+    index = SearchIndex(vault, notice=lambda m: None)
     index.sync()
-    put(svault, "memory/long_term/concrete/dup.md", "Dup", "A golfword here.")
+    write_note(vault, "memory/long_term/concrete/dup.md", "Dup", "A golfword here.")
     from braniac.search import filelist
     real = filelist.FileList.append
 
@@ -292,38 +271,38 @@ def test_index_lost_between_commit_and_file_list_has_no_duplicates(svault, monke
     with pytest.raises(KeyboardInterrupt):
         index.sync()
     monkeypatch.setattr(filelist.FileList, "append", real)
-    fresh = SearchIndex(svault, notice=lambda m: None)
+    fresh = SearchIndex(vault, notice=lambda m: None)
     assert [h.path for h in fresh.search("golfword")] == ["memory/long_term/concrete/dup.md"]
     assert fresh.doc_count() == len(list(fresh.walk()))
 
 
-def test_file_list_journal_is_shared_compacted_and_survives_a_torn_line(svault, monkeypatch):
+def test_file_list_journal_is_shared_compacted_and_survives_a_torn_line(vault, monkeypatch):
     """One index's edits reach another's file list through the journal (no re-indexing), a
     compaction folds it in, and a line torn by a crash only makes that file be read again."""
     from braniac.search import filelist
     monkeypatch.setattr(filelist, "COMPACT_AT", 5)
-    a = SearchIndex(svault, notice=lambda m: None)
-    b = SearchIndex(svault, notice=lambda m: None)
+    a = SearchIndex(vault, notice=lambda m: None)
+    b = SearchIndex(vault, notice=lambda m: None)
     a.sync()
-    journal = svault.state_dir / "index" / filelist.JOURNAL
+    journal = vault.state_dir / "index" / filelist.JOURNAL
     for n in range(12):
-        put(svault, f"memory/long_term/concrete/j{n}.md", "J", f"The julietword{n} here.")
+        write_note(vault, f"memory/long_term/concrete/j{n}.md", "J", f"The julietword{n} here.")
         assert b.sync().added == 1
         assert a.sync().changed == 0                  # a learnt of b's change from the journal
         assert [h.path for h in a.search(f"julietword{n}", sync=False)] == [f"memory/long_term/concrete/j{n}.md"]
     assert not journal.exists() or len(journal.read_text().splitlines()) <= 6  # compacted along the way
-    put(svault, "memory/long_term/concrete/j12.md", "J", "The julietword12 here.")
+    write_note(vault, "memory/long_term/concrete/j12.md", "J", "The julietword12 here.")
     b.sync()
     assert journal.exists()
     a.fold_small_segments()
     assert not journal.exists()
-    put(svault, "memory/long_term/concrete/j0.md", "J", "The kiloword now.")
+    write_note(vault, "memory/long_term/concrete/j0.md", "J", "The kiloword now.")
     b.sync()
     with open(journal, "ab") as handle:
         handle.write(b'{"p": "memory/long_term/concrete/j1.md", "r": {"h"')   # killed mid-append
-    put(svault, "memory/long_term/concrete/j2.md", "J", "The limaword now.")
+    write_note(vault, "memory/long_term/concrete/j2.md", "J", "The limaword now.")
     b.sync()
-    fresh = SearchIndex(svault, notice=lambda m: None)
+    fresh = SearchIndex(vault, notice=lambda m: None)
     assert fresh.sync().changed == 0
     for word, rel in (("kiloword", "j0"), ("limaword", "j2"), ("julietword1", "j1")):
         assert [h.path for h in fresh.search(word)] == [f"memory/long_term/concrete/{rel}.md"]
@@ -359,17 +338,16 @@ WORKER = textwrap.dedent("""
 """)
 
 
-def test_two_processes_indexing_while_a_third_edits_end_consistent(svault, tmp_path):
-    concrete = svault.root / "memory/long_term/concrete"
+def test_two_processes_indexing_while_a_third_edits_end_consistent(vault, tmp_path):
     expected: dict[str, str] = {}            # vault-relative path -> the one token it holds
     for i in range(40):
         rel = f"memory/long_term/concrete/t{i % 4}/n{i}.md"
-        put(svault, rel, f"Note {i}", f"Body of tok{i:03d} and common words.")
+        write_note(vault, rel, f"Note {i}", f"Body of tok{i:03d} and common words.")
         expected[rel] = f"tok{i:03d}"
-    SearchIndex(svault, notice=lambda m: None).rebuild()
+    SearchIndex(vault, notice=lambda m: None).rebuild()
     script = tmp_path / "worker.py"
     script.write_text(WORKER, encoding="utf-8")
-    workers = [subprocess.Popen([sys.executable, str(script), str(svault.root), mode, "6"], env=env(),
+    workers = [subprocess.Popen([sys.executable, str(script), str(vault.root), mode, "6"], env=clean_env(),
                                 stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
                for mode in ("rebuild", "sync")]
     rng = random.Random(3)
@@ -377,7 +355,7 @@ def test_two_processes_indexing_while_a_third_edits_end_consistent(svault, tmp_p
     end = time.monotonic() + 5
     while time.monotonic() < end:        # the third process: this one, editing like a person
         rel = rng.choice(sorted(expected))
-        path = svault.root / rel
+        path = vault.root / rel
         action = rng.choice(["edit", "replace", "delete", "rename", "create"])
         counter += 1
         token = f"tok{counter:03d}"
@@ -394,12 +372,12 @@ def test_two_processes_indexing_while_a_third_edits_end_consistent(svault, tmp_p
             del expected[rel]
         elif action == "rename":
             new_rel = f"memory/long_term/concrete/t{rng.randrange(6)}/r{counter}.md"
-            (svault.root / new_rel).parent.mkdir(parents=True, exist_ok=True)
-            os.rename(path, svault.root / new_rel)
+            (vault.root / new_rel).parent.mkdir(parents=True, exist_ok=True)
+            os.rename(path, vault.root / new_rel)
             expected[new_rel] = expected.pop(rel)
         else:
             new_rel = f"memory/long_term/concrete/t{rng.randrange(6)}/c{counter}.md"
-            put(svault, new_rel, "Created", f"Fresh {token} here.")
+            write_note(vault, new_rel, "Created", f"Fresh {token} here.")
             expected[new_rel] = token
         time.sleep(rng.uniform(0, 0.03))
     for proc in workers:
@@ -407,7 +385,7 @@ def test_two_processes_indexing_while_a_third_edits_end_consistent(svault, tmp_p
         assert proc.returncode == 0, err
         assert "Traceback" not in err, err
         assert int(out.strip()) > 3, "the worker barely ran"
-    index = SearchIndex(svault, notice=lambda m: None)
+    index = SearchIndex(vault, notice=lambda m: None)
     index.sync()
     on_disk = {rel for rel, _ in index.walk()}
     assert set(index.files()) == on_disk
@@ -417,7 +395,7 @@ def test_two_processes_indexing_while_a_third_edits_end_consistent(svault, tmp_p
     stale = [f"tok{i:03d}" for i in range(counter + 1) if f"tok{i:03d}" not in expected.values()]
     for token in stale[:60]:
         assert index.search(token, sync=False) == [], token
-    assert not list(svault.state_dir.glob("index.*-*")), "a staging folder was left behind"
+    assert not list(vault.state_dir.glob("index.*-*")), "a staging folder was left behind"
 
 
 # ---------------------------------------------------------------------- damage is repaired
@@ -461,55 +439,55 @@ DAMAGE = {"missing": _damage_missing, "truncated-seg": _damage_truncated_segment
 
 
 @pytest.mark.parametrize("damage", sorted(DAMAGE))
-def test_damaged_index_is_rebuilt_with_one_notice_via_cli(svault, damage):
-    put(svault, "memory/long_term/concrete/keep.md", "Keeper", "The hotelword stays findable.")
-    assert cli_paths(svault, "hotelword") == ["memory/long_term/concrete/keep.md"]
-    DAMAGE[damage](svault)
-    proc = cli(svault, "search", "--json", "hotelword")
+def test_damaged_index_is_rebuilt_with_one_notice_via_cli(vault, damage):
+    write_note(vault, "memory/long_term/concrete/keep.md", "Keeper", "The hotelword stays findable.")
+    assert cli_paths(vault, "hotelword") == ["memory/long_term/concrete/keep.md"]
+    DAMAGE[damage](vault)
+    proc = cli(vault, "search", "--json", "hotelword")
     assert [h["path"] for h in json.loads(proc.stdout)] == ["memory/long_term/concrete/keep.md"]
     lines = notices(proc.stderr)
     assert len(lines) == 1 and lines[0].startswith("braniac: ") and "index" in lines[0], proc.stderr
-    again = cli(svault, "search", "--json", "hotelword")
+    again = cli(vault, "search", "--json", "hotelword")
     assert notices(again.stderr) == []
     assert [h["path"] for h in json.loads(again.stdout)] == ["memory/long_term/concrete/keep.md"]
 
 
 @pytest.mark.parametrize("damage", ["missing", "truncated-seg", "file-list", "toc"])
-def test_damaged_index_is_rebuilt_with_one_notice_via_api(svault, damage):
-    put(svault, "memory/long_term/concrete/keep.md", "Keeper", "The indiaword stays findable.")
-    SearchIndex(svault).rebuild()
-    DAMAGE[damage](svault)
+def test_damaged_index_is_rebuilt_with_one_notice_via_api(vault, damage):
+    write_note(vault, "memory/long_term/concrete/keep.md", "Keeper", "The indiaword stays findable.")
+    SearchIndex(vault).rebuild()
+    DAMAGE[damage](vault)
     said: list[str] = []
-    index = SearchIndex(svault, notice=said.append)
+    index = SearchIndex(vault, notice=said.append)
     assert [h.path for h in index.search("indiaword")] == ["memory/long_term/concrete/keep.md"]
     assert len(said) == 1 and "index" in said[0]
 
 
 @pytest.mark.parametrize("edited", [False, True], ids=["unchanged", "edited"])
 @pytest.mark.parametrize("suffix", [".pst", ".trm", "_stored.col", "_body_len.col", ".toc", ".seg"])
-def test_one_truncated_index_file_is_found_out_and_repaired(svault, suffix, edited):
+def test_one_truncated_index_file_is_found_out_and_repaired(vault, suffix, edited):
     """Half of one index file gone: every note is still found, with one notice at most (the
     damage shows when a read reaches it, or when a sync writes). `.seg` is the compound
     format older indexes used."""
     for i in range(150):
-        put(svault, f"memory/long_term/concrete/n{i}.md", f"Note {i}", f"The word{i:03d}x and shared text.")
+        write_note(vault, f"memory/long_term/concrete/n{i}.md", f"Note {i}", f"The word{i:03d}x and shared text.")
     if suffix == ".seg":
         from whoosh import index as whoosh_index
-        SearchIndex(svault, notice=lambda m: None).rebuild()
+        SearchIndex(vault, notice=lambda m: None).rebuild()
         # an index from before FORMAT 2: one compound segment
-        ix = whoosh_index.open_dir(str(svault.state_dir / "index"))
+        ix = whoosh_index.open_dir(str(vault.state_dir / "index"))
         writer = ix.writer(compound=True)
         writer.commit(optimize=True)
     else:
-        SearchIndex(svault, notice=lambda m: None).rebuild()
-    targets = [p for p in (svault.state_dir / "index").iterdir() if p.name.endswith(suffix)]
+        SearchIndex(vault, notice=lambda m: None).rebuild()
+    targets = [p for p in (vault.state_dir / "index").iterdir() if p.name.endswith(suffix)]
     assert targets
     for target in targets:
         _truncate(target)
     if edited:
-        put(svault, "memory/long_term/concrete/n7.md", "Note 7", "The word007x and a changedword.")
+        write_note(vault, "memory/long_term/concrete/n7.md", "Note 7", "The word007x and a changedword.")
     said: list[str] = []
-    index = SearchIndex(svault, notice=said.append)
+    index = SearchIndex(vault, notice=said.append)
     for i in range(150):
         assert [h.path for h in index.search(f"word{i:03d}x", sync=edited)] == [f"memory/long_term/concrete/n{i}.md"]
     if edited:
@@ -527,9 +505,9 @@ ODD_QUERIES = [
 ]
 
 
-def test_odd_queries_never_crash_and_give_a_list(svault):
-    put(svault, "memory/long_term/concrete/k.md", "Kilo", "The kiloword and a foo bar café 日本語.")
-    index = SearchIndex(svault, notice=lambda m: None)
+def test_odd_queries_never_crash_and_give_a_list(vault):
+    write_note(vault, "memory/long_term/concrete/k.md", "Kilo", "The kiloword and a foo bar café 日本語.")
+    index = SearchIndex(vault, notice=lambda m: None)
     for query in ODD_QUERIES:
         hits = index.search(query)
         assert isinstance(hits, list), query
@@ -541,75 +519,75 @@ def test_odd_queries_never_crash_and_give_a_list(svault):
 
 
 @pytest.mark.parametrize("query", ['"', "((a", "foo:bar", "*", "the and of", "日本語 🙂", "k" * 10_000, "NOT"])
-def test_odd_queries_via_cli(svault, query):
-    put(svault, "memory/long_term/concrete/k.md", "Kilo", "The kiloword and foo bar 日本語.")
-    proc = cli(svault, "search", "--json", "--", query)
+def test_odd_queries_via_cli(vault, query):
+    write_note(vault, "memory/long_term/concrete/k.md", "Kilo", "The kiloword and foo bar 日本語.")
+    proc = cli(vault, "search", "--json", "--", query)
     assert isinstance(json.loads(proc.stdout), list)
 
 
-def test_json_fields_and_kind_filter(svault):
-    put(svault, "memory/long_term/concrete/j.md", "Juliet fact", "The julietword is a fact.", tags=["alpha"])
-    put(svault, "memory/long_term/skills/j.md", "Juliet skill", "The julietword as a skill.")
-    proc = cli(svault, "search", "--json", "julietword")
+def test_json_fields_and_kind_filter(vault):
+    write_note(vault, "memory/long_term/concrete/j.md", "Juliet fact", "The julietword is a fact.", tags=["alpha"])
+    write_note(vault, "memory/long_term/skills/j.md", "Juliet skill", "The julietword as a skill.")
+    proc = cli(vault, "search", "--json", "julietword")
     hits = json.loads(proc.stdout)
     assert len(hits) == 2
     for hit in hits:
         assert set(hit) == {"title", "path", "uuid", "kind", "score", "excerpt"}
         assert isinstance(hit["score"], (int, float)) and hit["uuid"] and "julietword" in hit["excerpt"]
     assert {h["kind"] for h in hits} == {"concrete", "skills"}
-    assert cli_paths(svault, "julietword", "--kind", "skills") == ["memory/long_term/skills/j.md"]
-    assert cli_paths(svault, "julietword", "--kind", "concrete") == ["memory/long_term/concrete/j.md"]
-    assert cli_paths(svault, "julietword", "--kind", "events") == []
-    plain = cli(svault, "search", "julietword")
+    assert cli_paths(vault, "julietword", "--kind", "skills") == ["memory/long_term/skills/j.md"]
+    assert cli_paths(vault, "julietword", "--kind", "concrete") == ["memory/long_term/concrete/j.md"]
+    assert cli_paths(vault, "julietword", "--kind", "events") == []
+    plain = cli(vault, "search", "julietword")
     assert "Juliet fact" in plain.stdout and "memory/long_term/skills/j.md" in plain.stdout
-    assert "no matches" in cli(svault, "search", "nosuchwordanywhere").stdout
+    assert "no matches" in cli(vault, "search", "nosuchwordanywhere").stdout
 
 
 # ---------------------------------------------------------------------- files the index cannot take
 
-def test_binary_huge_and_non_utf8_files_never_stop_the_rest(svault):
-    concrete = svault.root / "memory/long_term/concrete"
+def test_binary_huge_and_non_utf8_files_never_stop_the_rest(vault):
+    concrete = vault.root / "memory/long_term/concrete"
     (concrete / "binary.md").write_bytes(b"limaword \x00\x01\x02 binary")
     (concrete / "huge.md").write_bytes(b"limaword " + b"filler words here " * (6 * 1024 * 1024 // 18))
     (concrete / "latin1.md").write_bytes("---\ntitle: Caf\xe9\n---\nLe caf\xe9 mikeword ici.\n".encode("latin-1"))
     (concrete / "broken.md").write_text("---\ntitle: [unclosed\n---\nThe novemberword in broken YAML.\n")
     (concrete / "unclosed.md").write_text("---\ntitle: x\nno closing fence, oscarword\n")
-    put(svault, "memory/long_term/concrete/fine.md", "Fine", "A limaword in a good note.")
-    index = SearchIndex(svault, notice=lambda m: None)
+    write_note(vault, "memory/long_term/concrete/fine.md", "Fine", "A limaword in a good note.")
+    index = SearchIndex(vault, notice=lambda m: None)
     assert [h.path for h in index.search("limaword")] == ["memory/long_term/concrete/fine.md"]
     assert [h.path for h in index.search("mikeword")] == ["memory/long_term/concrete/latin1.md"]
     assert [h.path for h in index.search("novemberword")] == ["memory/long_term/concrete/broken.md"]
     assert [h.path for h in index.search("oscarword")] == ["memory/long_term/concrete/unclosed.md"]
     assert set(index.skipped()) == {"memory/long_term/concrete/binary.md", "memory/long_term/concrete/huge.md"}
-    assert cli_paths(svault, "mikeword") == ["memory/long_term/concrete/latin1.md"]
-    assert cli_paths(svault, "limaword") == ["memory/long_term/concrete/fine.md"]
+    assert cli_paths(vault, "mikeword") == ["memory/long_term/concrete/latin1.md"]
+    assert cli_paths(vault, "limaword") == ["memory/long_term/concrete/fine.md"]
     # a note that turns binary leaves the index; one that is repaired comes back
-    put(svault, "memory/long_term/concrete/fine.md", "Fine", "A limaword in a good note.")
+    write_note(vault, "memory/long_term/concrete/fine.md", "Fine", "A limaword in a good note.")
     (concrete / "binary.md").write_text("Repaired papaword.", encoding="utf-8")
     (concrete / "latin1.md").write_bytes(b"\x00 now binary mikeword")
     assert [h.path for h in index.search("papaword")] == ["memory/long_term/concrete/binary.md"]
     assert index.search("mikeword") == []
 
 
-def test_special_files_named_md_are_skipped(svault):
+def test_special_files_named_md_are_skipped(vault):
     """A FIFO, a dangling symlink, a folder called x.md or a link out of the vault never hang
     or stop indexing."""
-    concrete = svault.root / "memory/long_term/concrete"
+    concrete = vault.root / "memory/long_term/concrete"
     os.mkfifo(concrete / "pipe.md")
     (concrete / "dangling.md").symlink_to(concrete / "nowhere.md")
     (concrete / "folder.md").mkdir()
-    outside = svault.root.parent / "outside.md"
+    outside = vault.root.parent / "outside.md"
     outside.write_text("The quebecword outside.", encoding="utf-8")
     (concrete / "out.md").symlink_to(outside)
-    put(svault, "memory/long_term/concrete/folder.md/inner.md", "Inner", "A quebecword inside.")
-    index = SearchIndex(svault, notice=lambda m: None)
+    write_note(vault, "memory/long_term/concrete/folder.md/inner.md", "Inner", "A quebecword inside.")
+    index = SearchIndex(vault, notice=lambda m: None)
     assert [h.path for h in index.search("quebecword")] == ["memory/long_term/concrete/folder.md/inner.md"]
     index.sync([concrete / "pipe.md", concrete / "out.md"])
     assert [h.path for h in index.search("quebecword", sync=False)] == ["memory/long_term/concrete/folder.md/inner.md"]
 
 
-def test_only_markdown_under_memory_and_system_is_indexed(svault):
-    root = svault.root
+def test_only_markdown_under_memory_and_system_is_indexed(vault):
+    root = vault.root
     for rel in (".git/x.md", ".obsidian/x.md", ".braniac/x.md", "memory/.git/x.md",
                 "memory/long_term/.obsidian/x.md", "memory/long_term/.trash/x.md",
                 "memory/long_term/concrete/.hidden.md", "logs/x.md"):
@@ -618,20 +596,20 @@ def test_only_markdown_under_memory_and_system_is_indexed(svault):
     for rel in ("memory/long_term/concrete/x.txt", "memory/long_term/concrete/x.md.bak",
                 "memory/long_term/concrete/x.markdown", "memory/long_term/concrete/.x.md.1234.braniac-tmp"):
         (root / rel).write_text("The romeoword must not be found.", encoding="utf-8")
-    index = SearchIndex(svault, notice=lambda m: None)
+    index = SearchIndex(vault, notice=lambda m: None)
     assert index.search("romeoword") == []
     assert all(rel.startswith(("memory/", "system/")) and rel.endswith(".md") and "/." not in rel
                for rel, _ in index.walk())
-    assert cli_paths(svault, "romeoword") == []
-    put(svault, "memory/long_term/concrete/x.md", "X", "The romeoword is found here.")
-    assert cli_paths(svault, "romeoword") == ["memory/long_term/concrete/x.md"]
+    assert cli_paths(vault, "romeoword") == []
+    write_note(vault, "memory/long_term/concrete/x.md", "X", "The romeoword is found here.")
+    assert cli_paths(vault, "romeoword") == ["memory/long_term/concrete/x.md"]
 
 
-def test_identity_stm_and_index_files_are_searchable(svault):
-    index = SearchIndex(svault, notice=lambda m: None)
+def test_identity_stm_and_index_files_are_searchable(vault):
+    index = SearchIndex(vault, notice=lambda m: None)
     kinds = {h.kind for h in index.search("memory", limit=20)}
     assert {"index", "stm", "identity"} <= kinds
-    svault.remember("the sierraword from a conversation")
+    vault.remember("the sierraword from a conversation")
     assert [h.kind for h in index.search("sierraword")] == ["stm"]
 
 
@@ -641,7 +619,7 @@ def _twins(vault: Vault, folder: str = "memory/long_term/concrete/twins", word: 
     """Two notes with the very same title, tags and body: only their surroundings differ."""
     x, y = f"{folder}/x.md", f"{folder}/y.md"
     for rel in (x, y):
-        put(vault, rel, "Twin note", f"Notes about the {word} and its travels.", tags=["bird"])
+        write_note(vault, rel, "Twin note", f"Notes about the {word} and its travels.", tags=["bird"])
     return x, y
 
 
@@ -649,40 +627,40 @@ def _paths(vault: Vault, query: str) -> list[str]:
     return [h.path for h in SearchIndex(vault, notice=lambda m: None).search(query)]
 
 
-def test_title_and_tags_rank_above_body(svault):
-    put(svault, "memory/long_term/concrete/a.md", "Penguinword habits", "General text about animals and their ways.")
-    put(svault, "memory/long_term/concrete/b.md", "Animal notes", "General text about penguinword habits, penguinword.")
-    put(svault, "memory/long_term/concrete/c.md", "Bird notes", "General text about animals and their ways.",
+def test_title_and_tags_rank_above_body(vault):
+    write_note(vault, "memory/long_term/concrete/a.md", "Penguinword habits", "General text about animals and their ways.")
+    write_note(vault, "memory/long_term/concrete/b.md", "Animal notes", "General text about penguinword habits, penguinword.")
+    write_note(vault, "memory/long_term/concrete/c.md", "Bird notes", "General text about animals and their ways.",
         tags=["penguinword"])
-    order = _paths(svault, "penguinword")
+    order = _paths(vault, "penguinword")
     assert order.index("memory/long_term/concrete/b.md") == 2, order
 
 
-def test_more_inbound_links_rank_higher(svault):
-    x, y = _twins(svault)
-    assert len(_paths(svault, "heronword")) == 2
-    linker = svault.root / "memory/long_term/concrete/other/linker.md"
+def test_more_inbound_links_rank_higher(vault):
+    x, y = _twins(vault)
+    assert len(_paths(vault, "heronword")) == 2
+    linker = vault.root / "memory/long_term/concrete/other/linker.md"
     linker.parent.mkdir(parents=True)
-    x_uuid = notes.read(svault.root / x).uuid
-    y_uuid = notes.read(svault.root / y).uuid
-    link_x = make_link("X", linker, svault.root / x, x_uuid)
-    put(svault, "memory/long_term/concrete/other/linker.md", "Linker", f"See {link_x}.")
-    assert _paths(svault, "heronword") == [x, y]
+    x_uuid = notes.read(vault.root / x).uuid
+    y_uuid = notes.read(vault.root / y).uuid
+    link_x = make_link("X", linker, vault.root / x, x_uuid)
+    write_note(vault, "memory/long_term/concrete/other/linker.md", "Linker", f"See {link_x}.")
+    assert _paths(vault, "heronword") == [x, y]
     # two different notes linking y beat one note linking x many times
     for n in range(2):
-        src = svault.root / f"memory/long_term/concrete/other/y{n}.md"
-        put(svault, src.relative_to(svault.root).as_posix(), "Y linker",
-            f"See {make_link('Y', src, svault.root / y, y_uuid)}.")
-    put(svault, "memory/long_term/concrete/other/linker.md", "Linker", "See " + " ".join([link_x] * 5))
-    assert _paths(svault, "heronword") == [y, x]
+        src = vault.root / f"memory/long_term/concrete/other/y{n}.md"
+        write_note(vault, src.relative_to(vault.root).as_posix(), "Y linker",
+            f"See {make_link('Y', src, vault.root / y, y_uuid)}.")
+    write_note(vault, "memory/long_term/concrete/other/linker.md", "Linker", "See " + " ".join([link_x] * 5))
+    assert _paths(vault, "heronword") == [y, x]
 
 
-def test_a_uuid_link_with_a_stale_path_still_counts(svault):
-    x, y = _twins(svault)
-    x_uuid = notes.read(svault.root / x).uuid
-    put(svault, "memory/long_term/concrete/l.md", "Linker",
+def test_a_uuid_link_with_a_stale_path_still_counts(vault):
+    x, y = _twins(vault)
+    x_uuid = notes.read(vault.root / x).uuid
+    write_note(vault, "memory/long_term/concrete/l.md", "Linker",
         f'See [X](twins/old-name.md "uuid:{x_uuid}") and [X again](twins/older.md "uuid:{x_uuid}").')
-    assert _paths(svault, "heronword") == [x, y]
+    assert _paths(vault, "heronword") == [x, y]
 
 
 def _log_reads(vault: Vault, rel: str, count: int, log: str = "access.log") -> None:
@@ -691,55 +669,55 @@ def _log_reads(vault: Vault, rel: str, count: int, log: str = "access.log") -> N
             handle.write(f"2025-09-16T15:30:00Z | READ | {vault.root / rel}\n")
 
 
-def test_more_reads_rank_higher_including_rotated_logs(svault):
-    x, y = _twins(svault)
-    kept = SearchIndex(svault, notice=lambda m: None)
-    _log_reads(svault, y, 3)
-    assert _paths(svault, "heronword") == [y, x]
-    _log_reads(svault, x, 12, "access.log.1")     # an older, rotated log counts too
-    assert _paths(svault, "heronword") == [x, y]
+def test_more_reads_rank_higher_including_rotated_logs(vault):
+    x, y = _twins(vault)
+    kept = SearchIndex(vault, notice=lambda m: None)
+    _log_reads(vault, y, 3)
+    assert _paths(vault, "heronword") == [y, x]
+    _log_reads(vault, x, 12, "access.log.1")     # an older, rotated log counts too
+    assert _paths(vault, "heronword") == [x, y]
     assert [h.path for h in kept.search("heronword")] == [x, y]
-    with open(svault.root / "logs/access.log", "a", encoding="utf-8") as handle:
-        handle.write(f"2025-09-16T15:30:00Z | WRITE | {svault.root / y}\n" * 30)   # not reads
+    with open(vault.root / "logs/access.log", "a", encoding="utf-8") as handle:
+        handle.write(f"2025-09-16T15:30:00Z | WRITE | {vault.root / y}\n" * 30)   # not reads
         handle.write("garbage line\n")
     assert [h.path for h in kept.search("heronword")] == [x, y]
-    _log_reads(svault, y, 30)
+    _log_reads(vault, y, 30)
     assert [h.path for h in kept.search("heronword")] == [y, x]
 
 
-def test_a_moved_note_keeps_its_reads(svault):
+def test_a_moved_note_keeps_its_reads(vault):
     """Organization writes `TS | MOVE | old -> new`: reads logged under the old path follow
     the note, through a chain of moves, also when the move is in a rotated log."""
     from braniac.vault import reads
-    x, y = _twins(svault)
-    _log_reads(svault, y, 6, "access.log.1")
-    assert _paths(svault, "heronword") == [y, x]
+    x, y = _twins(vault)
+    _log_reads(vault, y, 6, "access.log.1")
+    assert _paths(vault, "heronword") == [y, x]
     moved = "memory/long_term/concrete/elsewhere/y.md"
-    (svault.root / moved).parent.mkdir(parents=True)
-    os.replace(svault.root / y, svault.root / moved)
-    assert _paths(svault, "heronword") == [x, moved]          # the reads stayed with the old path
-    with open(svault.root / "logs/access.log", "a", encoding="utf-8") as handle:
-        handle.write(f"2025-09-17T10:00:00Z | MOVE | {svault.root / y} -> {svault.root / moved}\n")
-    assert _paths(svault, "heronword") == [moved, x]
+    (vault.root / moved).parent.mkdir(parents=True)
+    os.replace(vault.root / y, vault.root / moved)
+    assert _paths(vault, "heronword") == [x, moved]          # the reads stayed with the old path
+    with open(vault.root / "logs/access.log", "a", encoding="utf-8") as handle:
+        handle.write(f"2025-09-17T10:00:00Z | MOVE | {vault.root / y} -> {vault.root / moved}\n")
+    assert _paths(vault, "heronword") == [moved, x]
     again = "memory/long_term/concrete/y.md"
-    os.replace(svault.root / moved, svault.root / again)
-    with open(svault.root / "logs/access.log", "a", encoding="utf-8") as handle:
+    os.replace(vault.root / moved, vault.root / again)
+    with open(vault.root / "logs/access.log", "a", encoding="utf-8") as handle:
         # the same second as the first move (one organize run): the order written is the order applied
-        handle.write(f"2025-09-17T10:00:00Z | MOVE | {svault.root / moved} -> {svault.root / again}\n")
-    assert _paths(svault, "heronword") == [again, x]
-    counts = reads.read_counts(svault.root / "logs", svault.state_dir / "reads.json")
+        handle.write(f"2025-09-17T10:00:00Z | MOVE | {vault.root / moved} -> {vault.root / again}\n")
+    assert _paths(vault, "heronword") == [again, x]
+    counts = reads.read_counts(vault.root / "logs", vault.state_dir / "reads.json")
     assert counts.get(again) == 6 and y not in counts and moved not in counts
 
 
-def test_read_counts_kept_incrementally_equal_a_fresh_count(svault, tmp_path):
+def test_read_counts_kept_incrementally_equal_a_fresh_count(vault, tmp_path):
     """Counted a tail at a time in one process, saved for the next, or counted afresh: the same
     numbers; a garbled saved count is simply counted again."""
     from braniac.vault import reads
-    logs, cache = svault.root / "logs", svault.state_dir / "reads.json"
+    logs, cache = vault.root / "logs", vault.state_dir / "reads.json"
     rng = random.Random(3)
     rels = [f"memory/long_term/concrete/n{i}.md" for i in range(30)]
     for _round in range(12):
-        _log_reads(svault, rng.choice(rels), rng.randint(1, 400))
+        _log_reads(vault, rng.choice(rels), rng.randint(1, 400))
         kept = reads.read_counts(logs, cache)
     reads._memo.clear()
     assert reads.read_counts(logs, cache) == kept            # from the saved count + the tail
@@ -753,35 +731,35 @@ def test_read_counts_kept_incrementally_equal_a_fresh_count(svault, tmp_path):
                                      if " | READ | " in line)
 
 
-def test_read_counts_tell_a_rewritten_log_from_a_grown_one(svault):
+def test_read_counts_tell_a_rewritten_log_from_a_grown_one(vault):
     """A log replaced by another on the same inode (a rotation that reuses it) and at least
     as long is counted afresh, in this process and in the next one (from reads.json)."""
     from braniac.vault import reads
-    logs, cache = svault.root / "logs", svault.state_dir / "reads.json"
+    logs, cache = vault.root / "logs", vault.state_dir / "reads.json"
     log = logs / "access.log"
     a, b = "memory/long_term/concrete/a.md", "memory/long_term/concrete/b.md"
-    log.write_text(f"2026-01-01T00:00:00Z | READ | {svault.root / a}\n" * 10, encoding="utf-8")
+    log.write_text(f"2026-01-01T00:00:00Z | READ | {vault.root / a}\n" * 10, encoding="utf-8")
     assert reads.read_counts(logs, cache) == {a: 10}
     inode = log.stat().st_ino
     with open(log, "r+", encoding="utf-8") as handle:      # same inode, new content, longer
-        handle.write(f"2026-02-01T00:00:00Z | READ | {svault.root / b}\n" * 25)
+        handle.write(f"2026-02-01T00:00:00Z | READ | {vault.root / b}\n" * 25)
     assert log.stat().st_ino == inode
     assert reads.read_counts(logs, cache) == {b: 25}
     reads._memo.clear()
     with open(log, "r+", encoding="utf-8") as handle:
-        handle.write(f"2026-03-01T00:00:00Z | READ | {svault.root / a}\n" * 30)
+        handle.write(f"2026-03-01T00:00:00Z | READ | {vault.root / a}\n" * 30)
     assert reads.read_counts(logs, cache) == {a: 30}  # the saved count was for another file
 
 
-def test_moves_apply_in_time_order_with_fractions_of_a_second(svault):
+def test_moves_apply_in_time_order_with_fractions_of_a_second(vault):
     from braniac.vault import reads
-    logs = svault.root / "logs"
+    logs = vault.root / "logs"
     x, m, z = (f"memory/long_term/concrete/{n}.md" for n in ("x", "m", "z"))
     (logs / "access.log").write_text(
-        f"2026-01-01T00:00:00Z | READ | {svault.root / x}\n" * 3
-        + f"2026-01-01T10:00:00Z | MOVE | {svault.root / x} -> {svault.root / m}\n"
-        + f"2026-01-01T10:00:00.500Z | MOVE | {svault.root / m} -> {svault.root / z}\n", encoding="utf-8")
-    assert reads.read_counts(logs, svault.state_dir / "reads.json") == {z: 3}
+        f"2026-01-01T00:00:00Z | READ | {vault.root / x}\n" * 3
+        + f"2026-01-01T10:00:00Z | MOVE | {vault.root / x} -> {vault.root / m}\n"
+        + f"2026-01-01T10:00:00.500Z | MOVE | {vault.root / m} -> {vault.root / z}\n", encoding="utf-8")
+    assert reads.read_counts(logs, vault.state_dir / "reads.json") == {z: 3}
 
 
 def test_reads_count_in_a_vault_whose_own_path_contains_memory(tmp_path):
@@ -792,17 +770,17 @@ def test_reads_count_in_a_vault_whose_own_path_contains_memory(tmp_path):
     assert _paths(vault, "heronword") == [y, x]
 
 
-def test_shallower_notes_rank_higher(svault):
+def test_shallower_notes_rank_higher(vault):
     deep = "memory/long_term/concrete/a/b/c/deep.md"
     shallow = "memory/long_term/concrete/shallow.md"
     for rel in (deep, shallow):
-        put(svault, rel, "Twin note", "Notes about the heronword and its travels.")
-    assert _paths(svault, "heronword") == [shallow, deep]
+        write_note(vault, rel, "Twin note", "Notes about the heronword and its travels.")
+    assert _paths(vault, "heronword") == [shallow, deep]
 
 
-def test_archived_notes_only_on_request(svault):
-    put(svault, "memory/long_term/archive/old.md", "Old", "The tangoword of old.")
-    put(svault, "memory/long_term/concrete/new.md", "New", "The tangoword of now.")
-    assert cli_paths(svault, "tangoword") == ["memory/long_term/concrete/new.md"]
-    assert sorted(cli_paths(svault, "tangoword", "--archived")) == ["memory/long_term/archive/old.md",
+def test_archived_notes_only_on_request(vault):
+    write_note(vault, "memory/long_term/archive/old.md", "Old", "The tangoword of old.")
+    write_note(vault, "memory/long_term/concrete/new.md", "New", "The tangoword of now.")
+    assert cli_paths(vault, "tangoword") == ["memory/long_term/concrete/new.md"]
+    assert sorted(cli_paths(vault, "tangoword", "--archived")) == ["memory/long_term/archive/old.md",
                                                                     "memory/long_term/concrete/new.md"]

@@ -12,7 +12,7 @@ from braniac.vault import stm
 from braniac.infra.errors import STMError
 from braniac.vault.stm import FACTS, GOALS, TASKS, Item
 
-from conftest import run_cli
+from helpers import run_cli
 
 TEXT = st.text(st.characters(exclude_categories=("Cs",)), max_size=60)
 LINE = st.one_of(

@@ -14,7 +14,6 @@ import subprocess
 import sys
 import threading
 import time
-from pathlib import Path
 
 import pytest
 
@@ -22,8 +21,8 @@ from braniac.vault import notes
 from braniac.search.index import SearchIndex
 from braniac import Vault
 
-BRANIAC = Path(sys.executable).with_name("braniac")
-CLI = [str(BRANIAC)] if BRANIAC.exists() else [sys.executable, "-c", "from braniac.app.cli import main; main()"]
+from helpers import clean_env
+
 LATENCY = 1.0    # seconds from the write to the search that finds it
 POLL = 0.02
 
@@ -32,9 +31,9 @@ class Watcher:
     """`braniac watch` in the background, its stderr collected line by line."""
 
     def __init__(self, vault: Vault):
-        env = {k: v for k, v in os.environ.items() if not k.startswith("BRANIAC_")}
-        self.proc = subprocess.Popen([*CLI, "--vault", str(vault.root), "watch"], stdin=subprocess.DEVNULL,
-                                     stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, env=env)
+        self.proc = subprocess.Popen([sys.executable, "-m", "braniac", "--vault", str(vault.root), "watch"],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                                     text=True, env=clean_env())
         self.lines: queue.Queue[str] = queue.Queue()
         self.seen: list[str] = []
         threading.Thread(target=self._pump, daemon=True).start()
@@ -67,14 +66,8 @@ class Watcher:
 
 
 @pytest.fixture
-def wvault(tmp_path) -> Vault:
-    vault, _ = Vault.init(tmp_path / "vault")
-    return vault
-
-
-@pytest.fixture
-def watcher(wvault):
-    w = Watcher(wvault)
+def watcher(vault):
+    w = Watcher(vault)
     w.wait_for("watching")
     yield w
     if w.proc.poll() is None:
@@ -100,50 +93,50 @@ def text(title: str, body: str) -> str:
     return notes.Note.new(title=title, body=body).render()
 
 
-def test_saves_are_searchable_within_a_second(wvault, watcher):
-    root = wvault.root
+def test_saves_are_searchable_within_a_second(vault, watcher):
+    root = vault.root
     latencies: dict[str, float] = {}
 
     rel = "memory/long_term/concrete/new.md"                    # a new note
     start = time.monotonic()
     (root / rel).write_text(text("New", "An alphaword appears."), encoding="utf-8")
-    latencies["create"] = until(wvault, "alphaword", [rel], start)
+    latencies["create"] = until(vault, "alphaword", [rel], start)
 
     start = time.monotonic()                                      # edited in place
     with open(root / rel, "w", encoding="utf-8") as handle:
         handle.write(text("New", "A bravoword now."))
-    latencies["edit"] = until(wvault, "bravoword", [rel], start)
-    assert found(wvault, "alphaword") == []
+    latencies["edit"] = until(vault, "bravoword", [rel], start)
+    assert found(vault, "alphaword") == []
 
     start = time.monotonic()                                      # an editor's atomic save
     temp = root / "memory/long_term/concrete/.new.md.tmp"
     temp.write_text(text("New", "A charlieword now."), encoding="utf-8")
     os.replace(temp, root / rel)
-    latencies["replace"] = until(wvault, "charlieword", [rel], start)
+    latencies["replace"] = until(vault, "charlieword", [rel], start)
 
     moved = "memory/long_term/skills/moved.md"                  # moved to another folder
     start = time.monotonic()
     os.rename(root / rel, root / moved)
-    latencies["move"] = until(wvault, "charlieword", [moved], start)
+    latencies["move"] = until(vault, "charlieword", [moved], start)
 
     folder = root / "memory/long_term/concrete/topic"           # a folder moved with its notes
     folder.mkdir()
     (folder / "inner.md").write_text(text("Inner", "A deltaword inside."), encoding="utf-8")
-    until(wvault, "deltaword", ["memory/long_term/concrete/topic/inner.md"], time.monotonic())
+    until(vault, "deltaword", ["memory/long_term/concrete/topic/inner.md"], time.monotonic())
     start = time.monotonic()
     os.rename(folder, root / "memory/long_term/skills/topic")
-    latencies["move folder"] = until(wvault, "deltaword", ["memory/long_term/skills/topic/inner.md"], start)
+    latencies["move folder"] = until(vault, "deltaword", ["memory/long_term/skills/topic/inner.md"], start)
 
     start = time.monotonic()                                      # deleted
     os.remove(root / moved)
-    latencies["delete"] = until(wvault, "charlieword", [], start)
+    latencies["delete"] = until(vault, "charlieword", [], start)
 
     slow = {what: round(s, 3) for what, s in latencies.items() if s > LATENCY}
     assert not slow, f"slower than {LATENCY} s: {slow} (all: {latencies})"
 
 
-def test_a_file_written_right_after_makedirs_is_picked_up(wvault, watcher):
-    root = wvault.root
+def test_a_file_written_right_after_makedirs_is_picked_up(vault, watcher):
+    root = vault.root
     slow = {}
     for n in range(6):
         folder = root / f"memory/long_term/concrete/new{n}/a/b/c"
@@ -153,14 +146,14 @@ def test_a_file_written_right_after_makedirs_is_picked_up(wvault, watcher):
         if n % 2:
             time.sleep(0.05 * n)  # and a little later, once the watcher may have seen the folder
         (folder / "x.md").write_text(text("X", f"The {word}."), encoding="utf-8")
-        took = until(wvault, word, [f"memory/long_term/concrete/new{n}/a/b/c/x.md"], start)
+        took = until(vault, word, [f"memory/long_term/concrete/new{n}/a/b/c/x.md"], start)
         if took > LATENCY:
             slow[n] = round(took, 3)
     assert not slow, slow
 
 
-def test_ignored_files_stay_out_while_watching(wvault, watcher):
-    root = wvault.root
+def test_ignored_files_stay_out_while_watching(vault, watcher):
+    root = vault.root
     (root / ".obsidian").mkdir(exist_ok=True)
     (root / ".obsidian/x.md").write_text("The foxtrotword.", encoding="utf-8")
     (root / "memory/long_term/.trash").mkdir()
@@ -168,29 +161,29 @@ def test_ignored_files_stay_out_while_watching(wvault, watcher):
     (root / "memory/long_term/concrete/x.txt").write_text("The foxtrotword.", encoding="utf-8")
     rel = "memory/long_term/concrete/marker.md"
     (root / rel).write_text(text("Marker", "The golfword marks the end."), encoding="utf-8")
-    until(wvault, "golfword", [rel], time.monotonic())
+    until(vault, "golfword", [rel], time.monotonic())
     time.sleep(0.3)
-    assert found(wvault, "foxtrotword") == []
+    assert found(vault, "foxtrotword") == []
 
 
 @pytest.mark.parametrize("sig", [signal.SIGTERM, signal.SIGINT], ids=["SIGTERM", "SIGINT"])
-def test_watch_exits_cleanly_on_signals(wvault, watcher, sig):
+def test_watch_exits_cleanly_on_signals(vault, watcher, sig):
     rel = "memory/long_term/concrete/n.md"
-    (wvault.root / rel).write_text(text("N", "A hotelword."), encoding="utf-8")
-    until(wvault, "hotelword", [rel], time.monotonic())
+    (vault.root / rel).write_text(text("N", "A hotelword."), encoding="utf-8")
+    until(vault, "hotelword", [rel], time.monotonic())
     code = watcher.stop(sig)
     assert code == 0, watcher.seen
     assert not any("Traceback" in line for line in watcher.seen), watcher.seen
     assert any("stopped watching" in line for line in watcher.seen), watcher.seen
 
 
-def test_watch_exits_cleanly_on_signal_while_starting(wvault):
+def test_watch_exits_cleanly_on_signal_while_starting(vault):
     """A signal during the first sync (a big vault's first index takes a while) is clean too."""
     for i in range(300):
-        (wvault.root / f"memory/long_term/concrete/n{i}.md").write_text(text(f"N{i}", f"Word{i} here."), encoding="utf-8")
+        (vault.root / f"memory/long_term/concrete/n{i}.md").write_text(text(f"N{i}", f"Word{i} here."), encoding="utf-8")
     for sig in (signal.SIGINT, signal.SIGTERM):
-        shutil.rmtree(wvault.state_dir / "index", ignore_errors=True)
-        w = Watcher(wvault)
+        shutil.rmtree(vault.state_dir / "index", ignore_errors=True)
+        w = Watcher(vault)
         w.wait_for("search index")  # the first index is being built
         code = w.stop(sig)
         assert code == 0, (sig, w.seen)

@@ -1,7 +1,8 @@
-"""The model interface: the few tasks braniac's processes ask of a model.
+"""The model interface: the tasks braniac's processes ask of a model.
 
-Two implementations: `LLMModel` (any LiteLLM provider; model/llm.py is the only module that
-imports litellm) and `OfflineModel` (no LLM: derived from the text itself, reproducible).
+Three implementations: `LLMModel` (any LiteLLM provider; model/llm.py is the only module that
+imports litellm), `OfflineModel` (no LLM: derived from the text itself, reproducible) and
+`ScriptedModel` (replies a test queues task by task, every call recorded).
 """
 from __future__ import annotations
 
@@ -10,7 +11,8 @@ from typing import Iterator, Protocol
 
 from ..infra import config as config_module
 from ..infra.config import Config
-from .types import Excerpt, ModelUnavailable, Reflection, STMEntry, WorkingMemory
+from .types import (Candidate, EventRecord, Excerpt, ModelUnavailable, NoteDraft, Reflection, STMEntry,
+                    WorkingMemory)
 
 __all__ = ["MemoryModel", "get_model", "configured_model", "Excerpt", "ModelUnavailable", "Reflection", "STMEntry", "WorkingMemory"]
 
@@ -19,13 +21,22 @@ class MemoryModel(Protocol):
     name: str          # "offline", or the LiteLLM model string
 
     def search_queries(self, wm: WorkingMemory) -> list[str]:
-        """Spec §4.2 step 3: queries for long-term memory."""
+        """The queries that search long-term memory for this turn."""
 
     def answer(self, wm: WorkingMemory) -> Iterator[str]:
-        """Spec §4.2 step 5: the reply, streamed as text chunks."""
+        """The reply to the prompt, streamed as text chunks."""
 
     def reflect(self, user: str, ai: str, short_term: str) -> Reflection:
-        """Spec §4.3: thoughts about one exchange, and Structured Data updates."""
+        """Thoughts about one exchange, and the goals, facts and tasks it adds or completes."""
+
+    def analyze(self, events: list[EventRecord], known_titles: list[str]) -> list[Candidate]:
+        """The long-term notes these short-term events are worth, each with the events it rests on."""
+
+    def synthesize(self, candidate: Candidate, events: list[EventRecord], existing: list[str]) -> NoteDraft:
+        """One note's content: summary, claims citing their events, tags, emotion."""
+
+    def summarize(self, promoted: list[EventRecord], remaining: list[EventRecord], open_items: list[str]) -> str:
+        """The new Summary of short-term memory once the promoted events have left it."""
 
 
 def get_model(config: Config, vault_root: Path | None = None) -> MemoryModel:

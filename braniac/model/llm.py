@@ -18,6 +18,10 @@ from ..infra.config import ModelConfig
 from ..infra.errors import ModelError
 from .types import Candidate, Claim, EventRecord, ModelUnavailable, NoteDraft, Reflection, WorkingMemory
 
+# Every request names its task (the prompt template's name): a proxy or a test server can
+# route and count requests by it without reading the prompt.
+TASK_HEADER = "X-Braniac-Task"
+
 _import_lock = threading.Lock()
 _litellm_module = None
 
@@ -51,9 +55,10 @@ class LLMModel:
         self.vault_root = vault_root
 
     # ---------------------------------------------------------------- calls
-    def _kwargs(self) -> dict[str, Any]:
+    def _kwargs(self, task: str) -> dict[str, Any]:
         kwargs: dict[str, Any] = {"model": self.config.name, "timeout": self.config.timeout,
-                                  "num_retries": self.config.retries, "temperature": self.config.temperature}
+                                  "num_retries": self.config.retries, "temperature": self.config.temperature,
+                                  "extra_headers": {TASK_HEADER: task}}
         if self.config.api_base:
             kwargs["api_base"] = self.config.api_base
         if self.config.api_key_env:
@@ -65,9 +70,9 @@ class LLMModel:
             kwargs["api_key"] = "none"  # local OpenAI-compatible servers often need no key, but the client wants one
         return kwargs
 
-    def complete(self, messages: list[dict], *, json_mode: bool = False) -> str:
+    def complete(self, messages: list[dict], *, task: str, json_mode: bool = False) -> str:
         litellm = _litellm()
-        kwargs = self._kwargs()
+        kwargs = self._kwargs(task)
         if json_mode:
             kwargs["response_format"] = {"type": "json_object"}
         try:
@@ -79,11 +84,11 @@ class LLMModel:
             raise ModelError(f"the model {self.name} returned an empty reply")
         return content
 
-    def stream(self, messages: list[dict]) -> Iterator[str]:
+    def stream(self, messages: list[dict], *, task: str) -> Iterator[str]:
         litellm = _litellm()
         said = False
         try:
-            response = litellm.completion(messages=messages, stream=True, **self._kwargs())
+            response = litellm.completion(messages=messages, stream=True, **self._kwargs(task))
             for chunk in response:
                 choices = getattr(chunk, "choices", None) or []
                 delta = getattr(choices[0], "delta", None) if choices else None
@@ -105,7 +110,7 @@ class LLMModel:
         messages = [{"role": "user", "content": prompts.render(prompt_name, self.vault_root, **values)}]
         problem = ""
         for attempt in range(2):
-            raw = self.complete(messages, json_mode=True)
+            raw = self.complete(messages, task=prompt_name, json_mode=True)
             try:
                 return validate(parse_json(raw))
             except (ValueError, TypeError, KeyError) as exc:
@@ -124,7 +129,8 @@ class LLMModel:
     def answer(self, wm: WorkingMemory) -> Iterator[str]:
         ctx = prompts.fenced_context(wm)
         system = prompts.render("answer", self.vault_root, now=wm.now, **ctx)
-        return self.stream([{"role": "system", "content": system}, {"role": "user", "content": wm.prompt}])
+        return self.stream([{"role": "system", "content": system}, {"role": "user", "content": wm.prompt}],
+                           task="answer")
 
     def reflect(self, user: str, ai: str, short_term: str) -> Reflection:
         # the exchange sits inside <exchange> tags: a closing tag in it must not end them early

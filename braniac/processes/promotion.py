@@ -29,7 +29,7 @@ from ..vault.folder_index import Entry
 from ..vault.claims import Fact, FactNote, ensure_folder, event_path, refresh_indexes, stable_uuid
 from ..model.offline import OfflineModel
 from .commits import WorkerCommits, commit_now, existing
-from ..model.offline_promotion import relate
+from ..model.offline.promotion import relate
 from ..model.types import Claim, EventRecord, NoteDraft
 from ..vault.notes import slugify
 
@@ -439,7 +439,7 @@ def _structured(doc: stm.ShortTermMemory) -> tuple[list[str], list[str]]:
 def _write_digests(vault, events: list[EventRecord], doc, done_items: list[str], written: set[Path]) -> None:
     """A digest per day of events: what happened, one cited line per event with substance,
     plus the completed tasks and decisions recorded from Structured Data."""
-    from ..model.offline_promotion import is_claim, sentences, split_speaker
+    from ..model.offline.promotion import is_claim, sentences, split_speaker
     by_day: dict[str, list[EventRecord]] = {}
     for event in events:
         by_day.setdefault(event.id[:10], []).append(event)

@@ -1,20 +1,19 @@
-"""The offline engine: braniac's processes without a language model.
+"""The offline engine's turn and reflection, and `OfflineModel`, which answers every task.
 
-Everything here is derived from the text braniac holds (no canned replies): search queries
-from the prompt's keywords, names and dates (and from short-term memory when the prompt leans
-on it); an answer that quotes the most relevant memories with where they came from; a
-verbatim reflection that notes what the exchange mentions and picks up stated goals, tasks
-and decisions. It is also what makes tests and benchmarks reproducible.
+Search queries come from the prompt's keywords, names and dates (and from short-term memory
+when the prompt leans on it); the answer quotes the most relevant memories with where they
+came from; reflection notes what the exchange mentions and picks up stated goals, tasks and
+decisions. Promotion's tasks are in `promotion.py`.
 """
 from __future__ import annotations
 
 import re
 from typing import Iterator
 
-from ..vault import stm
-from ..infra import textutil
-from . import offline_promotion
-from .types import Candidate, EventRecord, NoteDraft, Reflection, WorkingMemory
+from ...infra import textutil
+from ...vault import stm
+from . import promotion
+from ..types import Candidate, EventRecord, NoteDraft, Reflection, WorkingMemory
 
 NAME = "offline"
 _PRONOUNS = {"it", "that", "this", "he", "she", "they", "them", "him", "her", "his", "hers", "their", "those", "these"}
@@ -125,13 +124,13 @@ class OfflineModel:
 
     # ---------------------------------------------------------------- promotion (spec §4.4)
     def analyze(self, events: list[EventRecord], known_titles: list[str]) -> list[Candidate]:
-        return offline_promotion.analyze(events, known_titles)
+        return promotion.analyze(events, known_titles)
 
     def synthesize(self, candidate: Candidate, events: list[EventRecord], existing: list[str]) -> NoteDraft:
-        return offline_promotion.synthesize(candidate, events)
+        return promotion.synthesize(candidate, events)
 
     def summarize(self, promoted: list[EventRecord], remaining: list[EventRecord], open_items: list[str]) -> str:
-        return offline_promotion.summarize(promoted, remaining, open_items)
+        return promotion.summarize(promoted, remaining, open_items)
 
 
 def _context_words(wm: WorkingMemory) -> list[str]:

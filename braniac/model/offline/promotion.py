@@ -11,8 +11,8 @@ from __future__ import annotations
 import re
 from collections import Counter, defaultdict
 
-from ..infra import textutil
-from .types import Candidate, Claim, EventRecord, NoteDraft
+from ...infra import textutil
+from ..types import Candidate, Claim, EventRecord, NoteDraft
 
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}):\s+(.+)$", re.S)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“])|\n+")
