@@ -13,7 +13,7 @@ import pytest
 import braniac
 from braniac import Vault
 
-from conftest import REPO, clean_env, run_cli
+from helpers import REPO, clean_env, run_cli
 
 EXPORTS = {
     "Vault", "MemoryModel", "OfflineModel", "ScriptedModel",
