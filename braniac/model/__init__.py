@@ -10,6 +10,7 @@ from typing import Iterator, Protocol
 
 from ..infra import config as config_module
 from ..infra.config import Config
+from .organization_types import OrganizationPlan, OrganizationRequest
 from .types import Excerpt, ModelUnavailable, Reflection, STMEntry, WorkingMemory
 
 __all__ = ["MemoryModel", "get_model", "configured_model", "Excerpt", "ModelUnavailable", "Reflection", "STMEntry", "WorkingMemory"]
@@ -26,6 +27,9 @@ class MemoryModel(Protocol):
 
     def reflect(self, user: str, ai: str, short_term: str) -> Reflection:
         """Spec §4.3: thoughts about one exchange, and Structured Data updates."""
+
+    def propose_organization(self, request: OrganizationRequest) -> OrganizationPlan:
+        """Links, moves and archives learned from the vault's usage; organization checks each."""
 
 
 def get_model(config: Config, vault_root: Path | None = None) -> MemoryModel:

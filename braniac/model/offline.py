@@ -13,7 +13,8 @@ from typing import Iterator
 
 from ..vault import stm
 from ..infra import textutil
-from . import offline_promotion
+from . import offline_organization, offline_promotion
+from .organization_types import OrganizationPlan, OrganizationRequest
 from .types import Candidate, EventRecord, NoteDraft, Reflection, WorkingMemory
 
 NAME = "offline"
@@ -132,6 +133,10 @@ class OfflineModel:
 
     def summarize(self, promoted: list[EventRecord], remaining: list[EventRecord], open_items: list[str]) -> str:
         return offline_promotion.summarize(promoted, remaining, open_items)
+
+    # ---------------------------------------------------------------- organization
+    def propose_organization(self, request: OrganizationRequest) -> OrganizationPlan:
+        return OrganizationPlan(offline_organization.plan(request), from_statistics_alone=True)
 
 
 def _context_words(wm: WorkingMemory) -> list[str]:

@@ -22,11 +22,9 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import shutil
 from collections import Counter
 from dataclasses import dataclass, field
-from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Callable
 
@@ -37,7 +35,10 @@ from ..infra.fsio import append_line, atomic_write, inside, locked, read_text
 from ..vault.folder_index import Entry, INDEX_NAME, split_sections, _entries
 from ..search.index import update_after_write
 from .commits import commit_now
-from ..vault.layout import RESTRUCTURED_TIERS as TIERS, is_memory_name
+from ..model.offline import OfflineModel
+from ..model.organization_types import OrganizationPlan, OrganizationRequest
+from ..vault.co_access import CO_ACCESSED, description
+from ..vault.layout import is_memory_name
 from ..vault.moves import Move, apply_moves, finish, pending
 from ..vault.usage import Usage, read_usage
 
@@ -45,18 +46,8 @@ if TYPE_CHECKING:
     from ..infra.config import Config
     from ..vault.store import VaultStore
 
-LINK_MIN_AFFINITY = 0.3
-LINK_MIN_TOGETHER = 2
-LINK_HALF_LIFE_DAYS = 60   # a co-access link not renewed loses half its weight in this time
-LINK_PRUNE = 0.2
-MOVE_MIN_READS = 5
-MOVE_MIN_DEPTH = 2          # folders below the tier
-SPLIT_OVER = 40
-SPLIT_GROUP = 5
 ARCHIVE_AFTER_DAYS = 180
 MAX_OPERATIONS = 500
-CO_ACCESSED = "co-accessed"  # marks the Related Memories lines organization owns
-_WEIGHT = re.compile(rf"{CO_ACCESSED}, weight ([0-9.]+)(?: \(renewed (\d{{4}}-\d{{2}}-\d{{2}})\))?")
 
 
 @dataclass
@@ -91,7 +82,7 @@ def organize(vault: "VaultStore", config: "Config", *, model=None, dry_run: bool
     report = OrganizeReport()
     try:
         with locked(vault.lock_path("ltm"), timeout=0, what="long-term memory"):
-            return _organize(vault, config, model, report, dry_run, notice,
+            return _organize(vault, config, OfflineModel() if model is None else model, report, dry_run, notice,
                              ARCHIVE_AFTER_DAYS if archive_after_days is None else archive_after_days)
     except LockBusy:
         report.status, report.reason = "skipped", "another organization or promotion is running"
@@ -109,10 +100,11 @@ def _organize(vault, config, model, report, dry_run, notice, archive_days) -> Or
     history = read_usage(vault.root / "logs")
     recent = read_usage(vault.root / "logs", only_current=True)
     report.log_lines, report.malformed_log_lines = recent.lines, len(recent.malformed)
-    plan, from_model = _propose(vault, history, recent, model, archive_days, notice)
+    proposed = _propose(model, OrganizationRequest(vault, history, recent, archive_days), notice)
+    plan = proposed.operations
     # the limit bounds what a model may ask for; braniac's own plan is bounded by the vault (cut,
     # its tail would land over the next runs: a second run without new use would still move)
-    limit = MAX_OPERATIONS if from_model else len(plan)
+    limit = len(plan) if proposed.from_statistics_alone else MAX_OPERATIONS
     operations = [op for op in (validate(vault, op, report) for op in plan[:limit]) if op]
     if len(plan) > limit:
         _reject(vault, report, f"{len(plan) - limit} operations beyond the limit of {limit} ignored")
@@ -139,103 +131,15 @@ def _organize(vault, config, model, report, dry_run, notice, archive_days) -> Or
     return report
 
 
+
 # ---------------------------------------------------------------------- proposing
 
-def _propose(vault, history: Usage, recent: Usage, model, archive_days, notice) -> tuple[list, bool]:
-    """The plan, and whether a model proposed it."""
-    if model is not None and getattr(model, "name", "offline") != "offline" and hasattr(model, "propose_organization"):
-        try:
-            return model.propose_organization(_statistics(vault, history, recent)), True
-        except BraniacError as exc:
-            notice(f"the model could not propose a plan ({exc}); using the statistics alone")
-    return offline_plan(vault, history, recent, archive_days), False
-
-
-def _statistics(vault, history: Usage, recent: Usage) -> dict:
-    return {"most_read": history.reads.most_common(30),
-            "read_together": [[a, b, n] for (a, b), n in recent.coaccess.most_common(30)],
-            "folders": {str(f.relative_to(vault.root)): n for f, n in _folder_sizes(vault).most_common(30)}}
-
-
-def offline_plan(vault: "VaultStore", history: Usage, recent: Usage, archive_days: float) -> list[dict]:
-    ops: list[dict] = []
-    existing = _existing_links(vault)
-    today = clock.now()
-    # strengthen relations: pairs read together, normalized against hubs (fan effect)
-    fresh: dict[tuple[str, str], float] = {}
-    for (a, b), together in recent.coaccess.items():
-        if together >= LINK_MIN_TOGETHER and _is_note(vault, a) and _is_note(vault, b):
-            weight = recent.affinity(a, b)
-            if weight >= LINK_MIN_AFFINITY:
-                fresh[(a, b)] = weight
-    for pair, weight in fresh.items():
-        old, _renewed = existing.get(pair, (0.0, None))
-        ops.append({"op": "link", "a": pair[0], "b": pair[1], "weight": round(min(1.0, max(weight, old) + 0.1 * old), 2)})
-    # links not renewed decay with time (computed from their renewal date, so a run with no new
-    # use changes nothing); once too weak they are pruned
-    for pair, (old, renewed) in existing.items():
-        if pair in fresh or renewed is None:
-            continue
-        age_days = (today - renewed).total_seconds() / 86400
-        if old * 0.5 ** (age_days / LINK_HALF_LIFE_DAYS) < LINK_PRUNE:
-            ops.append({"op": "unlink", "a": pair[0], "b": pair[1]})
-    # restructure: much-read deep notes move one level up, if still in use since the last run
-    # (their reads follow them to the new place: without new use, a second run moves nothing)
-    threshold = max(MOVE_MIN_READS, _percentile(list(history.reads.values()), 0.9))
-    for rel, count in history.reads.items():
-        parts = rel.split("/")
-        if count >= threshold and recent.reads.get(rel) and len(parts) >= 4 + MOVE_MIN_DEPTH \
-                and parts[2] in TIERS and _is_note(vault, rel):
-            ops.append({"op": "move", "path": rel, "to": "/".join(parts[:-2])})
-    # archive: concrete and skill notes nobody has read for long
-    cutoff = clock.now() - timedelta(days=archive_days)
-    for tier in TIERS:
-        for path in sorted((vault.ltm_root / tier).rglob("*.md")) if (vault.ltm_root / tier).is_dir() else ():
-            if path.name == INDEX_NAME or not inside(vault.root, path):
-                continue  # (a symlink out of the vault is never followed; doctor names it)
-            rel = vault.relative(path)
-            last = history.last_read.get(rel) or _updated(path)
-            if last is not None and last < cutoff:
-                ops.append({"op": "archive", "path": rel})
-    leaving = {op["path"] for op in ops if op["op"] in ("move", "archive")}
-    arriving = {op["to"] for op in ops if op["op"] == "move"}
-    return ops + _split_and_merge(vault, leaving, arriving)
-
-
-def _split_and_merge(vault: "VaultStore", leaving: set[str], arriving: set[str]) -> list[dict]:
-    """Crowded folders split by their notes' main tag; a folder left with one note merges into
-    its parent. Counted as the folders will be once the other planned moves are done."""
-    ops = []
-    for tier in TIERS:
-        root = vault.ltm_root / tier
-        if not root.is_dir():
-            continue
-        for folder in sorted(p for p in root.rglob("*") if p.is_dir()):
-            if any(part.startswith(".") for part in folder.parts) or not inside(vault.root, folder):
-                continue  # hidden, or a symlink out of the vault (never followed; doctor names it)
-            here = vault.relative(folder)
-            # (paths by string: resolving each of 10,000 notes' paths twice cost seconds)
-            files = [p for p in folder.glob("*.md") if p.name != INDEX_NAME and f"{here}/{p.name}" not in leaving
-                     and (not p.is_symlink() or inside(vault.root, p))]
-            subfolders = [p for p in folder.iterdir() if p.is_dir()]
-            if here in arriving:
-                continue  # a note moves in: not a folder left with one note (nor one to split now)
-            if len(files) > SPLIT_OVER:
-                groups: dict[str, list[Path]] = {}
-                for path in files:
-                    tag = _main_tag(path, folder.name)
-                    if tag:
-                        groups.setdefault(tag, []).append(path)
-                for tag, members in groups.items():
-                    if len(members) >= SPLIT_GROUP and len(members) < len(files):
-                        for path in members:
-                            ops.append({"op": "move", "path": f"{here}/{path.name}",
-                                        "to": f"{here}/{notes.slugify(tag)}"})
-            elif len(files) == 1 and not subfolders and folder.parent != root and folder != root:
-                # (the top-level topic folders, people/ places/ topics/, stay: promotion fills them)
-                ops.append({"op": "move", "path": f"{here}/{files[0].name}", "to": here.rsplit("/", 1)[0],
-                            "merge": here})
-    return ops
+def _propose(model, request: OrganizationRequest, notice) -> OrganizationPlan:
+    try:
+        return model.propose_organization(request)
+    except BraniacError as exc:
+        notice(f"the model could not propose a plan ({exc}); using the statistics alone")
+    return OfflineModel().propose_organization(request)
 
 
 # ---------------------------------------------------------------------- validating a plan
@@ -488,11 +392,11 @@ def _set_link(vault: "VaultStore", source_rel: str, target_rel: str, weight: flo
         entries = [e for e in entries if not (points_at_target(e) and CO_ACCESSED in e.description)]
     existing = next((e for e in entries if points_at_target(e)), None)
     if weight is not None:
-        description = f"{CO_ACCESSED}, weight {weight:.2f} (renewed {clock.now():%Y-%m-%d})"
+        renewed = description(weight, clock.now())
         if existing is None:
-            entries.append(Entry(other.title, target, other.uuid or None, description))
+            entries.append(Entry(other.title, target, other.uuid or None, renewed))
         elif CO_ACCESSED in existing.description or not existing.description:
-            existing.description = description
+            existing.description = renewed
     lines = [e.render(source) for e in entries] or ["_(none yet)_"]
     new_raw = "## Related Memories\n" + "\n".join(lines) + "\n\n"
     if related_index is None:
@@ -561,71 +465,6 @@ def _ends_with(path: Path, chunk: bytes) -> bool:
             return handle.read() == chunk
     except FileNotFoundError:
         return False
-
-
-# ---------------------------------------------------------------------- helpers
-
-def _existing_links(vault: "VaultStore") -> dict[tuple[str, str], tuple[float, Any]]:
-    """Co-access links organization made earlier: (weight, date last renewed)."""
-    found: dict[tuple[str, str], tuple[float, Any]] = {}
-    for tier in TIERS:
-        root = vault.ltm_root / tier
-        for path in root.rglob("*.md") if root.is_dir() else ():
-            if path.name == INDEX_NAME or not inside(vault.root, path):
-                continue
-            try:
-                text = read_text(path)
-            except NoteError:
-                continue
-            if CO_ACCESSED not in text:
-                continue
-            body = notes.parse(text, path=path).body
-            for heading, raw in split_sections(body):
-                if heading != "Related Memories":
-                    continue
-                for entry in _entries(raw.split("\n", 1)[1] if "\n" in raw else "", path):
-                    match = _WEIGHT.search(entry.description)
-                    if match and entry.path.exists():
-                        pair = tuple(sorted((vault.relative(path), vault.relative(entry.path))))
-                        renewed = clock.parse_iso(match.group(2)) if match.group(2) else None
-                        if pair not in found or float(match.group(1)) > found[pair][0]:
-                            found[pair] = (float(match.group(1)), renewed)
-    return found
-
-
-def _is_note(vault: "VaultStore", rel: str) -> bool:
-    path = vault.root / rel
-    return path.is_file() and path.name != INDEX_NAME and rel.split("/")[2:3] != ["events"]
-
-
-def _updated(path: Path):
-    try:
-        return notes.read(path).time("updated_at")
-    except NoteError:
-        return None
-
-
-def _main_tag(path: Path, folder_name: str) -> str | None:
-    try:
-        tags = [t for t in notes.read(path).tags if notes.slugify(t) != notes.slugify(folder_name)]
-    except NoteError:
-        return None
-    return tags[0] if tags else None
-
-
-def _folder_sizes(vault: "VaultStore") -> Counter:
-    sizes: Counter = Counter()
-    for path in vault.iter_ltm_files():
-        if path.name != INDEX_NAME:
-            sizes[path.parent] += 1
-    return sizes
-
-
-def _percentile(values: list[int], q: float) -> float:
-    if not values:
-        return 0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, int(q * len(ordered)))]
 
 
 def _commit(vault: "VaultStore", written: set[Path], report: OrganizeReport) -> str | None:
