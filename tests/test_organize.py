@@ -28,6 +28,7 @@ from braniac.infra.fsio import atomic_write, locked
 from braniac.vault.links import find_links, make_link
 from braniac.vault.claims import ensure_folder, refresh_indexes
 from braniac.vault.notes import Note
+from braniac.model.organization_types import OrganizationPlan
 from braniac.processes.organization import MAX_OPERATIONS, organize
 
 from conftest import clean_env, run_cli
@@ -503,9 +504,9 @@ class ArchiveTheHotNote:
         self.operations = operations
         self.statistics = None
 
-    def propose_organization(self, statistics):
-        self.statistics = statistics
-        return self.operations
+    def propose_organization(self, request):
+        self.statistics = request.statistics
+        return OrganizationPlan(self.operations)
 
 
 def test_the_gate_stops_a_plan_that_would_hurt_retrieval(scenario):

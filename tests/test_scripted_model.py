@@ -9,13 +9,23 @@ from braniac.infra.errors import ModelError
 from braniac.model import MemoryModel
 from braniac.model.offline import OfflineModel
 from braniac.model.scripted import TASKS, NothingQueued
+from braniac.model.organization_types import OrganizationRequest
 from braniac.model.types import Candidate, EventRecord, NoteDraft, Reflection, WorkingMemory
+from braniac.vault.usage import Usage
 
 WM = WorkingMemory(identity="me", conversation="", short_term="", prompt="Where did Ana move?")
 EVENTS = [EventRecord("2025-03-02T09:00:00Z", {"User": "Ana: I moved to Lisbon last month and love the trams."})]
 CANDIDATE = Candidate("concrete", ["people"], "Ana", [EVENTS[0].id])
 ARGS = {"search_queries": (WM,), "answer": (WM,), "reflect": ("hi", "hello", ""), "analyze": (EVENTS, []),
-        "synthesize": (CANDIDATE, EVENTS, []), "summarize": (EVENTS, [], [])}
+        "synthesize": (CANDIDATE, EVENTS, []), "summarize": (EVENTS, [], []),
+        "propose_organization": None}   # needs a vault: made per test
+
+
+def _args(task: str, tmp_path) -> tuple:
+    if task != "propose_organization":
+        return ARGS[task]
+    vault, _ = Vault.init(tmp_path / "vault")
+    return (OrganizationRequest(vault, Usage(), Usage(), archive_after_days=180.0),)
 
 
 def test_it_implements_every_task_of_the_contract():
@@ -77,9 +87,10 @@ def test_a_callable_is_called_with_the_tasks_arguments_and_its_result_is_the_rep
 
 
 @pytest.mark.parametrize("task", TASKS)
-def test_a_task_with_nothing_queued_asks_the_offline_engine(task):
-    scripted = getattr(ScriptedModel(), task)(*ARGS[task])
-    offline = getattr(OfflineModel(), task)(*ARGS[task])
+def test_a_task_with_nothing_queued_asks_the_offline_engine(task, tmp_path):
+    args = _args(task, tmp_path)
+    scripted = getattr(ScriptedModel(), task)(*args)
+    offline = getattr(OfflineModel(), task)(*args)
     assert (list(scripted) if task == "answer" else scripted) == (list(offline) if task == "answer" else offline)
 
 

@@ -248,7 +248,7 @@ def organize(ctx: click.Context, dry_run: bool, archive_days: float | None, mode
     click.echo(report.describe())
     if dry_run or os.environ.get("BRANIAC_VERBOSE"):
         for op in report.operations:
-            click.echo("  " + " ".join(f"{k}={v}" for k, v in op.items()))
+            click.echo("  " + " ".join(f"{k}={v}" for k, v in op.as_dict().items()))
     for reason in report.rejected:
         click.echo(f"  rejected: {reason}", err=True)
 

@@ -11,6 +11,7 @@ from typing import Iterator, Protocol
 
 from ..infra import config as config_module
 from ..infra.config import Config
+from .organization_types import OrganizationPlan, OrganizationRequest
 from .types import (Candidate, EventRecord, Excerpt, ModelUnavailable, NoteDraft, Reflection, STMEntry,
                     WorkingMemory)
 
@@ -37,6 +38,9 @@ class MemoryModel(Protocol):
 
     def summarize(self, promoted: list[EventRecord], remaining: list[EventRecord], open_items: list[str]) -> str:
         """The new Summary of short-term memory once the promoted events have left it."""
+
+    def propose_organization(self, request: OrganizationRequest) -> OrganizationPlan:
+        """Links, moves and archives learned from the vault's usage; organization checks each."""
 
 
 def get_model(config: Config, vault_root: Path | None = None) -> MemoryModel:

@@ -16,6 +16,7 @@ from typing import Any, Callable, Iterator
 from . import prompts
 from ..infra.config import ModelConfig
 from ..infra.errors import ModelError
+from .organization_types import OrganizationPlan, OrganizationRequest
 from .types import Candidate, Claim, EventRecord, ModelUnavailable, NoteDraft, Reflection, WorkingMemory
 
 # Every request names its task (the prompt template's name): a proxy or a test server can
@@ -163,13 +164,13 @@ class LLMModel:
 
 
     # ---------------------------------------------------------------- organization (spec §4.5)
-    def propose_organization(self, statistics: dict) -> list[dict]:
+    def propose_organization(self, request: OrganizationRequest) -> OrganizationPlan:
         def valid(data: Any) -> list[dict]:
             if not isinstance(data, dict) or not isinstance(data.get("operations"), list):
                 raise ValueError("expected a JSON object with an 'operations' list")
             return data["operations"]  # each operation is checked by organization, which logs rejections
-        return self.complete_json("organize", valid,
-                                  statistics=prompts.fence("usage_statistics", json.dumps(statistics, indent=1)))
+        return OrganizationPlan(self.complete_json(
+            "organize", valid, statistics=prompts.fence("usage_statistics", json.dumps(request.statistics, indent=1))))
 
 
 def _fence_events(events: list[EventRecord], kind: str = "events") -> str:

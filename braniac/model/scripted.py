@@ -26,12 +26,13 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Iterable, Iterator
 
 from .offline import OfflineModel
+from .organization_types import OrganizationPlan, OrganizationRequest
 from .types import Candidate, EventRecord, NoteDraft, Reflection, WorkingMemory
 
 if TYPE_CHECKING:
     from . import MemoryModel
 
-TASKS = ("search_queries", "answer", "reflect", "analyze", "synthesize", "summarize")
+TASKS = ("search_queries", "answer", "reflect", "analyze", "synthesize", "summarize", "propose_organization")
 _OFFLINE = OfflineModel()  # stateless: one serves every scripted model
 
 
@@ -90,6 +91,9 @@ class ScriptedModel:
 
     def summarize(self, promoted: list[EventRecord], remaining: list[EventRecord], open_items: list[str]) -> str:
         return self._reply("summarize", promoted=promoted, remaining=remaining, open_items=open_items)
+
+    def propose_organization(self, request: OrganizationRequest) -> OrganizationPlan:
+        return self._reply("propose_organization", request=request)
 
     def _reply(self, task: str, **args: Any) -> Any:
         """Record the call, then play the next reply queued for the task (or ask the fallback)."""

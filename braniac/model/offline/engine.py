@@ -12,7 +12,8 @@ from typing import Iterator
 
 from ...infra import textutil
 from ...vault import stm
-from . import promotion
+from . import organization, promotion
+from ..organization_types import OrganizationPlan, OrganizationRequest
 from ..types import Candidate, EventRecord, NoteDraft, Reflection, WorkingMemory
 
 NAME = "offline"
@@ -131,6 +132,10 @@ class OfflineModel:
 
     def summarize(self, promoted: list[EventRecord], remaining: list[EventRecord], open_items: list[str]) -> str:
         return promotion.summarize(promoted, remaining, open_items)
+
+    # ---------------------------------------------------------------- organization
+    def propose_organization(self, request: OrganizationRequest) -> OrganizationPlan:
+        return OrganizationPlan(organization.plan(request), from_statistics_alone=True)
 
 
 def _context_words(wm: WorkingMemory) -> list[str]:

@@ -1,0 +1,61 @@
+"""Co-access links written into notes: each link lives in both notes' Related Memories."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ...infra import clock
+from ...infra.errors import NoteError
+from ...infra.fsio import atomic_write, read_text
+from ...vault import notes
+from ...vault.co_access import CO_ACCESSED, description
+from ...vault.folder_index import Entry, _entries, split_sections
+from .operations import LinkChange, LinkNotes
+
+if TYPE_CHECKING:
+    from ...vault.store import VaultStore
+
+
+def apply_link_changes(vault: "VaultStore", changes: list[LinkChange], written: set[Path]) -> None:
+    for change in changes:
+        weight = change.weight if isinstance(change, LinkNotes) else None
+        _set_link(vault, change.a, change.b, weight, written)
+        _set_link(vault, change.b, change.a, weight, written)
+
+
+def _set_link(vault: "VaultStore", source_rel: str, target_rel: str, weight: float | None, written: set[Path]) -> None:
+    """Add, reweigh or remove (weight None) one co-access link in a note's Related Memories."""
+    source, target = vault.root / source_rel, vault.root / target_rel
+    try:
+        note = notes.read(source)
+        other = notes.read(target)
+    except NoteError:
+        return
+    sections = split_sections(note.body)
+    related_index = next((i for i, (h, _) in enumerate(sections) if h == "Related Memories"), None)
+    raw = sections[related_index][1] if related_index is not None else "## Related Memories\n"
+    entries = _entries(raw.split("\n", 1)[1] if "\n" in raw else "", source)
+
+    def points_at_target(entry: Entry) -> bool:
+        return entry.path == target or bool(other.uuid and entry.uuid == other.uuid)
+    if weight is None:  # prune: only the links organization made; a person's links stay
+        entries = [e for e in entries if not (points_at_target(e) and CO_ACCESSED in e.description)]
+    existing = next((e for e in entries if points_at_target(e)), None)
+    if weight is not None:
+        renewed = description(weight, clock.now())
+        if existing is None:
+            entries.append(Entry(other.title, target, other.uuid or None, renewed))
+        elif CO_ACCESSED in existing.description or not existing.description:
+            existing.description = renewed
+    lines = [e.render(source) for e in entries] or ["_(none yet)_"]
+    new_raw = "## Related Memories\n" + "\n".join(lines) + "\n\n"
+    if related_index is None:
+        body = note.body if note.body.endswith("\n\n") else note.body.rstrip("\n") + "\n\n"
+        note.body = body + new_raw
+    else:
+        sections[related_index] = ("Related Memories", new_raw)
+        note.body = "".join(r for _, r in sections)
+    text = note.render()
+    if text != read_text(source):
+        atomic_write(source, text)
+        written.add(source)

@@ -1,0 +1,116 @@
+"""One organization run: finish what a killed run left, read the access logs, have the model
+propose a plan, check it, pass it through the retrieval gate, apply it, rotate the log and
+commit, all under the long-term-memory lock."""
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from ...infra import clock, git
+from ...infra.errors import BraniacError, LockBusy
+from ...infra.fsio import append_line, locked
+from ...model import MemoryModel
+from ...model.offline import OfflineModel
+from ...model.organization_types import OrganizationPlan, OrganizationRequest
+from ...search.index import update_after_write
+from ...vault.moves import finish, pending
+from ...vault.usage import read_usage
+from ..commits import commit_now
+from .apply import apply, note_moves
+from .gate import gate
+from .operations import Operation, Rejected, Relocation, parse, without_conflicts
+from .report import OrganizeReport
+from .rotation import finish_rotation, rotate
+
+if TYPE_CHECKING:
+    from ...infra.config import Config
+    from ...vault.store import VaultStore
+
+ARCHIVE_AFTER_DAYS = 180
+MAX_OPERATIONS = 500
+MAX_COMMIT_LINES = 200
+
+
+def organize(vault: "VaultStore", config: "Config", *, model: MemoryModel | None = None, dry_run: bool = False,
+             notice: Callable[[str], None] = lambda m: None, archive_after_days: float | None = None) -> OrganizeReport:
+    """Organize long-term memory from its use (with the offline engine when no model is given)."""
+    report = OrganizeReport()
+    try:
+        with locked(vault.lock_path("ltm"), timeout=0, what="long-term memory"):
+            return _organize(vault, config, OfflineModel() if model is None else model, report, dry_run, notice,
+                             ARCHIVE_AFTER_DAYS if archive_after_days is None else archive_after_days)
+    except LockBusy:
+        report.status, report.reason = "skipped", "another organization or promotion is running"
+        return report
+
+
+def _organize(vault, config, model, report, dry_run, notice, archive_days) -> OrganizeReport:
+    written: set[Path] = set()
+    leftovers = pending(vault)
+    if leftovers and not dry_run:
+        notice(f"finishing {len(leftovers)} moves of an interrupted organize run")
+        note_moves(vault, leftovers)   # (perhaps again: noting a move twice changes nothing)
+        finish(vault, leftovers, written)
+    finish_rotation(vault)
+    history = read_usage(vault.root / "logs")
+    recent = read_usage(vault.root / "logs", only_current=True)
+    report.log_lines, report.malformed_log_lines = recent.lines, len(recent.malformed)
+    plan = _propose(model, OrganizationRequest(vault, history, recent, archive_days), notice)
+    operations = without_conflicts(_checked(vault, plan, report))
+    report.operations = operations
+    if dry_run:
+        report.status = "dry-run"
+        return report
+    if any(isinstance(op, Relocation) for op in operations):
+        operations = gate(vault, history, operations, report)
+        report.operations = operations
+    if operations:
+        apply(vault, operations, written)
+    if rotate(vault):
+        written |= {vault.access_log_path, *vault.access_log_path.parent.glob("access-*.log")}
+    vault.record_run("organization")
+    report.files = sorted(vault.relative(p) for p in written if p.exists())
+    if written:
+        update_after_write(vault, written, notice)
+        if config.git_autocommit and git.is_repo(vault.root):
+            report.commit = _commit(vault, written, operations)
+    if report.status != "gated":
+        report.status = "done"
+    return report
+
+
+def _propose(model: MemoryModel, request: OrganizationRequest, notice: Callable[[str], None]) -> OrganizationPlan:
+    try:
+        return model.propose_organization(request)
+    except BraniacError as exc:
+        notice(f"the model could not propose a plan ({exc}); using the statistics alone")
+    return OfflineModel().propose_organization(request)
+
+
+def _checked(vault: "VaultStore", plan: OrganizationPlan, report: OrganizeReport) -> list[Operation]:
+    """The plan's operations that pass the schema and the vault's bounds; the rest are rejected."""
+    # the limit bounds what a model may ask for; braniac's own plan is bounded by the vault (cut,
+    # its tail would land over the next runs: a second run without new use would still move)
+    limit = len(plan.operations) if plan.from_statistics_alone else MAX_OPERATIONS
+    operations = []
+    for raw in plan.operations[:limit]:
+        try:
+            operations.append(parse(vault, raw))
+        except Rejected as rejection:
+            _reject(vault, report, str(rejection))
+    if len(plan.operations) > limit:
+        _reject(vault, report, f"{len(plan.operations) - limit} operations beyond the limit of {limit} ignored")
+    return operations
+
+
+def _reject(vault: "VaultStore", report: OrganizeReport, reason: str) -> None:
+    report.rejected.append(reason)
+    log = vault.root / "logs" / "organize.log"
+    log.parent.mkdir(parents=True, exist_ok=True)
+    append_line(log, f"{clock.iso(clock.now())} | REJECTED | {reason}")
+
+
+def _commit(vault: "VaultStore", written: set[Path], operations: list[Operation]) -> str | None:
+    lines = [op.summary() for op in operations[:MAX_COMMIT_LINES]]
+    message = "braniac: organize long-term memory\n\n" + "\n".join(lines) + "\n"
+    return commit_now(vault, written, message)

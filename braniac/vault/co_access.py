@@ -1,0 +1,57 @@
+"""Co-access links: the Related Memories lines that organization owns.
+
+Organization links notes that are read together and describes each such line as
+`co-accessed, weight 0.62 (renewed 2024-05-01)`. The marker tells its lines from a person's
+(which it never prunes); the weight and the renewal date let a later run decay the link.
+"""
+from __future__ import annotations
+
+import re
+from datetime import datetime
+from typing import TYPE_CHECKING
+
+from ..infra import clock
+from ..infra.errors import NoteError
+from ..infra.fsio import inside, read_text
+from . import notes
+from .folder_index import RELATED, _entries, split_sections
+from .layout import FOLDER_INDEX, RESTRUCTURED_TIERS
+
+if TYPE_CHECKING:
+    from .store import VaultStore
+
+CO_ACCESSED = "co-accessed"
+_WEIGHT = re.compile(rf"{CO_ACCESSED}, weight ([0-9.]+)(?: \(renewed (\d{{4}}-\d{{2}}-\d{{2}})\))?")
+
+
+def description(weight: float, renewed: datetime) -> str:
+    return f"{CO_ACCESSED}, weight {weight:.2f} (renewed {renewed:%Y-%m-%d})"
+
+
+def existing_links(vault: "VaultStore") -> dict[tuple[str, str], tuple[float, datetime | None]]:
+    """The co-access links organization made earlier, by sorted pair of vault-relative paths:
+    (weight, date last renewed)."""
+    found: dict[tuple[str, str], tuple[float, datetime | None]] = {}
+    for tier in RESTRUCTURED_TIERS:
+        root = vault.ltm_root / tier
+        for path in root.rglob("*.md") if root.is_dir() else ():
+            if path.name == FOLDER_INDEX or not inside(vault.root, path):
+                continue
+            try:
+                text = read_text(path)
+            except NoteError:
+                continue
+            if CO_ACCESSED not in text:
+                continue
+            body = notes.parse(text, path=path).body
+            for heading, raw in split_sections(body):
+                if heading != RELATED:
+                    continue
+                for entry in _entries(raw.split("\n", 1)[1] if "\n" in raw else "", path):
+                    match = _WEIGHT.search(entry.description)
+                    if match and entry.path.exists():
+                        pair = tuple(sorted((vault.relative(path), vault.relative(entry.path))))
+                        renewed = clock.parse_iso(match.group(2)) if match.group(2) else None
+                        if pair not in found or float(match.group(1)) > found[pair][0]:
+                            found[pair] = (float(match.group(1)), renewed)
+    return found
