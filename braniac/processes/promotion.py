@@ -26,7 +26,8 @@ from ..infra.errors import BraniacError, LockBusy, NoteError
 from ..infra.fsio import atomic_write, append_line, locked, read_text, stale_temp_files, update_text
 from ..search.index import update_after_write
 from ..vault.folder_index import Entry
-from ..vault.claims import Fact, FactNote, ensure_folder, event_path, refresh_indexes, stable_uuid
+from ..vault.claims import Fact, FactNote, event_path, stable_uuid
+from ..vault.folders import ensure_folder, refresh_indexes
 from ..model.offline import OfflineModel
 from .commits import WorkerCommits, commit_now, existing
 from ..model.offline_promotion import relate
@@ -406,8 +407,8 @@ def _write_note(vault, draft: NoteDraft, drafts, uuid_paths, report, written) ->
         if other is not None:
             related.append(Entry(other.title, _target(vault, other, uuid_paths), _draft_uuid(other)))
     if related:
-        existing = {e.uuid for e in _related_entries(note)}
-        merged = _related_entries(note) + [e for e in related if e.uuid not in existing]
+        existing = {e.uuid for e in note.related}
+        merged = note.related + [e for e in related if e.uuid not in existing]
         note.set_related(merged[:10])
     if note.render() == before:
         return
@@ -417,14 +418,6 @@ def _write_note(vault, draft: NoteDraft, drafts, uuid_paths, report, written) ->
     atomic_write(path, note.render())
     written.add(path)
     (report.notes_created if created else report.notes_updated).append(vault.relative(path))
-
-
-def _related_entries(note: FactNote) -> list[Entry]:
-    from ..vault.folder_index import _entries
-    for heading, raw in note.sections:
-        if heading == "Related Memories":
-            return _entries(raw.split("\n", 1)[1] if "\n" in raw else "", note.path)
-    return []
 
 
 def _structured(doc: stm.ShortTermMemory) -> tuple[list[str], list[str]]:
