@@ -7,7 +7,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...infra import clock, git
-from ...infra.fsio import stale_temp_files, write_derived
+from ...infra.fsio import remove_directory, stale_temp_files, write_derived
 from ..commits import WorkerCommits, commit_now, existing
 from .report import PromotionReport
 
@@ -24,7 +24,10 @@ def remove_stale_temp_files(vault: "VaultStore") -> None:
     holds the LTM lock, which this run holds, so none of them is being written now; left alone
     they would show up in `git status` (and in a person's `git add -A`)."""
     for temp in stale_temp_files(vault.ltm_root):
-        temp.unlink(missing_ok=True)
+        if temp.is_dir():
+            remove_directory(temp)  # a new folder a killed move had not put in place yet
+        else:
+            temp.unlink(missing_ok=True)
 
 
 def journal_path(vault: "VaultStore") -> Path:
