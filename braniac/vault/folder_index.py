@@ -19,6 +19,8 @@ INDEX_NAME = FOLDER_INDEX  # the name doctor and organization import
 SUMMARY, MANIFEST, RELATED = "Summary", "Manifest", "Related Memories"
 NO_RELATED = "_(none yet)_"
 _SECTION = re.compile(r"^## +(.+?)[ \t]*\r?$", re.MULTILINE)
+# (heading or None for the preamble, raw text of the section including its heading line)
+Sections = list[tuple[str | None, str]]
 
 
 @dataclass
@@ -38,8 +40,7 @@ class Entry:
 class IndexFile:
     note: Note
     path: Path
-    # (heading or None for the preamble, raw text of the section including its heading line)
-    sections: list[tuple[str | None, str]] = field(default_factory=list)
+    sections: Sections = field(default_factory=list)
 
     # --------------------------------------------------------------- reading parts
     def section(self, name: str) -> str | None:
@@ -95,7 +96,7 @@ def new(folder: Path, title: str, summary: str) -> IndexFile:
     return index
 
 
-def set_section(sections: list[tuple[str | None, str]], name: str, content: str) -> None:
+def set_section(sections: Sections, name: str, content: str) -> None:
     """Replace the `## name` section's content (or add the section at the end), in place."""
     raw = f"## {name}\n" + content.strip("\n") + "\n\n"
     for i, (heading, _) in enumerate(sections):
@@ -108,7 +109,7 @@ def set_section(sections: list[tuple[str | None, str]], name: str, content: str)
     sections.append((name, raw))
 
 
-def section_content(sections: list[tuple[str | None, str]], name: str) -> str | None:
+def section_content(sections: Sections, name: str) -> str | None:
     """What follows the `## name` heading line (None when there is no such section)."""
     for heading, raw in sections:
         if heading == name:
@@ -116,23 +117,23 @@ def section_content(sections: list[tuple[str | None, str]], name: str) -> str | 
     return None
 
 
-def join_sections(sections: list[tuple[str | None, str]]) -> str:
+def join_sections(sections: Sections) -> str:
     return "".join(raw for _, raw in sections)
 
 
-def related_entries(sections: list[tuple[str | None, str]], path: Path) -> list[Entry]:
+def related_entries(sections: Sections, path: Path) -> list[Entry]:
     """The links of the Related Memories section of the file at `path` (a note or an `_index.md`)."""
     return _entries(section_content(sections, RELATED) or "", path)
 
 
-def set_related(sections: list[tuple[str | None, str]], path: Path, entries: list[Entry]) -> None:
+def set_related(sections: Sections, path: Path, entries: list[Entry]) -> None:
     """Replace the Related Memories entries (the section is added at the end if missing); every
     other section stays byte for byte."""
     set_section(sections, RELATED, "\n".join(e.render(path) for e in entries) or NO_RELATED)
 
 
-def split_sections(body: str) -> list[tuple[str | None, str]]:
-    sections: list[tuple[str | None, str]] = []
+def split_sections(body: str) -> Sections:
+    sections: Sections = []
     matches = list(_SECTION.finditer(body))
     first = matches[0].start() if matches else len(body)
     if first:
