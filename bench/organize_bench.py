@@ -37,7 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from braniac import Vault
 from braniac.infra import clock  # noqa: E402
-from braniac.vault.claims import refresh_indexes  # noqa: E402
+from braniac.vault.folders import refresh_indexes  # noqa: E402
 from braniac.vault.links import make_link  # noqa: E402
 from braniac.vault.notes import Note  # noqa: E402
 
@@ -99,7 +99,7 @@ def build_vault(root: Path, n_notes: int, log_lines: int, seed: int) -> dict:
         with open(path, "a", encoding="utf-8") as handle:
             handle.write(f"\nSee also {link}.\n")
     written: set[Path] = set()
-    from braniac.vault.claims import ensure_folder
+    from braniac.vault.folders import ensure_folder
     for folder in folders:
         ensure_folder(vault, vault.root / folder, written)
     refresh_indexes(vault, {vault.root / f for f in folders}, written)

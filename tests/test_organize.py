@@ -26,7 +26,7 @@ from braniac.vault import folder_index as index_md, notes
 from braniac.infra.config import load as load_config
 from braniac.infra.fsio import atomic_write, locked
 from braniac.vault.links import find_links, make_link
-from braniac.vault.claims import ensure_folder, refresh_indexes
+from braniac.vault.folders import ensure_folder, refresh_indexes
 from braniac.vault.notes import Note
 from braniac.model.organization_types import OrganizationPlan
 from braniac.processes.organization import MAX_OPERATIONS, organize

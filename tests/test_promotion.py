@@ -364,6 +364,19 @@ def manifest_line(index: Path, name: str) -> str:
     return lines[0]
 
 
+def test_a_folder_a_killed_move_left_out_of_sight_does_not_stop_the_next_promotion(filled):
+    """A move makes a new folder under a hidden temp name, then renames it into place; a run
+    killed in between leaves that folder, which the next promotion clears like a temp file."""
+    vault, ids = filled
+    hidden = vault.ltm_root / "concrete" / ".places.0badc0de.braniac-tmp"
+    hidden.mkdir(parents=True)
+    (hidden / "_index.md").write_text("half made\n", encoding="utf-8")
+    report = promote(vault, OfflineModel(), load_config(vault.root), force=True)
+    assert report.status == "done" and sorted(report.events) == sorted(ids)
+    assert not hidden.exists()
+    check_healthy(vault)
+
+
 def test_manifest_descriptions_follow_their_folders_and_keep_a_persons_words(filled):
     vault, _ = filled
     config = load_config(vault.root)

@@ -1,5 +1,5 @@
-"""Writing long-term memory: where notes go, how facts cite their events, and keeping every
-`_index.md` from a changed folder up to `memory/long_term/` current.
+"""Claims: the facts braniac writes into long-term notes, the archived events they cite, and
+the stable ids that make writing them again change nothing.
 
 Notes written by braniac keep their claims in a `## Facts` list, one claim per bullet, each
 ending with links to the archived events it came from:
@@ -19,9 +19,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from ..infra import clock, textutil
 from . import folder_index as index_md, notes
-from ..infra.errors import NoteError
-from ..infra.fsio import atomic_write
-from .folder_index import Entry, IndexFile
+from .folder_index import Entry
 from .links import find_links, make_link
 from .layout import event_rel, is_event_id
 from .notes import Note
@@ -30,7 +28,7 @@ if TYPE_CHECKING:
     from .store import VaultStore
 
 NAMESPACE = uuidlib.UUID("6f1c9a1e-8a55-4c1e-9b7e-0b3e6f0d2a11")  # braniac's, for deterministic ids
-FACTS, HISTORY, RELATED = "Facts", "History", "Related Memories"
+FACTS, HISTORY = "Facts", "History"
 _CITATIONS = re.compile(r"\s*\((\[[^\]]+\]\([^)]*\)(?:,\s*)?)+\)\s*$")
 
 
@@ -164,15 +162,19 @@ class FactNote:
         self._set(FACTS, lines)
         return status
 
+    @property
+    def related(self) -> list[Entry]:
+        return index_md.related_entries(self.sections, self.path)
+
     def set_related(self, entries: list[Entry]) -> None:
-        self._set(RELATED, [e.render(self.path) for e in entries] or ["_(none yet)_"])
+        index_md.set_related(self.sections, self.path, entries)
 
     def sources(self) -> list[str]:
         found = [s for section in (FACTS, HISTORY) for f in self.facts(section) for s in f.sources]
         return list(dict.fromkeys(found))
 
     def render(self) -> str:
-        self.note.body = "".join(raw for _, raw in self.sections)
+        self.note.body = index_md.join_sections(self.sections)
         return self.note.render()
 
 
@@ -228,112 +230,3 @@ def _same_subject(a: str, b: str, verb: str) -> bool:
 def _plain(text: str) -> str:
     # claims open with their date, "2025-03-02: …" or (the offline engine's) "2025-03-02 — …"
     return re.sub(r"^\d{4}-\d{2}-\d{2}(?::|\s+[—–-])\s*", "", text).strip().rstrip(".")
-
-
-# ---------------------------------------------------------------------- folders and _index.md
-
-def ensure_folder(vault: "VaultStore", folder: Path, written: set[Path]) -> None:
-    """Create `folder` (inside memory/long_term/) and an _index.md in it and every parent."""
-    folder = Path(folder)
-    chain = []
-    current = folder
-    while current != vault.ltm_root and current.is_relative_to(vault.ltm_root):
-        chain.append(current)
-        current = current.parent
-    for path in reversed(chain):
-        path.mkdir(exist_ok=True)
-        index_path = path / index_md.INDEX_NAME
-        if not index_path.exists():
-            title = path.name.replace("-", " ").capitalize()
-            index = index_md.new(path, title, f"Memories about {path.name.replace('-', ' ')}.")
-            index.note.set("uuid", stable_uuid("index", vault.relative(path)))
-            index.note.set("summary_by", "braniac")
-            atomic_write(index_path, index.render())
-            written.add(index_path)
-
-
-def describe(path: Path) -> tuple[str, str | None, str]:
-    """(title, uuid, one-line description) of a note or folder for a manifest line."""
-    target = path / index_md.INDEX_NAME if path.is_dir() else path
-    try:
-        note = notes.read(target)
-    except NoteError:
-        return path.name, None, ""
-    if path.is_dir():
-        index = IndexFile(note=note, path=target, sections=index_md.split_sections(note.body))
-        summary = " ".join(index.summary.split())
-        return path.name + "/", note.uuid or None, summary[:140]
-    description = note.meta.get("description") or ""
-    if not description:  # a braniac note is best described by its first claim
-        for line in note.body.splitlines():
-            fact = parse_fact(line)
-            if fact is not None and fact.sources:
-                description = re.sub(r"^\d{4}-\d{2}-\d{2}\s+—\s+", "", fact.text)
-                break
-    if not description:
-        for line in note.body.splitlines():
-            text = line.strip()
-            if text and not text.startswith(("#", "- ", "* ", "|", ">", "```")):
-                description = text
-                break
-    return note.title, note.uuid or None, " ".join(str(description).split())[:140]
-
-
-def _written_by_braniac(description: str, child: Path) -> bool:
-    """Whether a manifest description is one braniac derived (a folder's "Memories about …"
-    summary, or a note's own words), which goes stale when the folder or note changes (a new
-    note, a superseded first claim), rather than one a person wrote, which is theirs to keep."""
-    if child.is_dir():
-        return description.startswith("Memories about ")
-    try:
-        body = " ".join(notes.read(child).body.split())
-    except NoteError:
-        return False
-    return description in body or description in body.replace("**", "")
-
-
-def refresh_indexes(vault: "VaultStore", folders: Iterable[Path], written: set[Path]) -> None:
-    """Bring the manifest (and a braniac-written summary) of each folder, and of every folder
-    above it, in line with what the folder holds. A person's descriptions are kept."""
-    todo: set[Path] = set()
-    for folder in folders:
-        current = Path(folder)
-        while current.is_relative_to(vault.ltm_root):
-            todo.add(current)
-            if current == vault.ltm_root:
-                break
-            current = current.parent
-    for folder in sorted(todo, key=lambda p: -len(p.parts)):  # deepest first: parents see fresh summaries
-        index_path = folder / index_md.INDEX_NAME
-        if not folder.is_dir():
-            continue
-        if not index_path.exists():
-            if not any(folder.iterdir()):
-                continue  # an emptied folder on its way out gets no new _index.md
-            ensure_folder(vault, folder, written)
-        try:
-            index = index_md.read(index_path)
-        except NoteError:
-            continue  # a broken _index.md is the person's to fix (doctor names it); never overwrite it
-        before = index.render()
-        old = {e.path.resolve(): e for e in index.manifest if e.path.exists()}
-        entries = []
-        children = sorted(p for p in folder.iterdir() if not p.name.startswith(".") and (
-            (p.is_dir() and (p / index_md.INDEX_NAME).exists()) or (p.suffix == ".md" and p.name != index_md.INDEX_NAME)))
-        children.sort(key=lambda p: (not p.is_dir(), p.name))
-        for child in children:
-            target = child / index_md.INDEX_NAME if child.is_dir() else child
-            title, uuid, description = describe(child)
-            kept = old.get(target.resolve())
-            if kept and kept.description and not _written_by_braniac(kept.description, child):
-                description = kept.description  # a person's description is kept; braniac's own is refreshed
-            entries.append(Entry(title, target, uuid, description))
-        index.set_manifest(entries)
-        if index.note.meta.get("summary_by") == "braniac" and entries:
-            names = ", ".join(e.text.rstrip("/") for e in entries[:12])
-            more = f" and {len(entries) - 12} more" if len(entries) > 12 else ""
-            index.set_summary(f"Memories about {folder.name.replace('-', ' ')}: {names}{more}.")
-        if index.render() != before:
-            index.note.touch()
-            atomic_write(index_path, index.render())
-            written.add(index_path)

@@ -1,4 +1,5 @@
-"""`_index.md`: the summary, manifest and Related Memories of one long-term-memory folder.
+"""`_index.md`: the summary, manifest and Related Memories of one long-term-memory folder,
+and the `## ` sections and link entries it shares with braniac's notes.
 
 Only the three braniac sections are re-rendered; any other text a person wrote in the file
 (extra sections, a preamble) is kept as it was.
@@ -10,12 +11,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import notes
+from .layout import FOLDER_INDEX
 from .links import find_links, make_link, unescape_text
 from .notes import Note
 
-INDEX_NAME = "_index.md"
+INDEX_NAME = FOLDER_INDEX  # the name doctor and organization import
 SUMMARY, MANIFEST, RELATED = "Summary", "Manifest", "Related Memories"
+NO_RELATED = "_(none yet)_"
 _SECTION = re.compile(r"^## +(.+?)[ \t]*\r?$", re.MULTILINE)
+# (heading or None for the preamble, raw text of the section including its heading line)
+Sections = list[tuple[str | None, str]]
 
 
 @dataclass
@@ -35,15 +40,11 @@ class Entry:
 class IndexFile:
     note: Note
     path: Path
-    # (heading or None for the preamble, raw text of the section including its heading line)
-    sections: list[tuple[str | None, str]] = field(default_factory=list)
+    sections: Sections = field(default_factory=list)
 
     # --------------------------------------------------------------- reading parts
     def section(self, name: str) -> str | None:
-        for heading, raw in self.sections:
-            if heading == name:
-                return raw.split("\n", 1)[1] if "\n" in raw else ""
-        return None
+        return section_content(self.sections, name)
 
     @property
     def summary(self) -> str:
@@ -55,7 +56,7 @@ class IndexFile:
 
     @property
     def related(self) -> list[Entry]:
-        return _entries(self.section(RELATED) or "", self.path)
+        return related_entries(self.sections, self.path)
 
     # --------------------------------------------------------------- changing parts
     def set_section(self, name: str, content: str) -> None:
@@ -68,10 +69,10 @@ class IndexFile:
         self.set_section(MANIFEST, "\n".join(e.render(self.path) for e in entries) or "_(empty)_")
 
     def set_related(self, entries: list[Entry]) -> None:
-        self.set_section(RELATED, "\n".join(e.render(self.path) for e in entries) or "_(none yet)_")
+        set_related(self.sections, self.path, entries)
 
     def render(self) -> str:
-        self.note.body = "".join(raw for _, raw in self.sections)
+        self.note.body = join_sections(self.sections)
         return self.note.render()
 
 
@@ -86,7 +87,7 @@ def read(path: Path) -> IndexFile:
 
 
 def new(folder: Path, title: str, summary: str) -> IndexFile:
-    path = Path(folder) / INDEX_NAME
+    path = Path(folder) / FOLDER_INDEX
     note = Note.new(title=title, body="", tags=["index"], emotion="neutral")
     index = IndexFile(note=note, path=path, sections=[(None, f"# {title}\n\n")])
     index.set_summary(summary)
@@ -95,7 +96,7 @@ def new(folder: Path, title: str, summary: str) -> IndexFile:
     return index
 
 
-def set_section(sections: list[tuple[str | None, str]], name: str, content: str) -> None:
+def set_section(sections: Sections, name: str, content: str) -> None:
     """Replace the `## name` section's content (or add the section at the end), in place."""
     raw = f"## {name}\n" + content.strip("\n") + "\n\n"
     for i, (heading, _) in enumerate(sections):
@@ -108,8 +109,31 @@ def set_section(sections: list[tuple[str | None, str]], name: str, content: str)
     sections.append((name, raw))
 
 
-def split_sections(body: str) -> list[tuple[str | None, str]]:
-    sections: list[tuple[str | None, str]] = []
+def section_content(sections: Sections, name: str) -> str | None:
+    """What follows the `## name` heading line (None when there is no such section)."""
+    for heading, raw in sections:
+        if heading == name:
+            return raw.split("\n", 1)[1] if "\n" in raw else ""
+    return None
+
+
+def join_sections(sections: Sections) -> str:
+    return "".join(raw for _, raw in sections)
+
+
+def related_entries(sections: Sections, path: Path) -> list[Entry]:
+    """The links of the Related Memories section of the file at `path` (a note or an `_index.md`)."""
+    return _entries(section_content(sections, RELATED) or "", path)
+
+
+def set_related(sections: Sections, path: Path, entries: list[Entry]) -> None:
+    """Replace the Related Memories entries (the section is added at the end if missing); every
+    other section stays byte for byte."""
+    set_section(sections, RELATED, "\n".join(e.render(path) for e in entries) or NO_RELATED)
+
+
+def split_sections(body: str) -> Sections:
+    sections: Sections = []
     matches = list(_SECTION.finditer(body))
     first = matches[0].start() if matches else len(body)
     if first:

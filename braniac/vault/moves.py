@@ -15,17 +15,16 @@ from __future__ import annotations
 
 import json
 import os
-import secrets
-import shutil
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from . import folder_index as index_md, notes
 from ..infra.errors import NoteError
-from ..infra.fsio import TEMP_SUFFIX, atomic_write, read_text
+from ..infra.fsio import atomic_write, read_text, remove_directory
+from .folders import publish_folders, refresh_indexes
+from .layout import FOLDER_INDEX
 from .links import find_links, relative_target
-from .claims import refresh_indexes
 
 if TYPE_CHECKING:
     from .store import VaultStore
@@ -61,13 +60,9 @@ def apply_moves(vault: "VaultStore", moves: list[Move], written: set[Path],
     notes the moves in the access log there: a run killed after it finishes the moves next time)."""
     if not moves:
         return
-    journal = journal_path(vault)
-    journal.parent.mkdir(parents=True, exist_ok=True)
-    atomic_write(journal, json.dumps({"moves": [{"old": vault.relative(m.old) if m.old.exists() else
-                                                 str(m.old.relative_to(vault.root)),
-                                                 "new": str(m.new.relative_to(vault.root)), "status": m.status,
-                                                 "uuid": m.uuid}
-                                                for m in moves]}))
+    entries = [{"old": vault.relative(m.old) if m.old.exists() else str(m.old.relative_to(vault.root)),
+                "new": str(m.new.relative_to(vault.root)), "status": m.status, "uuid": m.uuid} for m in moves]
+    atomic_write(journal_path(vault), json.dumps({"moves": entries}))
     if on_journaled is not None:
         on_journaled(moves)
     finish(vault, moves, written)
@@ -94,7 +89,7 @@ def finish(vault: "VaultStore", moves: list[Move], written: set[Path]) -> None:
                 by_uuid[note.uuid] = move.new
                 note.set("uuid", move.uuid)
             note.body = _retarget(note.body, move.old, move.new, mapping)
-            _make_folders(vault, move.new.parent, written)
+            publish_folders(vault, move.new.parent, written)
             atomic_write(move.new, note.render())
             written.add(move.new)
             if note.uuid:
@@ -117,40 +112,13 @@ def finish(vault: "VaultStore", moves: list[Move], written: set[Path]) -> None:
     journal_path(vault).unlink(missing_ok=True)
 
 
-def _make_folders(vault: "VaultStore", folder: Path, written: set[Path]) -> None:
-    """Create `folder` and the folders above it that are missing, each with its _index.md.
-    Each is made out of sight (a hidden name) with its _index.md inside, then renamed into
-    place: a killed run never leaves a long-term folder without its _index.md."""
-    from .claims import ensure_folder, stable_uuid
-    missing = []
-    current = folder
-    while not current.exists() and current.is_relative_to(vault.ltm_root) and current != vault.ltm_root:
-        missing.append(current)
-        current = current.parent
-    for path in reversed(missing):
-        hidden = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
-        hidden.mkdir()
-        # the _index.md ensure_folder would write (same title, summary and stable uuid)
-        title = path.name.replace("-", " ").capitalize()
-        index = index_md.new(path, title, f"Memories about {path.name.replace('-', ' ')}.")
-        index.note.set("uuid", stable_uuid("index", vault.relative(path)))
-        index.note.set("summary_by", "braniac")
-        atomic_write(hidden / index_md.INDEX_NAME, index.render())
-        try:
-            os.rename(hidden, path)
-        except OSError:   # made meanwhile by someone else: theirs stands
-            shutil.rmtree(hidden, ignore_errors=True)
-        written.add(path / index_md.INDEX_NAME)
-    ensure_folder(vault, folder, written)   # (a folder that exists but lacks its _index.md)
-
-
 def _unlist(vault: "VaultStore", olds: list[Path], written: set[Path]) -> None:
     """Drop the manifest entries naming these files (a note in its folder's _index.md, a folder's
     _index.md in its parent's). Until the final refresh the file is only unlisted (a warning)."""
     gone = {Path(os.path.normpath(p)) for p in olds}
-    folders = {p.parent for p in gone} | {p.parent.parent for p in gone if p.name == index_md.INDEX_NAME}
+    folders = {p.parent for p in gone} | {p.parent.parent for p in gone if p.name == FOLDER_INDEX}
     for folder in folders:
-        index_path = folder / index_md.INDEX_NAME
+        index_path = folder / FOLDER_INDEX
         if not folder.is_relative_to(vault.ltm_root) or not index_path.exists():
             continue
         try:
@@ -169,11 +137,9 @@ def _remove(vault: "VaultStore", path: Path) -> None:
     """Remove a moved file. A folder's _index.md that was all the folder held takes the folder
     with it in one rename (out of sight, then deleted): never a folder without its _index.md."""
     folder = path.parent
-    if (path.name == index_md.INDEX_NAME and folder.parent != vault.ltm_root and folder != vault.ltm_root
-            and [p.name for p in folder.iterdir()] == [index_md.INDEX_NAME]):
-        hidden = folder.with_name(f".{folder.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
-        os.rename(folder, hidden)
-        shutil.rmtree(hidden, ignore_errors=True)
+    if (path.name == FOLDER_INDEX and folder.parent != vault.ltm_root and folder != vault.ltm_root
+            and [p.name for p in folder.iterdir()] == [FOLDER_INDEX]):
+        remove_directory(folder)
         return
     os.unlink(path)
 

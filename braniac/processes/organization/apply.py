@@ -17,7 +17,8 @@ from ...infra import clock
 from ...infra.errors import NoteError
 from ...infra.fsio import append_line
 from ...vault import notes
-from ...vault.claims import refresh_indexes, stable_uuid
+from ...vault.claims import stable_uuid
+from ...vault.folders import refresh_indexes
 from ...vault.layout import ARCHIVE, FOLDER_INDEX
 from ...vault.moves import Move, apply_moves
 from .links import apply_link_changes

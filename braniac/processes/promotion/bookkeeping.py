@@ -1,0 +1,86 @@
+"""A promotion's bookkeeping around its writes: leftovers of a killed run, the journal of the
+run in progress, and its git commits (through the workers' shared `WorkerCommits`)."""
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ...infra import clock, git
+from ...infra.fsio import remove_directory, stale_temp_files, write_derived
+from ..commits import WorkerCommits, commit_now, existing
+from .report import PromotionReport
+
+if TYPE_CHECKING:
+    from ...infra.config import Config
+    from ...vault.store import VaultStore
+
+WORKER = "promotion"
+INTERRUPTED = "braniac: finish an interrupted promotion"
+
+
+def remove_stale_temp_files(vault: "VaultStore") -> None:
+    """Temp files a killed promotion left in long-term memory. Every writer of memory/long_term/
+    holds the LTM lock, which this run holds, so none of them is being written now; left alone
+    they would show up in `git status` (and in a person's `git add -A`)."""
+    for temp in stale_temp_files(vault.ltm_root):
+        if temp.is_dir():
+            remove_directory(temp)  # a new folder a killed move had not put in place yet
+        else:
+            temp.unlink(missing_ok=True)
+
+
+def journal_path(vault: "VaultStore") -> Path:
+    return vault.state_dir / WORKER / "pending.json"
+
+
+def start_journal(vault: "VaultStore", event_ids: list[str]) -> None:
+    """Which events the run in progress promotes, and since when. Nothing reads it back (a re-run
+    finds its work by the stable paths), so it is derived state."""
+    write_derived(journal_path(vault), json.dumps({"events": event_ids, "started": clock.iso(clock.now())}))
+
+
+def end_journal(vault: "VaultStore") -> None:
+    journal_path(vault).unlink(missing_ok=True)
+
+
+def checkpoint(vault: "VaultStore") -> None:
+    """Reflection never commits, so the events a promotion consumes are usually only in the
+    working tree: commit short_term.md as it is now (with any files a killed run left
+    uncommitted) before writing anything, so that `git revert` of the promotion's own commit
+    brings the events back into short-term memory instead of losing them."""
+    commits = WorkerCommits(vault, WORKER)
+    leftovers = commits.recorded()
+    message = INTERRUPTED if leftovers is not None else "braniac: short-term memory before promotion"
+    commit_now(vault, existing({vault.stm_path} | (leftovers or set())), message)
+    commits.clear()
+
+
+def commit_leftovers(vault: "VaultStore", config: "Config") -> str | None:
+    """A run killed before its commit left files uncommitted; the next run commits them."""
+    commits = WorkerCommits(vault, WORKER)
+    if not (commits.pending.exists() and config.git_autocommit and git.is_repo(vault.root)):
+        return None
+    leftovers = commits.recorded()
+    if leftovers is None:
+        return None
+    commit = commit_now(vault, existing(leftovers), INTERRUPTED)
+    commits.clear()
+    return commit
+
+
+def remember_targets(vault: "VaultStore", targets: set[Path]) -> None:
+    """Record what the run is about to write, before any write, so that a run killed midway
+    still gets its files committed later."""
+    WorkerCommits(vault, WORKER).remember(targets)
+
+
+def commit_promotion(vault: "VaultStore", written: set[Path], report: PromotionReport) -> str | None:
+    created = ", ".join(Path(p).stem for p in report.notes_created[:8])
+    message = (f"braniac: promote {len(report.events)} events into long-term memory\n\n"
+               + (f"New notes: {created}\n" if created else "")
+               + (f"Updated notes: {len(report.notes_updated)}\n" if report.notes_updated else "")
+               + f"Claims: {report.claims['added']} added, {report.claims['strengthened']} strengthened, "
+                 f"{report.claims['superseded']} superseded\n"
+               + f"Events: {report.events[-1]} … {report.events[0]}\n")
+    return WorkerCommits(vault, WORKER).commit(written, message)

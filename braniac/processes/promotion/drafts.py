@@ -1,0 +1,135 @@
+"""The model's part of a promotion: which notes the events belong in (analyze), what each
+note should say (synthesize), and the check of every draft against the vault's bounds."""
+from __future__ import annotations
+
+import re
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from ...infra.errors import BraniacError, NoteError
+from ...model.offline import OfflineModel
+from ...model.offline.promotion import relate
+from ...model.types import Claim, EventRecord, NoteDraft
+from ...search.index import SearchIndex
+from ...vault.claims import FactNote
+from ...vault.layout import FOLDER_INDEX, RESTRUCTURED_TIERS as NOTE_TIERS  # events are archived, not drafted
+from ...vault.notes import slugify
+from .report import PromotionReport, reject
+from .safe_text import defuse
+
+if TYPE_CHECKING:
+    from ...model import MemoryModel
+    from ...vault.store import VaultStore
+
+MAX_DRAFTS = 200
+MAX_CLAIMS = 200
+MAX_CLAIM_CHARS = 1500
+MAX_DEPTH = 4
+RESERVED = {"core-identity", "core_identity", "short-term", "short_term", "index", "_index", "access-log"}
+
+
+def make_drafts(vault: "VaultStore", model: "MemoryModel", events: list[EventRecord], report: PromotionReport,
+                notice: Callable[[str], None]) -> list[NoteDraft]:
+    """The validated drafts of the notes these events go into (the rest is rejected and logged)."""
+    titles = known_titles(vault)
+    try:
+        candidates = model.analyze(events, titles)
+    except BraniacError as exc:
+        notice(f"the model could not analyze the events ({exc}); using the offline engine's analysis")
+        model = OfflineModel()
+        candidates = model.analyze(events, titles)
+    by_id = {e.id: e for e in events}
+    drafts = []
+    homes = existing_folders(vault)
+    for candidate in candidates[:MAX_DRAFTS]:
+        # a topic that already has a note keeps it, wherever it lives (no duplicate note)
+        found = homes.get((candidate.kind, slugify(candidate.title)))
+        if found is not None:
+            candidate.folder = found
+        relevant = [by_id[i] for i in candidate.event_ids if i in by_id]
+        if not relevant:
+            reject(vault, report, f"candidate '{candidate.title}' cites no event of this promotion")
+            continue
+        try:
+            draft = model.synthesize(candidate, relevant, existing_claims(vault, candidate))
+        except BraniacError as exc:
+            reject(vault, report, f"candidate '{candidate.title}': {exc}")
+            continue
+        checked = validate(draft, set(by_id), vault, report)
+        if checked is not None:
+            drafts.append(checked)
+    if len(candidates) > MAX_DRAFTS:
+        reject(vault, report, f"{len(candidates) - MAX_DRAFTS} candidates beyond the limit of {MAX_DRAFTS} were ignored")
+    relate(drafts)
+    return drafts
+
+
+def existing_claims(vault: "VaultStore", candidate) -> list[str]:
+    """The current claims of the note a candidate would update, so the model can supersede them."""
+    if candidate.kind not in NOTE_TIERS or not all(isinstance(f, str) for f in candidate.folder):
+        return []
+    path = vault.ltm_root / candidate.kind / Path(*[slugify(f) for f in candidate.folder]) / f"{slugify(candidate.title)}.md"
+    try:
+        return [f.text for f in FactNote.load(path).facts()] if path.is_file() else []
+    except NoteError:
+        return []
+
+
+def existing_folders(vault: "VaultStore") -> dict[tuple[str, str], list[str]]:
+    """(tier, note slug) -> folder below the tier, for every note already in concrete/ and skills/."""
+    found: dict[tuple[str, str], list[str]] = {}
+    for tier in NOTE_TIERS:
+        root = vault.ltm_root / tier
+        for path in root.rglob("*.md") if root.is_dir() else ():
+            if path.name != FOLDER_INDEX:
+                found.setdefault((tier, path.stem), list(path.parent.relative_to(root).parts))
+    return found
+
+
+def known_titles(vault: "VaultStore") -> list[str]:
+    """Titles of the concrete and skill notes already in long-term memory (from the index)."""
+    try:
+        index = SearchIndex(vault)
+        index.sync()
+        titles = [f.get("title", "") for f in index.searcher().all_stored_fields()
+                  if f.get("kind") in NOTE_TIERS]
+        index.close()
+        return sorted(set(t for t in titles if t))
+    except Exception:
+        return []
+
+
+def validate(draft: NoteDraft, event_ids: set[str], vault: "VaultStore", report: PromotionReport) -> NoteDraft | None:
+    """Check a draft against the vault's bounds; reject (and log) rather than repair hostile parts."""
+    if draft.kind not in NOTE_TIERS:
+        reject(vault, report, f"'{draft.title}': kind {draft.kind!r} is not concrete or skills")
+        return None
+    for segment in draft.folder:
+        if not isinstance(segment, str) or not segment.strip() or re.search(r"[/\\]|^\.|\.\.|^~|:", segment):
+            reject(vault, report, f"'{draft.title}': folder {draft.folder!r} is not a plain topic path")
+            return None
+    if len(draft.folder) > MAX_DEPTH:
+        reject(vault, report, f"'{draft.title}': folder {draft.folder!r} is deeper than {MAX_DEPTH}")
+        return None
+    title = " ".join(str(draft.title).split())[:120]
+    if not title or re.search(r"[/\\]|\.\.", title) or slugify(title) in RESERVED or slugify(title).startswith("_"):
+        reject(vault, report, f"title {draft.title!r} is not allowed for a note")
+        return None
+    claims = []
+    for claim in draft.claims[:MAX_CLAIMS]:
+        sources = [s for s in claim.sources if s in event_ids]
+        if not sources:
+            reject(vault, report, f"'{title}': a claim without a valid event citation was dropped")
+            continue
+        text = defuse(" ".join(str(claim.text).split())[:MAX_CLAIM_CHARS].lstrip("#>-* "))
+        if text:
+            claims.append(Claim(text, sources, claim.supersedes))
+    if not claims:
+        return None
+    draft.title = title
+    draft.folder = [slugify(s) for s in draft.folder]
+    draft.claims = claims
+    draft.tags = [slugify(t) for t in draft.tags if isinstance(t, str) and slugify(t) != "note"][:8]
+    draft.emotion = slugify(draft.emotion or "neutral").replace("-", "_")[:30] or "neutral"
+    draft.summary = defuse(re.sub(r"^[#>\s`~*_=-]+", "", " ".join(str(draft.summary).split())[:600]))
+    return draft

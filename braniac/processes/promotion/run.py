@@ -1,0 +1,145 @@
+"""One promotion, start to finish: the checks that decide whether it runs, then the steps in
+the order that makes a killed run safe to finish by running again."""
+from __future__ import annotations
+
+from datetime import timedelta
+from pathlib import Path
+from typing import TYPE_CHECKING, Callable
+
+from ...infra import clock, git
+from ...infra.errors import LockBusy
+from ...infra.fsio import locked, update_text
+from ...model.types import EventRecord, NoteDraft
+from ...search.index import update_after_write
+from ...vault import stm
+from ...vault.claims import event_path
+from ...vault.folders import folders_up, refresh_indexes
+from ...vault.layout import FOLDER_INDEX
+from . import bookkeeping
+from .drafts import make_drafts
+from .places import note_path, target, uuid_paths
+from .report import PromotionReport
+from .short_term import new_summary, reset_structured, set_summary, structured_items
+from .writing import archive_event, digest_path, write_digests, write_note
+
+if TYPE_CHECKING:
+    from ...infra.config import Config
+    from ...model import MemoryModel
+    from ...vault.store import VaultStore
+
+
+def promote(vault: "VaultStore", model: "MemoryModel", config: "Config", *, force: bool = False, dry_run: bool = False,
+            notice: Callable[[str], None] = lambda m: None) -> PromotionReport:
+    report = PromotionReport()
+    try:
+        with locked(vault.lock_path("ltm"), timeout=0, what="long-term memory"):
+            return _promote(vault, model, config, report, force=force, dry_run=dry_run, notice=notice)
+    except LockBusy:
+        report.status, report.reason = "skipped", "another promotion or organization is running"
+        return report
+
+
+def idle_for(vault: "VaultStore") -> timedelta | None:
+    """How long since the newest event in short-term memory (None when the log is empty)."""
+    events = vault.read_stm().events
+    if not events:
+        return None
+    try:
+        newest = max(clock.parse_iso(e.id) for e in events)
+    except ValueError:
+        return None
+    return clock.now() - newest
+
+
+def _promote(vault, model, config, report, *, force, dry_run, notice) -> PromotionReport:
+    with locked(vault.lock_path("stm"), what="short-term memory"):
+        doc = vault.read_stm()
+    events = [EventRecord(e.id, e.fields) for e in doc.events]
+    if not events:
+        report.status, report.reason = "nothing", "short-term memory has no events to promote"
+        report.commit = bookkeeping.commit_leftovers(vault, config)
+        return report
+    quiet = idle_for(vault)
+    if not force and quiet is not None and quiet < timedelta(minutes=config.promote_idle_minutes):
+        report.status = "skipped"
+        report.reason = (f"not idle yet (last event {int(quiet.total_seconds())} s ago; promotion waits "
+                         f"{config.promote_idle_minutes:g} min, or use --force)")
+        return report
+    report.events = [e.id for e in events]
+
+    drafts = make_drafts(vault, model, events, report, notice)
+    if dry_run:
+        report.status = "dry-run"
+        report.plan = [_planned(vault, d) for d in drafts]
+        return report
+
+    autocommit = config.git_autocommit and git.is_repo(vault.root)
+    bookkeeping.remove_stale_temp_files(vault)
+    if autocommit:
+        bookkeeping.checkpoint(vault)
+    bookkeeping.start_journal(vault, report.events)
+    by_uuid = uuid_paths(vault)
+    if config.git_autocommit:
+        bookkeeping.remember_targets(vault, _targets(vault, events, drafts, by_uuid))
+    open_items, done_items = structured_items(doc)
+    written = _write_long_term(vault, doc, events, drafts, by_uuid, done_items, report)
+    _finish_short_term(vault, model, events, open_items, report, notice)
+    written.add(vault.stm_path)
+    vault.record_run("promotion")
+    report.files = sorted(vault.relative(p) for p in written if p.exists())
+    update_after_write(vault, written, notice)
+    if autocommit:
+        report.commit = bookkeeping.commit_promotion(vault, written, report)
+    bookkeeping.end_journal(vault)
+    return report
+
+
+def _planned(vault: "VaultStore", draft: NoteDraft) -> dict:
+    """A dry run's line for one draft: where its note would be written."""
+    path = note_path(vault, draft)
+    shown = vault.relative(path) if path.exists() else str(path.relative_to(vault.root))
+    return {"kind": draft.kind, "path": shown, "title": draft.title, "claims": len(draft.claims)}
+
+
+def _targets(vault: "VaultStore", events: list[EventRecord], drafts: list[NoteDraft],
+             by_uuid: dict[str, Path]) -> set[Path]:
+    """Every file the run may write: archived events, notes, digests, short_term.md and the
+    _index.md of every folder above them."""
+    found = {event_path(vault, e.id) for e in events} | {target(vault, d, by_uuid) for d in drafts}
+    found |= {digest_path(vault, e.id) for e in events} | {vault.stm_path}
+    found |= {folder / FOLDER_INDEX for t in list(found) for folder in folders_up(vault, t.parent)}
+    return found
+
+
+def _write_long_term(vault: "VaultStore", doc: stm.ShortTermMemory, events: list[EventRecord], drafts: list[NoteDraft],
+                     by_uuid: dict[str, Path], done_items: list[str], report: PromotionReport) -> set[Path]:
+    written: set[Path] = set()
+    for event in doc.events:
+        archive_event(vault, event, written)
+    for draft in drafts:
+        write_note(vault, draft, drafts, by_uuid, report, written)
+    write_digests(vault, events, done_items, written)
+    # every folder this promotion writes to, not only those changed by this run: the re-run after
+    # a kill between a note's write and its folder's _index.md finds the note already there
+    folders = {p.parent for p in written} | {target(vault, d, by_uuid).parent for d in drafts}
+    refresh_indexes(vault, folders | {event_path(vault, e.id).parent for e in events}, written)
+    return written
+
+
+def _finish_short_term(vault: "VaultStore", model: "MemoryModel", events: list[EventRecord], open_items: list[str],
+                       report: PromotionReport, notice: Callable[[str], None]) -> None:
+    """Take the promoted events out of short-term memory and write the new Summary, on the file
+    as it is now (reflection may have added events meanwhile)."""
+    promoted_ids = set(report.events)
+
+    def finalize(text: str) -> str:
+        current = stm.parse(text)
+        remaining = [EventRecord(e.id, e.fields) for e in current.events if e.id not in promoted_ids]
+        summary = new_summary(model, events, remaining, open_items, notice)
+        current.remove_events(promoted_ids)
+        reset_structured(current)
+        set_summary(current, summary)
+        return current.render()
+
+    with locked(vault.lock_path("stm"), what="short-term memory"):
+        update_text(vault.stm_path, finalize)

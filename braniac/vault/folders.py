@@ -1,0 +1,152 @@
+"""Long-term folders and their `_index.md`: making a folder with the `_index.md` braniac gives
+it, and keeping every `_index.md` from a changed folder up to `memory/long_term/` current.
+"""
+from __future__ import annotations
+
+import re
+import secrets
+from pathlib import Path
+from typing import TYPE_CHECKING, Iterable
+
+from . import folder_index as index_md, notes
+from ..infra.errors import NoteError
+from ..infra.fsio import TEMP_SUFFIX, atomic_write, publish_directory
+from .claims import parse_fact, stable_uuid
+from .folder_index import Entry, IndexFile
+from .layout import FOLDER_INDEX
+
+if TYPE_CHECKING:
+    from .store import VaultStore
+
+
+# ---------------------------------------------------------------------- making folders
+
+def write_new_index(vault: "VaultStore", folder: Path, into: Path) -> Path:
+    """Write the `_index.md` of the new folder `folder` into `into` (the folder itself, or a
+    hidden one renamed into place later): its title and summary come from the folder's name,
+    its uuid from the folder's place, so a re-run writes the same file."""
+    title = folder.name.replace("-", " ").capitalize()
+    index = index_md.new(folder, title, f"Memories about {folder.name.replace('-', ' ')}.")
+    index.note.set("uuid", stable_uuid("index", vault.relative(folder)))
+    index.note.set("summary_by", "braniac")
+    path = into / FOLDER_INDEX
+    atomic_write(path, index.render())
+    return path
+
+
+def ensure_folder(vault: "VaultStore", folder: Path, written: set[Path]) -> None:
+    """Create `folder` (inside memory/long_term/) and an _index.md in it and every parent."""
+    for path in reversed(folders_up(vault, Path(folder))[:-1]):
+        path.mkdir(exist_ok=True)
+        if not (path / FOLDER_INDEX).exists():
+            written.add(write_new_index(vault, path, path))
+
+
+def publish_folders(vault: "VaultStore", folder: Path, written: set[Path]) -> None:
+    """Create `folder` and the folders above it that are missing, each with its _index.md.
+    Each is made out of sight (a hidden name) with its _index.md inside, then renamed into
+    place: a killed run never leaves a long-term folder without its _index.md."""
+    for path in [p for p in reversed(folders_up(vault, folder)[:-1]) if not p.exists()]:
+        hidden = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
+        hidden.mkdir()
+        write_new_index(vault, path, hidden)
+        publish_directory(hidden, path)   # False when made meanwhile by someone else: theirs stands
+        written.add(path / FOLDER_INDEX)
+    ensure_folder(vault, folder, written)   # (a folder that exists but lacks its _index.md)
+
+
+def folders_up(vault: "VaultStore", folder: Path) -> list[Path]:
+    """`folder` and every folder above it up to memory/long_term/ itself, deepest first (none
+    for a folder outside long-term memory)."""
+    chain = []
+    while folder.is_relative_to(vault.ltm_root):
+        chain.append(folder)
+        if folder == vault.ltm_root:
+            break
+        folder = folder.parent
+    return chain
+
+
+# ---------------------------------------------------------------------- keeping _index.md current
+
+def describe(path: Path) -> tuple[str, str | None, str]:
+    """(title, uuid, one-line description) of a note or folder for a manifest line."""
+    target = path / FOLDER_INDEX if path.is_dir() else path
+    try:
+        note = notes.read(target)
+    except NoteError:
+        return path.name, None, ""
+    if path.is_dir():
+        index = IndexFile(note=note, path=target, sections=index_md.split_sections(note.body))
+        summary = " ".join(index.summary.split())
+        return path.name + "/", note.uuid or None, summary[:140]
+    description = note.meta.get("description") or ""
+    if not description:  # a braniac note is best described by its first claim
+        for line in note.body.splitlines():
+            fact = parse_fact(line)
+            if fact is not None and fact.sources:
+                description = re.sub(r"^\d{4}-\d{2}-\d{2}\s+—\s+", "", fact.text)
+                break
+    if not description:
+        for line in note.body.splitlines():
+            text = line.strip()
+            if text and not text.startswith(("#", "- ", "* ", "|", ">", "```")):
+                description = text
+                break
+    return note.title, note.uuid or None, " ".join(str(description).split())[:140]
+
+
+def _written_by_braniac(description: str, child: Path) -> bool:
+    """Whether a manifest description is one braniac derived (a folder's "Memories about …"
+    summary, or a note's own words), which goes stale when the folder or note changes (a new
+    note, a superseded first claim), rather than one a person wrote, which is theirs to keep."""
+    if child.is_dir():
+        return description.startswith("Memories about ")
+    try:
+        body = " ".join(notes.read(child).body.split())
+    except NoteError:
+        return False
+    return description in body or description in body.replace("**", "")
+
+
+def refresh_indexes(vault: "VaultStore", folders: Iterable[Path], written: set[Path]) -> None:
+    """Bring the manifest (and a braniac-written summary) of each folder, and of every folder
+    above it, in line with what the folder holds. A person's descriptions are kept."""
+    todo = {up for folder in folders for up in folders_up(vault, Path(folder))}
+    for folder in sorted(todo, key=lambda p: -len(p.parts)):  # deepest first: parents see fresh summaries
+        if folder.is_dir():
+            _refresh_index(vault, folder, written)
+
+
+def _refresh_index(vault: "VaultStore", folder: Path, written: set[Path]) -> None:
+    index_path = folder / FOLDER_INDEX
+    if not index_path.exists():
+        if not any(folder.iterdir()):
+            return  # an emptied folder on its way out gets no new _index.md
+        ensure_folder(vault, folder, written)
+    try:
+        index = index_md.read(index_path)
+    except NoteError:
+        return  # a broken _index.md is the person's to fix (doctor names it); never overwrite it
+    before = index.render()
+    old = {e.path.resolve(): e for e in index.manifest if e.path.exists()}
+    entries = []
+    children = sorted(p for p in folder.iterdir() if not p.name.startswith(".") and (
+        (p.is_dir() and (p / FOLDER_INDEX).exists()) or (p.suffix == ".md" and p.name != FOLDER_INDEX)))
+    children.sort(key=lambda p: (not p.is_dir(), p.name))
+    for child in children:
+        target = child / FOLDER_INDEX if child.is_dir() else child
+        title, uuid, description = describe(child)
+        kept = old.get(target.resolve())
+        if kept and kept.description and not _written_by_braniac(kept.description, child):
+            description = kept.description  # a person's description is kept; braniac's own is refreshed
+        entries.append(Entry(title, target, uuid, description))
+    index.set_manifest(entries)
+    if index.note.meta.get("summary_by") == "braniac" and entries:
+        names = ", ".join(e.text.rstrip("/") for e in entries[:12])
+        more = f" and {len(entries) - 12} more" if len(entries) > 12 else ""
+        index.set_summary(f"Memories about {folder.name.replace('-', ' ')}: {names}{more}.")
+    if index.render() != before:
+        index.note.touch()
+        atomic_write(index_path, index.render())
+        written.add(index_path)
