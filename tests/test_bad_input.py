@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 from braniac import Vault
-from braniac.vault import folder_index as index_md, notes
+from braniac.vault import folder_index, notes
 from braniac.vault.folder_index import Entry
 
 from helpers import assert_clean_error, run_cli, snapshot
@@ -202,10 +202,10 @@ def test_odd_note_file_names_work_everywhere(vault):
         note = notes.Note.new(title=name.removesuffix(".md"), body=f"about {name}\n")
         path = notes.write(note, concrete / name)
         entries.append(Entry(note.title, path, note.uuid))
-    index = index_md.read(concrete / "_index.md")
+    index = folder_index.read(concrete / "_index.md")
     index.set_manifest(entries)
     (concrete / "_index.md").write_text(index.render(), encoding="utf-8")
-    assert [e.path for e in index_md.read(concrete / "_index.md").manifest] == [concrete / n for n in ODD_NAMES]
+    assert [e.path for e in folder_index.read(concrete / "_index.md").manifest] == [concrete / n for n in ODD_NAMES]
 
     code, data = doctor(vault)
     assert (code, data["problems"], data["warnings"]) == (0, [], [])

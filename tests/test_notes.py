@@ -9,7 +9,7 @@ import pytest
 import yaml
 from hypothesis import assume, given, strategies as st
 
-from braniac.vault import folder_index as index_md, links, notes
+from braniac.vault import folder_index, links, notes
 from braniac.infra.errors import NoteError
 from braniac.vault.folder_index import Entry
 
@@ -297,7 +297,7 @@ def test_index_new_parse_render_keeps_a_persons_sections(tmp_path):
     b = notes.Note.new(title="Ünïcode", body="y\n")
     a_path = notes.write(a, folder / "déco rators.md")
     b_path = notes.write(b, tmp_path / "skills" / "ü #1.md")
-    index = index_md.new(folder, "Python stuff", "Everything about Python.")
+    index = folder_index.new(folder, "Python stuff", "Everything about Python.")
     index.set_manifest([Entry("Decorators", a_path, a.uuid, "what @ does")])
     index.set_related([Entry("Ünïcode [b]", b_path, b.uuid)])
     text = index.render()
@@ -306,7 +306,7 @@ def test_index_new_parse_render_keeps_a_persons_sections(tmp_path):
     # a person adds a preamble line and their own section in the middle, without a final newline
     edited = text.replace("## Manifest", "## My thoughts\nI like these.\n\n* not a link\n\n## Manifest", 1)
     edited = edited.replace("# Python stuff\n", "# Python stuff\nA line of my own.\n", 1).rstrip("\n")
-    parsed = index_md.parse(edited, folder / "_index.md")
+    parsed = folder_index.parse(edited, folder / "_index.md")
     assert parsed.render() == edited
     assert parsed.summary == "Everything about Python."
     assert [(e.text, e.path, e.uuid, e.description) for e in parsed.manifest] == [
@@ -318,12 +318,12 @@ def test_index_new_parse_render_keeps_a_persons_sections(tmp_path):
     assert "## My thoughts\nI like these.\n\n* not a link\n\n" in rendered
     assert "# Python stuff\nA line of my own.\n" in rendered
     assert rendered == edited.replace("Everything about Python.", "New summary.")
-    assert index_md.parse(rendered, folder / "_index.md").note.uuid == index.note.uuid
+    assert folder_index.parse(rendered, folder / "_index.md").note.uuid == index.note.uuid
 
 
 def test_index_sections_are_added_when_missing(tmp_path):
     text = "---\nuuid: i1\n---\n# Topic\n\n## Notes by me\nkeep me"
-    index = index_md.parse(text, tmp_path / "_index.md")
+    index = folder_index.parse(text, tmp_path / "_index.md")
     index.set_related([])
     rendered = index.render()
     assert rendered.startswith(text)

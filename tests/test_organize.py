@@ -22,7 +22,7 @@ import yaml
 
 from braniac import Vault
 from braniac.infra import clock
-from braniac.vault import folder_index as index_md, notes
+from braniac.vault import folder_index, notes
 from braniac.infra.config import load as load_config
 from braniac.infra.fsio import atomic_write, locked
 from braniac.vault.links import find_links, make_link
@@ -131,8 +131,8 @@ def build_scenario(root: Path, *, use_git: bool = False) -> Scenario:
     append_body(vault, s.paths["asyncio"], f"Older: {link_to(vault, s.paths['asyncio'], s.paths['cobol'])}.")
     append_body(vault, s.paths["ownership"], f"Builds: {link_to(vault, s.paths['ownership'], s.paths['cargo'])}.")
     tech_index = vault.ltm_root / "concrete/tech/_index.md"
-    index = index_md.read(tech_index)
-    index.set_related([index_md.Entry("Rust ownership", s.path("ownership"), s.uuids["ownership"], "the basics")])
+    index = folder_index.read(tech_index)
+    index.set_related([folder_index.Entry("Rust ownership", s.path("ownership"), s.uuids["ownership"], "the basics")])
     atomic_write(tech_index, index.render())
 
     at = NOW - timedelta(days=3)
@@ -278,11 +278,11 @@ def test_organize_links_moves_and_archives_and_every_link_still_resolves(scenari
     # the person's links to it (a note elsewhere, an _index.md) followed it, by uuid
     assert f'(ownership.md "uuid:{s.uuids["ownership"]}")' not in s.path("gil").read_text()
     assert f'../ownership.md "uuid:{s.uuids["ownership"]}"' in s.path("gil").read_text()
-    tech_index = index_md.read(root / f"{LTM}/concrete/tech/_index.md")
+    tech_index = folder_index.read(root / f"{LTM}/concrete/tech/_index.md")
     assert [e.path for e in tech_index.related] == [root / new_place]
     # ...and its own relative link to cargo was re-aimed from the new place
     assert f'(rust/cargo.md "uuid:{s.uuids["cargo"]}")' in (root / new_place).read_text()
-    lang_index = index_md.read(root / f"{LTM}/concrete/tech/lang/_index.md")
+    lang_index = folder_index.read(root / f"{LTM}/concrete/tech/lang/_index.md")
     assert root / new_place in [e.path for e in lang_index.manifest]
 
     # archive: moved, never deleted, status archived; events stay where they are

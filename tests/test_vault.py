@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 import pytest
 
 from braniac import Vault
-from braniac.vault import access_log, folder_index as index_md, links, notes, stm
+from braniac.vault import access_log, folder_index, links, notes, stm
 from braniac.infra import clock, fsio
 from braniac.infra.errors import InputError, LockBusy, NoteError, STMError, VaultExists, VaultNotFound
 from braniac.vault.folder_index import Entry
@@ -41,7 +41,7 @@ def test_init_creates_the_spec_layout_and_is_healthy(vault):
 
 
 def test_init_links_the_root_index_to_its_children_by_uuid(vault):
-    root = index_md.read(vault.ltm_root / "_index.md")
+    root = folder_index.read(vault.ltm_root / "_index.md")
     uuids = vault.uuid_map()
     assert len(root.manifest) == 3
     for entry in root.manifest:
@@ -207,7 +207,7 @@ def test_doctor_sees_a_moved_manifest_entry(vault):
     concrete = vault.ltm_root / "concrete"
     note = notes.Note.new(title="A", body="a\n")
     path = notes.write(note, concrete / "a.md")
-    index = index_md.read(concrete / "_index.md")
+    index = folder_index.read(concrete / "_index.md")
     index.set_manifest([Entry("A", path, note.uuid)])
     fsio.atomic_write(index.path, index.render())
     assert problems(vault) == []

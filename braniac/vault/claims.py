@@ -18,7 +18,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from ..infra import clock, textutil
-from . import folder_index as index_md, notes
+from . import folder_index, notes
 from .folder_index import Entry
 from .links import find_links, make_link
 from .layout import event_rel, is_event_id
@@ -83,7 +83,7 @@ class FactNote:
 
     def __init__(self, note: Note, path: Path):
         self.note, self.path = note, path
-        self.sections = index_md.split_sections(note.body)
+        self.sections = folder_index.split_sections(note.body)
 
     @classmethod
     def create(cls, path: Path, *, title: str, summary: str, tags: list[str], emotion: str,
@@ -107,7 +107,7 @@ class FactNote:
         return []
 
     def _set(self, name: str, lines: list[str]) -> None:
-        index_md.set_section(self.sections, name, "\n".join(lines))
+        folder_index.set_section(self.sections, name, "\n".join(lines))
 
     def facts(self, section: str = FACTS) -> list[Fact]:
         return [f for f in (parse_fact(l) for l in self._get(section)) if f is not None]
@@ -164,17 +164,17 @@ class FactNote:
 
     @property
     def related(self) -> list[Entry]:
-        return index_md.related_entries(self.sections, self.path)
+        return folder_index.related_entries(self.sections, self.path)
 
     def set_related(self, entries: list[Entry]) -> None:
-        index_md.set_related(self.sections, self.path, entries)
+        folder_index.set_related(self.sections, self.path, entries)
 
     def sources(self) -> list[str]:
         found = [s for section in (FACTS, HISTORY) for f in self.facts(section) for s in f.sources]
         return list(dict.fromkeys(found))
 
     def render(self) -> str:
-        self.note.body = index_md.join_sections(self.sections)
+        self.note.body = folder_index.join_sections(self.sections)
         return self.note.render()
 
 

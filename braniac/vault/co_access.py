@@ -14,7 +14,7 @@ from ..infra import clock
 from ..infra.errors import NoteError
 from ..infra.fsio import inside, read_text
 from . import notes
-from .folder_index import RELATED, _entries, split_sections
+from .folder_index import related_entries, split_sections
 from .layout import FOLDER_INDEX, RESTRUCTURED_TIERS
 
 if TYPE_CHECKING:
@@ -43,15 +43,12 @@ def existing_links(vault: "VaultStore") -> dict[tuple[str, str], tuple[float, da
                 continue
             if CO_ACCESSED not in text:
                 continue
-            body = notes.parse(text, path=path).body
-            for heading, raw in split_sections(body):
-                if heading != RELATED:
-                    continue
-                for entry in _entries(raw.split("\n", 1)[1] if "\n" in raw else "", path):
-                    match = _WEIGHT.search(entry.description)
-                    if match and entry.path.exists():
-                        pair = tuple(sorted((vault.relative(path), vault.relative(entry.path))))
-                        renewed = clock.parse_iso(match.group(2)) if match.group(2) else None
-                        if pair not in found or float(match.group(1)) > found[pair][0]:
-                            found[pair] = (float(match.group(1)), renewed)
+            sections = split_sections(notes.parse(text, path=path).body)
+            for entry in related_entries(sections, path):
+                match = _WEIGHT.search(entry.description)
+                if match and entry.path.exists():
+                    pair = tuple(sorted((vault.relative(path), vault.relative(entry.path))))
+                    renewed = clock.parse_iso(match.group(2)) if match.group(2) else None
+                    if pair not in found or float(match.group(1)) > found[pair][0]:
+                        found[pair] = (float(match.group(1)), renewed)
     return found

@@ -6,10 +6,10 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from . import folder_index as index_md, notes
+from . import folder_index, notes
 from ..infra.errors import NoteError, STMError
 from ..infra.fsio import inside, stale_temp_files
-from .layout import is_memory_name
+from .layout import FOLDER_INDEX, is_memory_name
 from .links import find_links
 from .moves import pending
 
@@ -146,12 +146,12 @@ def _check_folders(vault: "VaultStore", add, uuids: dict[str, Path]) -> None:
     for folder, dirs, files in os.walk(vault.ltm_root):
         here = Path(folder)
         dirs[:] = sorted(d for d in dirs if is_memory_name(d))
-        index_path = here / index_md.INDEX_NAME
+        index_path = here / FOLDER_INDEX
         if not index_path.exists():
             add(here, "long-term memory folder has no _index.md (spec §3.3)")
             continue
         try:
-            index = index_md.read(index_path)
+            index = folder_index.read(index_path)
         except NoteError:
             continue  # already reported as a note problem
         listed = set()
@@ -166,11 +166,11 @@ def _check_folders(vault: "VaultStore", add, uuids: dict[str, Path]) -> None:
         for entry in index.related:
             if not entry.path.exists():
                 add(index_path, f"related memory '{entry.text}' does not resolve")
-        children = [here / d / index_md.INDEX_NAME for d in dirs] + [
-            here / f for f in files if f.endswith(".md") and f != index_md.INDEX_NAME and not f.startswith(".")]
+        children = [here / d / FOLDER_INDEX for d in dirs] + [
+            here / f for f in files if f.endswith(".md") and f != FOLDER_INDEX and not f.startswith(".")]
         for child in children:
             if not inside(vault.root, child):
                 continue  # a symlink leaving the vault: reported as a problem, never looked into
             if child.exists() and child.resolve() not in listed:
-                shown = child.parent.name + "/" if child.name == index_md.INDEX_NAME else child.name
+                shown = child.parent.name + "/" if child.name == FOLDER_INDEX else child.name
                 add(index_path, f"'{shown}' is not in the manifest", "warning")

@@ -15,7 +15,6 @@ from .layout import FOLDER_INDEX
 from .links import find_links, make_link, unescape_text
 from .notes import Note
 
-INDEX_NAME = FOLDER_INDEX  # the name doctor and organization import
 SUMMARY, MANIFEST, RELATED = "Summary", "Manifest", "Related Memories"
 NO_RELATED = "_(none yet)_"
 _SECTION = re.compile(r"^## +(.+?)[ \t]*\r?$", re.MULTILINE)

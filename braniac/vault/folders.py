@@ -8,7 +8,7 @@ import secrets
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
-from . import folder_index as index_md, notes
+from . import folder_index, notes
 from ..infra.errors import NoteError
 from ..infra.fsio import TEMP_SUFFIX, atomic_write, publish_directory
 from .claims import parse_fact, stable_uuid
@@ -26,7 +26,7 @@ def write_new_index(vault: "VaultStore", folder: Path, into: Path) -> Path:
     hidden one renamed into place later): its title and summary come from the folder's name,
     its uuid from the folder's place, so a re-run writes the same file."""
     title = folder.name.replace("-", " ").capitalize()
-    index = index_md.new(folder, title, f"Memories about {folder.name.replace('-', ' ')}.")
+    index = folder_index.new(folder, title, f"Memories about {folder.name.replace('-', ' ')}.")
     index.note.set("uuid", stable_uuid("index", vault.relative(folder)))
     index.note.set("summary_by", "braniac")
     path = into / FOLDER_INDEX
@@ -77,7 +77,7 @@ def describe(path: Path) -> tuple[str, str | None, str]:
     except NoteError:
         return path.name, None, ""
     if path.is_dir():
-        index = IndexFile(note=note, path=target, sections=index_md.split_sections(note.body))
+        index = IndexFile(note=note, path=target, sections=folder_index.split_sections(note.body))
         summary = " ".join(index.summary.split())
         return path.name + "/", note.uuid or None, summary[:140]
     description = note.meta.get("description") or ""
@@ -125,7 +125,7 @@ def _refresh_index(vault: "VaultStore", folder: Path, written: set[Path]) -> Non
             return  # an emptied folder on its way out gets no new _index.md
         ensure_folder(vault, folder, written)
     try:
-        index = index_md.read(index_path)
+        index = folder_index.read(index_path)
     except NoteError:
         return  # a broken _index.md is the person's to fix (doctor names it); never overwrite it
     before = index.render()

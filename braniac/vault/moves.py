@@ -19,7 +19,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
-from . import folder_index as index_md, notes
+from . import folder_index, notes
 from ..infra.errors import NoteError
 from ..infra.fsio import atomic_write, read_text, remove_directory
 from .folders import publish_folders, refresh_indexes
@@ -122,7 +122,7 @@ def _unlist(vault: "VaultStore", olds: list[Path], written: set[Path]) -> None:
         if not folder.is_relative_to(vault.ltm_root) or not index_path.exists():
             continue
         try:
-            index = index_md.read(index_path)
+            index = folder_index.read(index_path)
         except NoteError:
             continue
         entries = index.manifest

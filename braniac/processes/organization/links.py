@@ -9,7 +9,7 @@ from ...infra.errors import NoteError
 from ...infra.fsio import atomic_write, read_text
 from ...vault import notes
 from ...vault.co_access import CO_ACCESSED, description
-from ...vault.folder_index import Entry, _entries, split_sections
+from ...vault.folder_index import Entry, join_sections, related_entries, set_related, split_sections
 from .operations import LinkChange, LinkNotes
 
 if TYPE_CHECKING:
@@ -32,9 +32,7 @@ def _set_link(vault: "VaultStore", source_rel: str, target_rel: str, weight: flo
     except NoteError:
         return
     sections = split_sections(note.body)
-    related_index = next((i for i, (h, _) in enumerate(sections) if h == "Related Memories"), None)
-    raw = sections[related_index][1] if related_index is not None else "## Related Memories\n"
-    entries = _entries(raw.split("\n", 1)[1] if "\n" in raw else "", source)
+    entries = related_entries(sections, source)
 
     def points_at_target(entry: Entry) -> bool:
         return entry.path == target or bool(other.uuid and entry.uuid == other.uuid)
@@ -47,14 +45,8 @@ def _set_link(vault: "VaultStore", source_rel: str, target_rel: str, weight: flo
             entries.append(Entry(other.title, target, other.uuid or None, renewed))
         elif CO_ACCESSED in existing.description or not existing.description:
             existing.description = renewed
-    lines = [e.render(source) for e in entries] or ["_(none yet)_"]
-    new_raw = "## Related Memories\n" + "\n".join(lines) + "\n\n"
-    if related_index is None:
-        body = note.body if note.body.endswith("\n\n") else note.body.rstrip("\n") + "\n\n"
-        note.body = body + new_raw
-    else:
-        sections[related_index] = ("Related Memories", new_raw)
-        note.body = "".join(r for _, r in sections)
+    set_related(sections, source, entries)
+    note.body = join_sections(sections)
     text = note.render()
     if text != read_text(source):
         atomic_write(source, text)
