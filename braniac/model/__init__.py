@@ -11,6 +11,8 @@ from typing import Iterator, Protocol
 
 from ..infra import config as config_module
 from ..infra.config import Config
+from .llm import LLMModel
+from .offline import OfflineModel
 from .organization_types import OrganizationPlan, OrganizationRequest
 from .types import (Candidate, EventRecord, Excerpt, ModelUnavailable, NoteDraft, Reflection, STMEntry,
                     WorkingMemory)
@@ -45,9 +47,7 @@ class MemoryModel(Protocol):
 
 def get_model(config: Config, vault_root: Path | None = None) -> MemoryModel:
     if config.model.name:
-        from .llm import LLMModel
         return LLMModel(config.model, vault_root=vault_root)
-    from .offline import OfflineModel
     return OfflineModel()
 
 

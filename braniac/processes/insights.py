@@ -5,6 +5,7 @@ from datetime import timedelta
 from typing import TYPE_CHECKING
 
 from ..infra import clock
+from ..search.index import SearchIndex
 from ..vault.usage import read_usage
 
 if TYPE_CHECKING:
@@ -15,7 +16,6 @@ TOP = 5
 
 
 def usage_stats(vault: "VaultStore") -> dict:
-    from ..search.index import SearchIndex
     index = SearchIndex(vault, notice=lambda m: None)
     try:
         index.sync()
