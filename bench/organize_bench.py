@@ -1,4 +1,4 @@
-"""Organization (spec §4.5) at scale, and what it does to retrieval on LoCoMo.
+"""Organization (vault-format.md §10.5) at scale, and what it does to retrieval on LoCoMo.
 
     python bench/organize_bench.py [--notes 10000] [--log-lines 10000] [--dir DIR] [--seed N]
     python bench/organize_bench.py --locomo [--data ../shared/bench/locomo-dev.json]

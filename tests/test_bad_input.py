@@ -259,7 +259,7 @@ def test_short_term_memory_structure_problems_are_named(vault):
     assert snapshot(vault.root) == before
     assert code == 1
     assert problem_set(data) == {
-        ("memory/short_term.md", "section 'Structured Data / Tasks' is missing (spec §3.2 structure)"),
+        ("memory/short_term.md", "section 'Structured Data / Tasks' is missing (vault-format.md §5)"),
         ("memory/short_term.md", "event id same-id appears twice"),
     }
 

@@ -88,7 +88,7 @@ def test_turn_sends_identity_stm_and_excerpts_streams_and_reflects(llm_vault, ca
     assert all(r.body["model"] == "fake" for r in server.requests)
     assert all(r.headers.get("authorization") == "Bearer test" for r in server.requests)  # from api_key_env
 
-    # working memory (spec §3.1, §4.2): identity, the whole STM, the excerpts, the prompt
+    # working memory (vault-format.md §10.3): identity, the whole STM, the excerpts, the prompt
     system, user = answer_call.messages
     assert system["role"] == "system" and user == {"role": "user", "content": "Where did I go kayaking with my sister?"}
     identity = vault.identity_path.read_text()
@@ -108,7 +108,7 @@ def test_turn_sends_identity_stm_and_excerpts_streams_and_reflects(llm_vault, ca
     assert turn.answer.startswith("You paddled the Dordogne") and turn.queries == ["kayak Dordogne", "Alice trip"]
     assert [e.uuid for e in turn.excerpts] == [llm_vault.note.uuid]
 
-    # reflection (spec §4.3): the event on top, with Structured Data from the model's JSON
+    # reflection (vault-format.md §10.2): the event on top, with Structured Data from the model's JSON
     doc = stm.parse(stm_text)
     fields = doc.events[0].fields
     assert fields["User"] == "Where did I go kayaking with my sister?" and fields["AI"] == turn.answer
@@ -118,7 +118,7 @@ def test_turn_sends_identity_stm_and_excerpts_streams_and_reflects(llm_vault, ca
     assert "Find kayak rentals" in [i.text for i in doc.items(stm.TASKS)]
     assert "<exchange>" in reflect_call.text and turn.answer in reflect_call.text
 
-    # access log (spec §5.2): one line per LTM file in the context, absolute path
+    # access log (vault-format.md §9): one line per LTM file in the context, absolute path
     lines = vault.access_log_path.read_text().splitlines()
     reads = [ACCESS_LINE.match(line) for line in lines if " | READ | " in line]  # (QUERY lines: organization's)
     assert all(reads) and [m.group(1) for m in reads] == list(dict.fromkeys(str(vault.root / e.path)

@@ -1,4 +1,4 @@
-"""Organization (spec §4.5, §5.2): the nightly pass that learns from the access log.
+"""Organization (vault-format.md §10.5, §9): the nightly pass that learns from the access log.
 
 Real vaults in tmp dirs, notes written with braniac's own Note/ensure_folder/refresh_indexes,
 a synthetic access log (QUERY + READ turns, paths of a vault that used to live elsewhere), and

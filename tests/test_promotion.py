@@ -1,4 +1,4 @@
-"""Promotion (spec §4.4, DESIGN §2 refinements 1, 2 and 4): short-term memory consolidated into
+"""Promotion (vault-format.md §10.4, §6, §5.2, §10.1): short-term memory consolidated into
 cited long-term notes, run in-process with the offline engine and through the real CLI.
 
 Every check reads the files themselves (manifests, citation links, frontmatter) with its own

@@ -196,7 +196,7 @@ def test_doctor_names_each_problem_with_its_file(vault):
     assert (rel, f"duplicate uuid {dup} (also in memory/long_term/concrete/_index.md)", "problem") in found
     assert (rel, "link 'nowhere.md' (uuid abc) does not resolve", "problem") in found
     assert (rel, "link '../../../../etc/passwd' leaves the vault", "problem") in found
-    assert ("memory/long_term/concrete/no index", "long-term memory folder has no _index.md (spec §3.3)",
+    assert ("memory/long_term/concrete/no index", "long-term memory folder has no _index.md (vault-format.md §7)",
             "problem") in found
     assert ("memory/long_term/concrete/_index.md", "'dup.md' is not in the manifest", "warning") in found
     assert ("memory/long_term/concrete/.stale.md.1234.braniac-tmp",

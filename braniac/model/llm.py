@@ -140,7 +140,7 @@ class LLMModel:
                                   short_term=prompts.fence("short_term_memory", short_term))
 
 
-    # ---------------------------------------------------------------- promotion (spec §4.4)
+    # ---------------------------------------------------------------- promotion (vault-format.md §10.4)
     def analyze(self, events: list[EventRecord], known_titles: list[str]) -> list[Candidate]:
         titles = "\n".join(f"- {t}" for t in known_titles[:300]) or "(none yet)"
         return self.complete_json("promote_analyze", _valid_candidates, known_titles=titles,
@@ -163,7 +163,7 @@ class LLMModel:
                                   open_items="\n".join(f"- {i}" for i in open_items) or "(none)")
 
 
-    # ---------------------------------------------------------------- organization (spec §4.5)
+    # ---------------------------------------------------------------- organization (vault-format.md §10.5)
     def propose_organization(self, request: OrganizationRequest) -> OrganizationPlan:
         def valid(data: Any) -> list[dict]:
             if not isinstance(data, dict) or not isinstance(data.get("operations"), list):

@@ -32,7 +32,7 @@ class STMEntry:
 
 @dataclass
 class WorkingMemory:
-    """Spec §3.1: identity, conversation summary, short-term memory, LTM excerpts, the prompt."""
+    """What a turn puts before the model: identity, conversation summary, short-term memory, LTM excerpts, the prompt."""
     identity: str
     conversation: str
     short_term: str
@@ -44,7 +44,7 @@ class WorkingMemory:
 
 @dataclass
 class Reflection:
-    """What reflection adds to short-term memory for one exchange (spec §4.3)."""
+    """What reflection adds to short-term memory for one exchange (vault-format.md §10.2)."""
     thoughts: str
     goals: list[str] = field(default_factory=list)
     facts: list[str] = field(default_factory=list)
@@ -52,7 +52,7 @@ class Reflection:
     done_tasks: list[str] = field(default_factory=list)
 
 
-# ---------------------------------------------------------------------- promotion (spec §4.4)
+# ---------------------------------------------------------------------- promotion (vault-format.md §10.4)
 
 @dataclass
 class EventRecord:

@@ -1,4 +1,4 @@
-"""The core loop (spec §4.2): one turn from prompt to answer.
+"""The core loop (vault-format.md §10.3): one turn from prompt to answer.
 
     prompt -> working memory (identity, conversation, whole STM) -> model's search queries
            -> search + excerpts -> answer (streamed) -> access.log line per LTM file read
@@ -74,7 +74,7 @@ class CoreLoop:
         wm.excerpts = found.excerpts
         fit(wm, self.conversation, self.config.context_tokens)
         turn.excerpts = list(wm.excerpts)
-        # one line per file (spec §5.2), though several passages of one note may be in the context
+        # one line per file (vault-format.md §9), though several passages of one note may be in the context
         access_log.record_turn(self.vault.access_log_path, prompt,
                                [self.vault.root / path for path in dict.fromkeys(e.path for e in turn.excerpts)])
         return turn, wm

@@ -1,4 +1,4 @@
-"""Idle-time work (spec §4.1): promotion after a quiet spell, organization after a long one,
+"""Idle-time work (vault-format.md §10): promotion after a quiet spell, organization after a long one,
 for the REPL and `braniac watch`.
 
 The clock that matters is the vault's, not the process's: "idle" means no new event in

@@ -1,4 +1,4 @@
-"""Reflection (spec §4.3): after each turn, record the exchange in short-term memory.
+"""Reflection (vault-format.md §10.2): after each turn, record the exchange in short-term memory.
 
 It runs in a background thread so the next prompt is never delayed. The exchange is journaled
 (one small file in `.braniac/journal/`) before anything else, so a turn whose reflection has

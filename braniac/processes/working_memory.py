@@ -1,4 +1,4 @@
-"""Working memory (spec §3.1): assembled for each turn, never stored.
+"""Working memory: assembled for each turn, never stored.
 
 It holds the core identity, a rolling summary of this conversation, the whole of short-term
 memory, long-term-memory excerpts and the prompt. When it does not fit the token budget, parts

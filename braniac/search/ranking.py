@@ -1,4 +1,4 @@
-"""Emergent importance (spec §1): how a note's location, links and use lift its search rank.
+"""Emergent importance (vault-format.md §2: no score is stored): how a note's location, links and use lift its search rank.
 
 braniac keeps no importance score in the files. It is derived, every time, from three things a
 person can see: how deep the note sits in the hierarchy, how many other memory files link to

@@ -1,4 +1,4 @@
-"""`logs/access.log`: one line per long-term-memory file read (spec §5.2).
+"""`logs/access.log`: one line per long-term-memory file read (vault-format.md §9).
 
     2025-09-16T15:30:00Z | READ | /abs/path/to/vault/memory/long_term/concrete/python.md
 

@@ -120,7 +120,7 @@ def _check_stm(vault: "VaultStore", add) -> None:
         add(vault.stm_path, str(exc))
         return
     for name in doc.missing_sections():
-        add(vault.stm_path, f"section '{name}' is missing (spec §3.2 structure)")
+        add(vault.stm_path, f"section '{name}' is missing (vault-format.md §5)")
     seen = set()
     for event in doc.events:
         if event.id in seen:
@@ -148,7 +148,7 @@ def _check_folders(vault: "VaultStore", add, uuids: dict[str, Path]) -> None:
         dirs[:] = sorted(d for d in dirs if is_memory_name(d))
         index_path = here / FOLDER_INDEX
         if not index_path.exists():
-            add(here, "long-term memory folder has no _index.md (spec §3.3)")
+            add(here, "long-term memory folder has no _index.md (vault-format.md §7)")
             continue
         try:
             index = folder_index.read(index_path)

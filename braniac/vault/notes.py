@@ -103,7 +103,7 @@ class Note:
 
     # ------------------------------------------------------------------ validation
     def problems(self) -> list[str]:
-        """What makes this note not a valid memory file (spec §3.3), one reason per entry."""
+        """What makes this note not a valid memory file (vault-format.md §3), one reason per entry."""
         found = []
         for key in REQUIRED_KEYS:
             if key not in self.meta or self.meta[key] in (None, ""):

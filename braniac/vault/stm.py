@@ -1,10 +1,10 @@
-"""Short-term memory: `memory/short_term.md` in the structure of spec §3.2.
+"""Short-term memory: `memory/short_term.md` in the structure of vault-format.md §5.
 
 The document is kept as raw text cut into pieces (sections, sub-sections, events), so
 render(parse(x)) == x for any file, and whatever a person wrote (extra sections, reordered
 lists, free text, hand-written events) survives every change braniac makes. Changes touch one
 piece: a new event goes on top of the Event Log, a list item goes at the end of its list. The
-Summary is only ever replaced by promotion (spec §4.3).
+Summary is only ever replaced by promotion (vault-format.md §5.1).
 """
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ SUMMARY, STRUCTURED, EVENT_LOG = "Summary", "Structured Data", "Event Log"
 GOALS, FACTS, TASKS = "Goals", "Key Facts & Decisions", "Tasks"
 LISTS = (GOALS, FACTS, TASKS)
 CHECKBOX_LISTS = (GOALS, TASKS)
-QUOTED_FIELDS = ("User", "AI")  # the spec quotes what was said, not the thoughts
+QUOTED_FIELDS = ("User", "AI")  # what was said is quoted, not the thoughts (vault-format.md §5.3)
 
 _FIELD = re.compile(r"^\*\*(?P<name>[^*\n]+?):\*\*[ \t]?(?P<value>.*)$")
 _ITEM = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+(?:\[(?P<mark>[ xX])\][ \t]+)?(?P<text>.*?)[ \t]*$")
@@ -322,7 +322,7 @@ def _item_line(text: str, done: bool | None) -> str:
 
 
 def _strip_rule(text: str) -> str:
-    """The Summary section ends with the spec's '---' separator; it is not part of the summary."""
+    """The Summary section ends with a '---' separator (vault-format.md §5.1); it is not part of the summary."""
     return re.sub(r"\n-{3,}\s*\Z", "\n", text.rstrip())
 
 
@@ -332,7 +332,7 @@ def parse(text: str) -> ShortTermMemory:
 
 def render_new(summary: str = "", goals: list[Item] | None = None, facts: list[Item] | None = None,
                tasks: list[Item] | None = None) -> str:
-    """A fresh short_term.md in the exact structure of spec §3.2."""
+    """A fresh short_term.md in the exact structure of vault-format.md §5."""
     def lines(items: list[Item] | None, checkbox: bool) -> str:
         out = []
         for item in items or []:

@@ -140,7 +140,7 @@ class VaultStore:
     def append_event(self, fields: dict[str, str], *, at: datetime | None = None,
                      goals: Iterable[str] = (), facts: Iterable[str] = (), tasks: Iterable[str] = (),
                      done_tasks: Iterable[str] = ()) -> StoredEvent:
-        """Reflection's write (spec §4.3): a new event on top of the Event Log, and any
+        """Reflection's write (vault-format.md §10.2): a new event on top of the Event Log, and any
         Structured Data updates, in one atomic write under the STM lock. Never the Summary."""
         clean = {k: v for k, v in fields.items() if v is not None}
         if not any(v.strip() for v in clean.values()):

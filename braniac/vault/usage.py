@@ -1,4 +1,4 @@
-"""What the access logs say about how memory is used (spec §5.2, §4.5).
+"""What the access logs say about how memory is used (vault-format.md §9, §10.5).
 
 Reads are grouped into turns (the lines of one turn share a timestamp; reads within a short
 window count as one turn too). From them: how often and how lately each note was read, which

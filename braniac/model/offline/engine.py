@@ -123,7 +123,7 @@ class OfflineModel:
         return reflection
 
 
-    # ---------------------------------------------------------------- promotion (spec §4.4)
+    # ---------------------------------------------------------------- promotion (vault-format.md §10.4)
     def analyze(self, events: list[EventRecord], known_titles: list[str]) -> list[Candidate]:
         return promotion.analyze(events, known_titles)
 

@@ -1,4 +1,4 @@
-"""The offline engine's promotion (spec §4.4) without a language model.
+"""The offline engine's promotion (vault-format.md §10.4) without a language model.
 
 Analyze groups the events by the people, places and things they mention and by recurring
 topics; speaker-attributed lines ("Ana: I moved to Lisbon") make the speaker an entity too.

@@ -1,4 +1,4 @@
-"""Organization (spec §4.5): the nightly "deep thought" that learns from use.
+"""Organization (vault-format.md §10.5): the nightly "deep thought" that learns from use.
 
     read the access logs -> statistics (reads, last read, co-access, probes)
     -> a plan, proposed by the model (the offline engine plans from the statistics alone):

@@ -39,7 +39,7 @@ def new_summary(model: "MemoryModel", promoted: list[EventRecord], remaining: li
 
 
 def reset_structured(doc: stm.ShortTermMemory) -> None:
-    """Open goals and tasks carry over (refinement 2); completed ones and the key facts were
+    """Open goals and tasks carry over (vault-format.md §5.2); completed ones and the key facts were
     recorded in the digest, so they leave the lists."""
     block = doc.block(stm.STRUCTURED)
     if block is None:

@@ -28,7 +28,7 @@ MAX_RELATED = 10
 
 
 def archive_event(vault: "VaultStore", event: stm.Event, written: set[Path]) -> None:
-    """The raw event, verbatim, as episodic memory (refinement 1: promotion loses nothing)."""
+    """The raw event, verbatim, as episodic memory (vault-format.md §6: promotion loses nothing)."""
     path = event_path(vault, event.id)
     ensure_folder(vault, path.parent, written)
     user = event.fields.get("User", "")
