@@ -227,7 +227,7 @@ def run_size(n: int, workdir: Path, braniac_cmd: list[str], keep: bool = False) 
     log(f"[{n}] generated {n} notes in {out['generate_s']} s; reindexing…")
 
     # --- full reindex
-    index = SearchIndex(vault, notice=lambda m: None)
+    index = SearchIndex(vault)
     c0, t0 = time.process_time(), time.perf_counter()
     report = index.rebuild()
     took, cpu = time.perf_counter() - t0, time.process_time() - c0
@@ -250,7 +250,7 @@ def run_size(n: int, workdir: Path, braniac_cmd: list[str], keep: bool = False) 
     out["fts5_mb"] = round(sum(p.stat().st_size for p in workdir.glob(f"fts-{n}.db*")) / 1e6, 1)
 
     # --- warm search
-    index = SearchIndex(vault, notice=lambda m: None)
+    index = SearchIndex(vault)
     timed = time_queries({"braniac_nosync": lambda q: index.search(q, sync=False),
                           "braniac_sync": lambda q: index.search(q), "fts5": fts.search}, warm_q, timed_q)
     for key, t in timed.items():

@@ -113,7 +113,7 @@ def get_vault(workdir: Path, n: int, corpus: Corpus) -> Vault:
         vault, _ = build_vault(root, n, corpus)
         log(f"[{n}] generated {n} notes in {time.perf_counter() - t0:.1f} s; indexing…")
         t0 = time.perf_counter()
-        SearchIndex(vault, notice=lambda m: None).rebuild()
+        SearchIndex(vault).rebuild()
         log(f"[{n}] indexed in {time.perf_counter() - t0:.1f} s")
         marker.write_text("1")
     reset_stm(vault, corpus)
@@ -135,7 +135,7 @@ def prompts_for(corpus: Corpus, n: int) -> list[str]:
 def measure_turns(vault: Vault, corpus: Corpus) -> dict:
     from braniac.app.watch import ChangeFeed
 
-    index = SearchIndex(vault, notice=lambda m: None)
+    index = SearchIndex(vault)
     index.sync()
     index.searcher()
     loop = CoreLoop(vault, OfflineModel(), Config(), index=index)

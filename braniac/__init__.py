@@ -40,16 +40,18 @@ def __dir__() -> list[str]:
     return sorted(__all__)
 
 
-if TYPE_CHECKING:
-    from .api import Vault
-    from .infra.errors import (BraniacError, ConfigError, IndexError_, InputError, LockBusy, ModelError,
-                               NoteError, STMError, UnsafePath, VaultExists, VaultNotFound)
-    from .model import MemoryModel
-    from .model.offline import OfflineModel
-    from .model.scripted import ScriptedModel
-    from .processes.core_loop import Turn
-    from .processes.organization import OrganizeReport
-    from .processes.promotion import PromotionReport
-    from .search.index import Hit
-    from .vault.doctor import Finding
-    from .vault.store import StoredEvent
+if TYPE_CHECKING:   # the same names, for type checkers and editors ("X as X": a re-export)
+    from .api import Vault as Vault
+    from .infra.errors import BraniacError as BraniacError, ConfigError as ConfigError
+    from .infra.errors import IndexError_ as IndexError_, InputError as InputError, LockBusy as LockBusy
+    from .infra.errors import ModelError as ModelError, NoteError as NoteError, STMError as STMError
+    from .infra.errors import UnsafePath as UnsafePath, VaultExists as VaultExists, VaultNotFound as VaultNotFound
+    from .model import MemoryModel as MemoryModel
+    from .model.offline import OfflineModel as OfflineModel
+    from .model.scripted import ScriptedModel as ScriptedModel
+    from .processes.core_loop import Turn as Turn
+    from .processes.organization import OrganizeReport as OrganizeReport
+    from .processes.promotion import PromotionReport as PromotionReport
+    from .search.index import Hit as Hit
+    from .vault.doctor import Finding as Finding
+    from .vault.store import StoredEvent as StoredEvent

@@ -32,13 +32,6 @@ from .vault.doctor import Finding
 from .vault.layout import TIERS
 from .vault.store import StoredEvent, VaultStore
 
-Notice = Callable[[str], None]
-
-
-def _quiet(message: str) -> None:
-    pass
-
-
 class Vault(VaultStore):
     """A braniac vault: its files (see `VaultStore`) and the four processes over them."""
 
@@ -51,19 +44,18 @@ class Vault(VaultStore):
         return remember_text(self, text)
 
     # ------------------------------------------------------------------ search
-    def search(self, query: str, *, limit: int = 10, kind: str | None = None, archived: bool = False,
-               notice: Notice = _quiet) -> list[Hit]:
+    def search(self, query: str, *, limit: int = 10, kind: str | None = None, archived: bool = False) -> list[Hit]:
         """`braniac search`: ranked hits (title, path, uuid, kind, score, excerpt); archived
         memories only when asked for."""
-        index = SearchIndex(self, notice=notice)
+        index = SearchIndex(self)
         try:
             return index.search(query, limit=limit, kind=kind, exclude_kinds=() if archived else ("archive",))
         finally:
             index.close()
 
-    def reindex(self, *, progress: Callable[[int, int], None] | None = None, notice: Notice = _quiet) -> SyncReport:
+    def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> SyncReport:
         """`braniac reindex`: rebuild the search index from the files, from scratch."""
-        index = SearchIndex(self, notice=notice)
+        index = SearchIndex(self)
         try:
             report = index.rebuild(progress=progress)
             index.optimize()
@@ -73,27 +65,26 @@ class Vault(VaultStore):
 
     # ------------------------------------------------------------------ the processes
     def ask(self, prompt: str, *, model: "str | MemoryModel | None" = None,
-            on_chunk: Callable[[str], None] | None = None, notice: Notice = _quiet) -> Turn:
+            on_chunk: Callable[[str], None] | None = None) -> Turn:
         """`braniac ask`: one core-loop turn, reflected into short-term memory; returns the Turn.
         `on_chunk` receives the answer as it streams."""
-        session = Session(self, model=model, notice=notice)
+        session = Session(self, model=model)
         try:
             return session.turn(prompt, on_chunk=on_chunk, background=False)
         finally:
             session.close()
 
-    def promote(self, *, force: bool = False, dry_run: bool = False, model: "str | MemoryModel | None" = None,
-                notice: Notice = _quiet) -> PromotionReport:
+    def promote(self, *, force: bool = False, dry_run: bool = False,
+                model: "str | MemoryModel | None" = None) -> PromotionReport:
         """`braniac promote`: consolidate short-term into long-term memory; returns the report."""
         config, chosen = configured_model(self.root, model)
-        return run_promotion(self, chosen, config, force=force, dry_run=dry_run, notice=notice)
+        return run_promotion(self, chosen, config, force=force, dry_run=dry_run)
 
     def organize(self, *, dry_run: bool = False, archive_after_days: float | None = None,
-                 model: "str | MemoryModel | None" = None, notice: Notice = _quiet) -> OrganizeReport:
+                 model: "str | MemoryModel | None" = None) -> OrganizeReport:
         """`braniac organize`: learn from use, restructure and archive; returns the report."""
         config, chosen = configured_model(self.root, model)
-        return run_organization(self, config, model=chosen, dry_run=dry_run,
-                                archive_after_days=archive_after_days, notice=notice)
+        return run_organization(self, config, model=chosen, dry_run=dry_run, archive_after_days=archive_after_days)
 
     # ------------------------------------------------------------------ health and numbers
     def doctor(self) -> list[Finding]:

@@ -7,6 +7,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .infra.errors import BraniacError
+from .infra.notices import notice
 from .model import MemoryModel, configured_model
 from .model.offline import OfflineModel
 from .processes.core_loop import CoreLoop, Turn
@@ -15,13 +16,11 @@ from .vault.store import VaultStore
 
 
 class Session:
-    def __init__(self, vault: VaultStore, *, model: "str | MemoryModel | None" = None,
-                 notice: Callable[[str], None] = lambda m: None):
+    def __init__(self, vault: VaultStore, *, model: "str | MemoryModel | None" = None):
         self.vault = vault
         self.config, self.model = configured_model(vault.root, model)
-        self.notice = notice
-        self.loop = CoreLoop(vault, self.model, self.config, notice=notice)
-        self.reflector = Reflector(vault, self.model, notice=notice)
+        self.loop = CoreLoop(vault, self.model, self.config)
+        self.reflector = Reflector(vault, self.model)
         recovered = self.reflector.recover()
         if recovered:
             notice(f"recorded {recovered} exchange(s) left unreflected by an earlier session")

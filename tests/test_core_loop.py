@@ -91,7 +91,7 @@ def test_empty_prompt_is_a_clear_error_and_records_nothing(vault):
 
 def _loop(vault: Vault, context_tokens: int) -> CoreLoop:
     set_config(vault, f"[memory]\ncontext_tokens = {context_tokens}\n")
-    return CoreLoop(vault, OfflineModel(), config_module.load(vault.root), notice=lambda m: None)
+    return CoreLoop(vault, OfflineModel(), config_module.load(vault.root))
 
 
 VARIETIES = [("Brandywine", "heavy pink fruit", "deep soaking twice weekly", "cage"),
@@ -156,7 +156,7 @@ def test_budget_cuts_conversation_before_short_term_memory(busy_vault):
     base = sum(tokens(t) for t in (wm.identity, wm.short_term, wm.prompt))
     conversation = tokens(wm.conversation)
     assert conversation > 100
-    tight = CoreLoop(vault, OfflineModel(), Config(context_tokens=base + 60), notice=lambda m: None)
+    tight = CoreLoop(vault, OfflineModel(), Config(context_tokens=base + 60))
     tight.conversation = loop.conversation
     turn, wm = tight.prepare("tomato watering")
     assert wm.excerpts == []
@@ -241,7 +241,7 @@ time.sleep(60)
 """
 
 
-def test_process_killed_between_journal_and_append(vault):
+def test_process_killed_between_journal_and_append(vault, notices):
     proc = subprocess.Popen([sys.executable, "-c", KILLED, str(vault.root)], stdout=subprocess.PIPE,
                             env=clean_env(), cwd=REPO, text=True)
     try:
@@ -250,8 +250,7 @@ def test_process_killed_between_journal_and_append(vault):
         proc.send_signal(signal.SIGKILL)
         proc.wait(10)
     assert _events(vault, "Killed mid-reflection") == 0
-    notices: list[str] = []
-    Session(vault, notice=notices.append).close()
+    Session(vault).close()
     assert _events(vault, "Killed mid-reflection") == 1
     assert any("recorded 1 exchange" in n for n in notices)
     Session(vault).close()
@@ -276,13 +275,12 @@ def test_unreadable_journal_is_set_aside_and_the_session_starts(vault):
     assert [p.suffix for p in reflector.dir.iterdir()] == [".broken"]
 
 
-def test_journal_waits_while_short_term_memory_is_missing(vault):
+def test_journal_waits_while_short_term_memory_is_missing(vault, notices):
     reflector = Reflector(vault, OfflineModel())
     reflector._journal(Exchange("Kept for later", "ok", "2026-01-02T03:04:05Z"))
     saved = vault.stm_path.read_bytes()
     vault.stm_path.unlink()
-    notices: list[str] = []
-    Session(vault, notice=notices.append).close()  # starts all the same
+    Session(vault).close()  # starts all the same
     assert any("could not record a journaled exchange yet" in n for n in notices)
     assert len(list(reflector.dir.glob("*.json"))) == 1
     vault.stm_path.write_bytes(saved)

@@ -42,7 +42,7 @@ def llm_vault(tmp_path, fake_llm, net_guard, monkeypatch):
     note = notes.read(write_note(vault, "memory/long_term/concrete/kayak-trip.md", "Kayak trip", KAYAK + "\n",
                                  tags=["kayak", "travel"]))
     vault.remember("My sister Alice lives in Bordeaux.")
-    index = SearchIndex(vault, notice=lambda m: None)
+    index = SearchIndex(vault)
     index.sync()
     index.close()
     (tmp_path / "outside.txt").write_text("not part of the vault\n")
@@ -247,12 +247,11 @@ def test_missing_api_key_is_one_clear_line(llm_vault, monkeypatch):
 
 # ----------------------------------------------------------------------------- JSON tasks
 
-def test_unusable_queries_get_one_retry_then_keyword_search(llm_vault):
+def test_unusable_queries_get_one_retry_then_keyword_search(llm_vault, notices):
     server = llm_vault.server
     server.queries.extend([Raw("here are some queries: kayak"), {"queries": [1, {"q": 2}, None]}])
     server.answers.append("ok")
-    notices: list[str] = []
-    session = Session(llm_vault.vault, notice=notices.append)
+    session = Session(llm_vault.vault)
     try:
         turn = session.turn("What colour was the kayak?", background=False)
     finally:
@@ -266,11 +265,10 @@ def test_unusable_queries_get_one_retry_then_keyword_search(llm_vault):
     assert [e.uuid for e in turn.excerpts] == [llm_vault.note.uuid]  # the fallback still finds it
 
 
-def test_malformed_reflection_retried_once_then_recorded_verbatim(llm_vault):
+def test_malformed_reflection_retried_once_then_recorded_verbatim(llm_vault, notices):
     server = llm_vault.server
     server.reflections.extend([Raw("{not json"), Raw("```json\n{\"thoughts\": 5}\n```")])
-    notices: list[str] = []
-    session = Session(llm_vault.vault, notice=notices.append)
+    session = Session(llm_vault.vault)
     try:
         session.turn("Remember that the kayak rental costs 40 euros.", background=False)
     finally:

@@ -640,14 +640,13 @@ def test_a_hostile_plan_lands_only_its_valid_operations(llm_vault):
     check_links(s.vault.root)
 
 
-def test_a_model_replying_garbage_twice_falls_back_to_the_offline_plan(llm_vault):
+def test_a_model_replying_garbage_twice_falls_back_to_the_offline_plan(llm_vault, notices):
     s, server, tmp_path = llm_vault
     outside = outside_snapshot(tmp_path)
     server.other.extend([Raw("{not json"), Raw('{"operations": "all of them"}')])
-    notices = []
     from braniac.model import get_model
     cfg = load_config(s.vault.root)
-    report = organize(s.vault, cfg, model=get_model(cfg, s.vault.root), notice=notices.append)
+    report = organize(s.vault, cfg, model=get_model(cfg, s.vault.root))
     assert len(server.calls("other")) == 2
     assert any("could not propose a plan" in n for n in notices), notices
     assert report.status == "done"

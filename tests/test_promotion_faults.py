@@ -331,7 +331,7 @@ def hostile_script(server: PromotionLLM, ids: list[str]) -> None:
                                         "```\nan unclosed fence\n## Summary\n---"})
 
 
-def test_hostile_model_output_is_rejected_logged_and_confined(llm_vault, tmp_path):
+def test_hostile_model_output_is_rejected_logged_and_confined(llm_vault, tmp_path, notices):
     vault, server = llm_vault
     ids = fill(vault)
     hostile_script(server, ids)
@@ -340,8 +340,7 @@ def test_hostile_model_output_is_rejected_logged_and_confined(llm_vault, tmp_pat
     before = {k: v for k, v in before.items() if "/.braniac/" not in f"/{k}" and not k.startswith("vault/logs/")}
     config = load_config(vault.root)
     assert config.model.name == "openai/fake" and config.model.retries == 0
-    notices = []
-    report = promote(vault, get_model(config, vault.root), config, force=True, notice=notices.append)
+    report = promote(vault, get_model(config, vault.root), config, force=True)
     assert report.status == "done", report
     assert server.seen[0] == "analyze" and server.seen[-1] == "summary", server.seen
 
@@ -398,7 +397,7 @@ def test_hostile_model_output_is_rejected_logged_and_confined(llm_vault, tmp_pat
     check_healthy(vault)
 
 
-def test_unusable_model_output_falls_back_to_the_offline_engine(llm_vault):
+def test_unusable_model_output_falls_back_to_the_offline_engine(llm_vault, notices):
     """Invalid JSON twice for analyze, a summary that is not JSON twice: the offline engine's
     analysis and summary are used, with a notice; nothing is lost."""
     vault, server = llm_vault
@@ -406,8 +405,7 @@ def test_unusable_model_output_falls_back_to_the_offline_engine(llm_vault):
     server.analyses.extend([Raw("Sure! Here are the candidates: Ana, Lisbon"), Raw('{"candidates": "Ana"}')])
     server.summaries.extend([Raw("The user talked about Ana."), Raw("Summary: Ana and Lisbon.")])
     config = load_config(vault.root)
-    notices = []
-    report = promote(vault, get_model(config, vault.root), config, force=True, notice=notices.append)
+    report = promote(vault, get_model(config, vault.root), config, force=True)
     assert report.status == "done" and sorted(report.events) == sorted(ids)
     assert server.seen == ["analyze", "analyze", "summary", "summary"], server.seen   # one retry each
     assert any("could not analyze" in n and "offline engine" in n for n in notices), notices

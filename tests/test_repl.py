@@ -141,7 +141,7 @@ def test_sigint_during_a_slow_streamed_answer_from_the_llm(tmp_path, fake_llm):
     base_url, server = fake_llm
     vault, _ = Vault.init(tmp_path / "vault")
     configure_vault(vault.root, base_url, timeout=10)
-    index = SearchIndex(vault, notice=lambda m: None)
+    index = SearchIndex(vault)
     index.sync()
     index.close()
     server.answers.extend([

@@ -41,7 +41,7 @@ def built(tmp_path_factory):
             for i in range(240)]
     for rel in rels[:200]:
         _note(vault, rel, rng)
-    index = SearchIndex(vault, notice=lambda m: None)
+    index = SearchIndex(vault)
     index.sync()
     for rel in rels[200:]:
         _note(vault, rel, rng)

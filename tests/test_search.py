@@ -58,12 +58,12 @@ class Finder:
 
     def __init__(self, vault: Vault, via: str):
         self.vault, self.via = vault, via
-        self.kept = SearchIndex(vault, notice=lambda m: None) if via == "api-kept-open" else None
+        self.kept = SearchIndex(vault) if via == "api-kept-open" else None
 
     def __call__(self, query: str, kind: str | None = None) -> list[str]:
         if self.via == "cli":
             return cli_paths(self.vault, query, *(["--kind", kind] if kind else []))
-        index = self.kept or SearchIndex(self.vault, notice=lambda m: None)
+        index = self.kept or SearchIndex(self.vault)
         return [h.path for h in index.search(query, kind=kind)]
 
 
@@ -116,7 +116,7 @@ def test_plain_file_operations_are_reflected_by_the_next_search(vault, via):
 def test_same_size_edit_with_an_unchanged_mtime_is_seen(vault):
     """Coarse timestamps (HFS+, FAT, ext4 on older kernels) or tools that keep mtimes can give
     a changed file the same size and mtime as the version indexed: it must still be seen."""
-    index = SearchIndex(vault, notice=lambda m: None)
+    index = SearchIndex(vault)
     path = write_note(vault, "memory/long_term/concrete/same.md", "Same", "The alphaword123 is here.")
     assert [h.path for h in index.search("alphaword123")] == ["memory/long_term/concrete/same.md"]
     before = path.stat()
@@ -132,18 +132,18 @@ def test_a_kept_open_index_sees_another_process_rebuild(vault):
     """A long-lived SearchIndex (watch, the REPL) must not keep serving a replaced index, even
     when the new one happens to have the same generation number."""
     write_note(vault, "memory/long_term/concrete/n.md", "Note", "The charlieword is here.")
-    kept = SearchIndex(vault, notice=lambda m: None)
+    kept = SearchIndex(vault)
     kept.rebuild()
     assert [h.path for h in kept.search("charlieword", sync=False)] == ["memory/long_term/concrete/n.md"]
     write_note(vault, "memory/long_term/concrete/n.md", "Note", "The deltaword is here.")
-    SearchIndex(vault, notice=lambda m: None).rebuild()
+    SearchIndex(vault).rebuild()
     assert [h.path for h in kept.search("deltaword", sync=False)] == ["memory/long_term/concrete/n.md"]
     assert kept.search("charlieword") == []
 
 
 def test_a_kept_open_index_after_a_merge_has_no_duplicates(vault):
     """Whoosh's Searcher.refresh() re-added the segments a merge had removed: every hit twice."""
-    kept = SearchIndex(vault, notice=lambda m: None)
+    kept = SearchIndex(vault)
     kept.sync()
     for n in range(3):
         write_note(vault, f"memory/long_term/concrete/m{n}.md", "M", f"The mergeword number{n}.")
@@ -164,7 +164,7 @@ def test_small_commits_keep_the_segment_count_bounded(vault):
     FOLD_WIDTH of them exist, a note edited over and over leaves no trail of emptied segments,
     a big segment is never rewritten, and the quiet-time fold leaves two segments."""
     from braniac.search.segments import FOLD_WIDTH
-    index = SearchIndex(vault, notice=lambda m: None)
+    index = SearchIndex(vault)
     for n in range(70):
         write_note(vault, f"memory/long_term/concrete/big/b{n}.md", "B", f"The bulkword number{n}.")
     index.sync()                                     # 70 notes: one commit, one big segment
@@ -196,7 +196,7 @@ def test_small_commits_keep_the_segment_count_bounded(vault):
 def test_a_fold_takes_the_files_as_they_are_now(vault):
     """Folding re-reads the files: one deleted or edited since the last sync ends up as the
     next sync would leave it, and the file list agrees."""
-    index = SearchIndex(vault, notice=lambda m: None)
+    index = SearchIndex(vault)
     index.sync()
     rels = [write_note(vault, f"memory/long_term/concrete/f{n}.md", "F", f"The foldword item{n}.")
             .relative_to(vault.root).as_posix() for n in range(6)]
@@ -215,7 +215,7 @@ def test_a_fold_keeps_notes_whose_mtime_alone_changed(vault):
     """A note whose mtime moved but whose content did not (a touch, or a fresh note synced
     again once its mtime can be trusted) is only re-stamped in the file list; when its
     segment is folded in the same commit, it must still be indexed afterwards."""
-    index = SearchIndex(vault, notice=lambda m: None)
+    index = SearchIndex(vault)
     index.sync()
     old = time.time_ns() - 100 * 10**9
     paths = []
@@ -236,7 +236,7 @@ def test_a_fold_keeps_notes_whose_mtime_alone_changed(vault):
 def test_sync_of_given_paths_handles_folders_and_never_takes_ignored_ones(vault):
     """`sync(paths)` (what `watch` calls) with a moved folder's old and new paths updates every
     note inside; a path in a hidden or tool folder is never indexed."""
-    index = SearchIndex(vault, notice=lambda m: None)
+    index = SearchIndex(vault)
     old = vault.root / "memory/long_term/concrete/topic"
     write_note(vault, "memory/long_term/concrete/topic/inner/x.md", "X", "An echoword lives here.")
     index.sync()
@@ -258,7 +258,7 @@ def test_sync_of_given_paths_handles_folders_and_never_takes_ignored_ones(vault)
 def test_index_lost_between_commit_and_file_list_has_no_duplicates(vault, monkeypatch):
     """A process killed after committing documents but before saving the file list must not
     leave duplicates behind: the next sync replaces, it does not add twice."""
-    index = SearchIndex(vault, notice=lambda m: None)
+    index = SearchIndex(vault)
     index.sync()
     write_note(vault, "memory/long_term/concrete/dup.md", "Dup", "A golfword here.")
     from braniac.search import filelist
@@ -271,7 +271,7 @@ def test_index_lost_between_commit_and_file_list_has_no_duplicates(vault, monkey
     with pytest.raises(KeyboardInterrupt):
         index.sync()
     monkeypatch.setattr(filelist.FileList, "append", real)
-    fresh = SearchIndex(vault, notice=lambda m: None)
+    fresh = SearchIndex(vault)
     assert [h.path for h in fresh.search("golfword")] == ["memory/long_term/concrete/dup.md"]
     assert fresh.doc_count() == len(list(fresh.walk()))
 
@@ -281,8 +281,8 @@ def test_file_list_journal_is_shared_compacted_and_survives_a_torn_line(vault, m
     compaction folds it in, and a line torn by a crash only makes that file be read again."""
     from braniac.search import filelist
     monkeypatch.setattr(filelist, "COMPACT_AT", 5)
-    a = SearchIndex(vault, notice=lambda m: None)
-    b = SearchIndex(vault, notice=lambda m: None)
+    a = SearchIndex(vault)
+    b = SearchIndex(vault)
     a.sync()
     journal = vault.state_dir / "index" / filelist.JOURNAL
     for n in range(12):
@@ -302,7 +302,7 @@ def test_file_list_journal_is_shared_compacted_and_survives_a_torn_line(vault, m
         handle.write(b'{"p": "memory/long_term/concrete/j1.md", "r": {"h"')   # killed mid-append
     write_note(vault, "memory/long_term/concrete/j2.md", "J", "The limaword now.")
     b.sync()
-    fresh = SearchIndex(vault, notice=lambda m: None)
+    fresh = SearchIndex(vault)
     assert fresh.sync().changed == 0
     for word, rel in (("kiloword", "j0"), ("limaword", "j2"), ("julietword1", "j1")):
         assert [h.path for h in fresh.search(word)] == [f"memory/long_term/concrete/{rel}.md"]
@@ -344,7 +344,7 @@ def test_two_processes_indexing_while_a_third_edits_end_consistent(vault, tmp_pa
         rel = f"memory/long_term/concrete/t{i % 4}/n{i}.md"
         write_note(vault, rel, f"Note {i}", f"Body of tok{i:03d} and common words.")
         expected[rel] = f"tok{i:03d}"
-    SearchIndex(vault, notice=lambda m: None).rebuild()
+    SearchIndex(vault).rebuild()
     script = tmp_path / "worker.py"
     script.write_text(WORKER, encoding="utf-8")
     workers = [subprocess.Popen([sys.executable, str(script), str(vault.root), mode, "6"], env=clean_env(),
@@ -385,7 +385,7 @@ def test_two_processes_indexing_while_a_third_edits_end_consistent(vault, tmp_pa
         assert proc.returncode == 0, err
         assert "Traceback" not in err, err
         assert int(out.strip()) > 3, "the worker barely ran"
-    index = SearchIndex(vault, notice=lambda m: None)
+    index = SearchIndex(vault)
     index.sync()
     on_disk = {rel for rel, _ in index.walk()}
     assert set(index.files()) == on_disk
@@ -453,19 +453,19 @@ def test_damaged_index_is_rebuilt_with_one_notice_via_cli(vault, damage):
 
 
 @pytest.mark.parametrize("damage", ["missing", "truncated-seg", "file-list", "toc"])
-def test_damaged_index_is_rebuilt_with_one_notice_via_api(vault, damage):
+def test_damaged_index_is_rebuilt_with_one_notice_via_api(vault, damage, notices):
     write_note(vault, "memory/long_term/concrete/keep.md", "Keeper", "The indiaword stays findable.")
     SearchIndex(vault).rebuild()
     DAMAGE[damage](vault)
-    said: list[str] = []
-    index = SearchIndex(vault, notice=said.append)
+    said = notices
+    index = SearchIndex(vault)
     assert [h.path for h in index.search("indiaword")] == ["memory/long_term/concrete/keep.md"]
     assert len(said) == 1 and "index" in said[0]
 
 
 @pytest.mark.parametrize("edited", [False, True], ids=["unchanged", "edited"])
 @pytest.mark.parametrize("suffix", [".pst", ".trm", "_stored.col", "_body_len.col", ".toc", ".seg"])
-def test_one_truncated_index_file_is_found_out_and_repaired(vault, suffix, edited):
+def test_one_truncated_index_file_is_found_out_and_repaired(vault, suffix, edited, notices):
     """Half of one index file gone: every note is still found, with one notice at most (the
     damage shows when a read reaches it, or when a sync writes). `.seg` is the compound
     format older indexes used."""
@@ -473,21 +473,21 @@ def test_one_truncated_index_file_is_found_out_and_repaired(vault, suffix, edite
         write_note(vault, f"memory/long_term/concrete/n{i}.md", f"Note {i}", f"The word{i:03d}x and shared text.")
     if suffix == ".seg":
         from whoosh import index as whoosh_index
-        SearchIndex(vault, notice=lambda m: None).rebuild()
+        SearchIndex(vault).rebuild()
         # an index from before FORMAT 2: one compound segment
         ix = whoosh_index.open_dir(str(vault.state_dir / "index"))
         writer = ix.writer(compound=True)
         writer.commit(optimize=True)
     else:
-        SearchIndex(vault, notice=lambda m: None).rebuild()
+        SearchIndex(vault).rebuild()
     targets = [p for p in (vault.state_dir / "index").iterdir() if p.name.endswith(suffix)]
     assert targets
     for target in targets:
         _truncate(target)
     if edited:
         write_note(vault, "memory/long_term/concrete/n7.md", "Note 7", "The word007x and a changedword.")
-    said: list[str] = []
-    index = SearchIndex(vault, notice=said.append)
+    said = notices
+    index = SearchIndex(vault)
     for i in range(150):
         assert [h.path for h in index.search(f"word{i:03d}x", sync=edited)] == [f"memory/long_term/concrete/n{i}.md"]
     if edited:
@@ -507,7 +507,7 @@ ODD_QUERIES = [
 
 def test_odd_queries_never_crash_and_give_a_list(vault):
     write_note(vault, "memory/long_term/concrete/k.md", "Kilo", "The kiloword and a foo bar café 日本語.")
-    index = SearchIndex(vault, notice=lambda m: None)
+    index = SearchIndex(vault)
     for query in ODD_QUERIES:
         hits = index.search(query)
         assert isinstance(hits, list), query
@@ -553,7 +553,7 @@ def test_binary_huge_and_non_utf8_files_never_stop_the_rest(vault):
     (concrete / "broken.md").write_text("---\ntitle: [unclosed\n---\nThe novemberword in broken YAML.\n")
     (concrete / "unclosed.md").write_text("---\ntitle: x\nno closing fence, oscarword\n")
     write_note(vault, "memory/long_term/concrete/fine.md", "Fine", "A limaword in a good note.")
-    index = SearchIndex(vault, notice=lambda m: None)
+    index = SearchIndex(vault)
     assert [h.path for h in index.search("limaword")] == ["memory/long_term/concrete/fine.md"]
     assert [h.path for h in index.search("mikeword")] == ["memory/long_term/concrete/latin1.md"]
     assert [h.path for h in index.search("novemberword")] == ["memory/long_term/concrete/broken.md"]
@@ -580,7 +580,7 @@ def test_special_files_named_md_are_skipped(vault):
     outside.write_text("The quebecword outside.", encoding="utf-8")
     (concrete / "out.md").symlink_to(outside)
     write_note(vault, "memory/long_term/concrete/folder.md/inner.md", "Inner", "A quebecword inside.")
-    index = SearchIndex(vault, notice=lambda m: None)
+    index = SearchIndex(vault)
     assert [h.path for h in index.search("quebecword")] == ["memory/long_term/concrete/folder.md/inner.md"]
     index.sync([concrete / "pipe.md", concrete / "out.md"])
     assert [h.path for h in index.search("quebecword", sync=False)] == ["memory/long_term/concrete/folder.md/inner.md"]
@@ -596,7 +596,7 @@ def test_only_markdown_under_memory_and_system_is_indexed(vault):
     for rel in ("memory/long_term/concrete/x.txt", "memory/long_term/concrete/x.md.bak",
                 "memory/long_term/concrete/x.markdown", "memory/long_term/concrete/.x.md.1234.braniac-tmp"):
         (root / rel).write_text("The romeoword must not be found.", encoding="utf-8")
-    index = SearchIndex(vault, notice=lambda m: None)
+    index = SearchIndex(vault)
     assert index.search("romeoword") == []
     assert all(rel.startswith(("memory/", "system/")) and rel.endswith(".md") and "/." not in rel
                for rel, _ in index.walk())
@@ -606,7 +606,7 @@ def test_only_markdown_under_memory_and_system_is_indexed(vault):
 
 
 def test_identity_stm_and_index_files_are_searchable(vault):
-    index = SearchIndex(vault, notice=lambda m: None)
+    index = SearchIndex(vault)
     kinds = {h.kind for h in index.search("memory", limit=20)}
     assert {"index", "stm", "identity"} <= kinds
     vault.remember("the sierraword from a conversation")
@@ -624,7 +624,7 @@ def _twins(vault: Vault, folder: str = "memory/long_term/concrete/twins", word: 
 
 
 def _paths(vault: Vault, query: str) -> list[str]:
-    return [h.path for h in SearchIndex(vault, notice=lambda m: None).search(query)]
+    return [h.path for h in SearchIndex(vault).search(query)]
 
 
 def test_title_and_tags_rank_above_body(vault):
@@ -671,7 +671,7 @@ def _log_reads(vault: Vault, rel: str, count: int, log: str = "access.log") -> N
 
 def test_more_reads_rank_higher_including_rotated_logs(vault):
     x, y = _twins(vault)
-    kept = SearchIndex(vault, notice=lambda m: None)
+    kept = SearchIndex(vault)
     _log_reads(vault, y, 3)
     assert _paths(vault, "heronword") == [y, x]
     _log_reads(vault, x, 12, "access.log.1")     # an older, rotated log counts too

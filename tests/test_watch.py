@@ -76,7 +76,7 @@ def watcher(vault):
 
 
 def found(vault: Vault, word: str) -> list[str]:
-    return [h.path for h in SearchIndex(vault, notice=lambda m: None).search(word, sync=False)]
+    return [h.path for h in SearchIndex(vault).search(word, sync=False)]
 
 
 def until(vault: Vault, word: str, expected: list[str], start: float) -> float:

@@ -14,6 +14,7 @@ from pathlib import Path
 import click
 
 from ..infra.version import __version__
+from ..infra import notices
 from ..infra.errors import BraniacError
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
@@ -47,15 +48,13 @@ def cli(ctx: click.Context, vault_path: Path | None) -> None:
     Create a vault with `braniac init PATH`, then run commands inside it (or pass --vault).
     """
     ctx.obj = {"vault_path": vault_path}
+    notices.show_on()   # what the library says while it works, as `braniac: …` lines on stderr
 
 
 def open_vault(ctx: click.Context):
     from ..api import Vault
     return Vault.find(ctx.obj.get("vault_path"))
 
-
-def notice(message: str) -> None:
-    click.echo(f"braniac: {message}", err=True)
 
 
 def emit_json(data) -> None:
@@ -149,7 +148,7 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 @click.pass_context
 def search(ctx: click.Context, query: tuple[str, ...], limit: int, kind: str | None, archived: bool, as_json: bool) -> None:
     """Search the vault's memory (the index follows every edit to the files)."""
-    hits = open_vault(ctx).search(" ".join(query), limit=limit, kind=kind, archived=archived, notice=notice)
+    hits = open_vault(ctx).search(" ".join(query), limit=limit, kind=kind, archived=archived)
     if as_json:
         emit_json([h.as_dict() for h in hits])
         return
@@ -170,7 +169,7 @@ def reindex(ctx: click.Context) -> None:
         def progress(done: int, total: int) -> None:
             bar.length = total
             bar.update(done - bar.pos)
-        report = vault.reindex(progress=progress, notice=notice)
+        report = vault.reindex(progress=progress)
     click.echo(f"indexed {report.added} files")
 
 
@@ -181,8 +180,7 @@ def watch(ctx: click.Context) -> None:
     from .watch import run
     from ..processes.idle import IdleWorker
     vault = open_vault(ctx)
-    worker = IdleWorker(vault, report=lambda message: click.echo(message, err=True), organize=True)
-    run(vault, report=lambda message: click.echo(message, err=True), on_idle=worker.tick)
+    run(vault, on_idle=IdleWorker(vault, organize=True).tick)
 
 
 @cli.command()
@@ -196,7 +194,7 @@ def ask(ctx: click.Context, prompt: tuple[str, ...], model: str | None, as_json:
     if text == "-":
         text = sys.stdin.read()
     stream = None if as_json else (lambda chunk: click.echo(chunk, nl=False))
-    turn = open_vault(ctx).ask(text, model=model, on_chunk=stream, notice=notice)
+    turn = open_vault(ctx).ask(text, model=model, on_chunk=stream)
     if as_json:
         emit_json(turn.as_dict())
     else:
@@ -220,7 +218,7 @@ def chat(ctx: click.Context, model: str | None) -> None:
 @click.pass_context
 def promote(ctx: click.Context, force: bool, dry_run: bool, model: str | None, as_json: bool) -> None:
     """Consolidate short-term memory into long-term notes (safe from cron; exit 0 when skipped)."""
-    report = open_vault(ctx).promote(force=force, dry_run=dry_run, model=model, notice=notice)
+    report = open_vault(ctx).promote(force=force, dry_run=dry_run, model=model)
     if as_json:
         emit_json(report.as_dict())
         return
@@ -241,7 +239,7 @@ def promote(ctx: click.Context, force: bool, dry_run: bool, model: str | None, a
 @click.pass_context
 def organize(ctx: click.Context, dry_run: bool, archive_days: float | None, model: str | None, as_json: bool) -> None:
     """Learn from use: link notes read together, move much-read ones up, archive unused ones (for cron)."""
-    report = open_vault(ctx).organize(dry_run=dry_run, archive_after_days=archive_days, model=model, notice=notice)
+    report = open_vault(ctx).organize(dry_run=dry_run, archive_after_days=archive_days, model=model)
     if as_json:
         emit_json(report.as_dict())
         return

@@ -11,7 +11,7 @@ import sys
 import threading
 from typing import TYPE_CHECKING, Callable, TextIO
 
-from ..infra import config
+from ..infra import config, notices
 from ..infra.errors import BraniacError
 from ..model.llm import preload
 from ..processes.idle import IdleWorker
@@ -35,6 +35,7 @@ class Chat:
     def __init__(self, vault: "Vault", *, model: str | None = None, out: TextIO = sys.stdout, err: TextIO = sys.stderr):
         self.vault = vault
         self.out, self.err = out, err
+        self._shown = notices.show_on(err)   # the library's notices, on this chat's stream
         self.session = None
         self._model = model
         self._ready = threading.Event()
@@ -46,12 +47,13 @@ class Chat:
         self.out.flush()
 
     def notice(self, text: str) -> None:
-        self.err.write(f"braniac: {text}\n")
+        """The chat's own messages, in the same form as the library's notices."""
+        self.err.write(f"{notices.PREFIX}{text}\n")
         self.err.flush()
 
     def _warm_up(self) -> None:
         try:
-            self.session = Session(self.vault, model=self._model, notice=self.notice)
+            self.session = Session(self.vault, model=self._model)
             if self.session.model.name != "offline":
                 preload()
             self.session.loop.changes = ChangeFeed(self.vault)  # turns then sync only what changed
@@ -132,7 +134,7 @@ class Chat:
     def _promote(self) -> None:
         session = self.ready_session()
         session.reflector.flush()  # the turns of this session first
-        report = self.vault.promote(force=True, model=session.model, notice=self.notice)
+        report = self.vault.promote(force=True, model=session.model)
         self.say(report.describe())
 
     def close(self) -> None:
@@ -140,6 +142,8 @@ class Chat:
             if self.session.loop.changes is not None:
                 self.session.loop.changes.close()
             self.session.close()
+        if self._shown.target is not None:   # a stream of its own (stderr's handler is shared)
+            notices.hide(self._shown)
 
 
 def _read_lines(chat: Chat, prompt_text: str) -> Callable[[], str]:
@@ -168,7 +172,7 @@ def run_chat(vault: "Vault", *, model: str | None = None) -> None:
     chat.say("type /help for commands, Ctrl-D to leave")
     read = _read_lines(chat, "you> ")
     stop_idle = threading.Event()
-    IdleWorker(vault, model=model, report=chat.notice).start_background(stop_idle)
+    IdleWorker(vault, model=model).start_background(stop_idle)
     try:
         while True:
             try:

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable
 
+from ..infra.notices import notice
 from ..vault.layout import is_memory_name
 from ..search.index import SearchIndex
 
@@ -36,7 +37,7 @@ def _relevant(vault_root: Path, path: str) -> bool:
     return all(is_memory_name(part) for part in rel.parts) and not rel.name.endswith(".braniac-tmp")
 
 
-def run(vault: "Vault", *, stop: threading.Event | None = None, report: Callable[[str], None] = print,
+def run(vault: "Vault", *, stop: threading.Event | None = None,
         reconcile_seconds: float = RECONCILE_SECONDS, on_idle: Callable[[float], None] | None = None) -> None:
     """Watch until `stop` is set, Ctrl-C or SIGTERM. `on_idle(seconds_quiet)` is called about
     once a second, from its own thread, while no file changes (promotion hooks in here)."""
@@ -45,7 +46,7 @@ def run(vault: "Vault", *, stop: threading.Event | None = None, report: Callable
     stop = stop or threading.Event()
     if threading.current_thread() is threading.main_thread():
         signal.signal(signal.SIGTERM, lambda *_: stop.set())
-    index = SearchIndex(vault, notice=lambda m: report(m))
+    index = SearchIndex(vault)
     root = vault.root
     state = {"last_change": time.monotonic()}
     idle_thread = None
@@ -62,10 +63,10 @@ def run(vault: "Vault", *, stop: threading.Event | None = None, report: Callable
                 # The watcher is live from the first iteration on: what the first sync misses
                 # is in `changes` or in the next ones.
                 first = index.sync()
-                report(f"watching {vault.root} (index: {first.changed} files brought up to date)")
+                notice(f"watching {vault.root} (index: {first.changed} files brought up to date)")
                 started, last_reconcile = True, time.monotonic()
                 if on_idle is not None:
-                    idle_thread = _start_idle(on_idle, stop, state, report)
+                    idle_thread = _start_idle(on_idle, stop, state)
             touched: set[Path] = set()
             for _change, raw in changes:
                 path = Path(raw)
@@ -80,7 +81,7 @@ def run(vault: "Vault", *, stop: threading.Event | None = None, report: Callable
             if touched:
                 result = index.sync(touched)
                 if result.changed:
-                    report(f"indexed: {result.added} added, {result.updated} updated, {result.deleted} removed")
+                    notice(f"indexed: {result.added} added, {result.updated} updated, {result.deleted} removed")
             if changes:
                 state["last_change"], merged_since_change = now, False
             if now - last_reconcile >= reconcile_seconds:
@@ -98,11 +99,10 @@ def run(vault: "Vault", *, stop: threading.Event | None = None, report: Callable
         if idle_thread is not None:
             idle_thread.join()  # let a promotion in progress finish its writes
         index.close()
-    report("stopped watching")
+    notice("stopped watching")
 
 
-def _start_idle(on_idle: Callable[[float], None], stop: threading.Event, state: dict,
-                report: Callable[[str], None]) -> threading.Thread:
+def _start_idle(on_idle: Callable[[float], None], stop: threading.Event, state: dict) -> threading.Thread:
     def loop() -> None:
         while not stop.wait(1.0):
             quiet = time.monotonic() - state["last_change"]
@@ -110,7 +110,7 @@ def _start_idle(on_idle: Callable[[float], None], stop: threading.Event, state: 
                 try:
                     on_idle(quiet)
                 except Exception as exc:  # never let idle work stop the watcher; say what happened
-                    report(f"idle work failed: {type(exc).__name__}: {exc}")
+                    notice(f"idle work failed: {type(exc).__name__}: {exc}")
 
     thread = threading.Thread(target=loop, name="braniac-idle", daemon=True)
     thread.start()

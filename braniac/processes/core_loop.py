@@ -15,6 +15,7 @@ from ..infra import clock
 from ..infra.config import Config
 from ..infra.errors import BraniacError, ModelError
 from ..infra.fsio import read_text
+from ..infra.notices import notice
 from ..model.offline import OfflineModel
 from ..model.types import Excerpt, ModelUnavailable, WorkingMemory
 from ..search.index import SearchIndex
@@ -44,15 +45,13 @@ class Turn:
 class CoreLoop:
     """Runs turns for one session. Keep one per REPL: its index stays open (warm searches)."""
 
-    def __init__(self, vault: "VaultStore", model: "MemoryModel", config: Config, *, index: "SearchIndex | None" = None,
-                 notice: Callable[[str], None] = lambda m: None):
+    def __init__(self, vault: "VaultStore", model: "MemoryModel", config: Config, *, index: "SearchIndex | None" = None):
         self.vault = vault
         self.model = model
         self.config = config
-        self.index = index or SearchIndex(vault, notice=notice)
+        self.index = index or SearchIndex(vault)
         self.conversation = Conversation()
         self.changes = None   # a watch.ChangeFeed in long-lived processes (the chat)
-        self.notice = notice
 
     def prepare(self, prompt: str, *, sync: bool = True) -> tuple[Turn, WorkingMemory]:
         """Steps 1–4 and 6: everything but the answer (also what the benchmark measures)."""
@@ -86,7 +85,7 @@ class CoreLoop:
             raise  # the server is down or broken: the answer call would fail (or time out) again
         except ModelError as exc:
             turn.notices.append(f"{exc}; searching with keywords from the prompt instead")
-            self.notice(turn.notices[-1])
+            notice(turn.notices[-1])
             queries = []
         return queries or OfflineModel().search_queries(wm) or [wm.prompt]
 

@@ -10,10 +10,11 @@ from __future__ import annotations
 import threading
 import time
 from datetime import timedelta
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from ..infra import clock
 from ..infra.errors import BraniacError
+from ..infra.notices import notice
 from ..model import configured_model
 from .organization import organize
 from .promotion import idle_for, promote
@@ -25,12 +26,10 @@ CHECK_EVERY_SECONDS = 30.0
 
 
 class IdleWorker:
-    def __init__(self, vault: "VaultStore", *, model: str | None = None, report: Callable[[str], None] = print,
-                 organize: bool = False):
+    def __init__(self, vault: "VaultStore", *, model: str | None = None, organize: bool = False):
         self.vault = vault
         self.organize = organize
         self.model_name = model
-        self.report = report
         self._last_check = 0.0
         self._quiet_files = 0.0
         self._running = threading.Lock()
@@ -48,7 +47,7 @@ class IdleWorker:
             if self.organize:
                 self._maybe_organize()
         except BraniacError as exc:
-            self.report(f"idle work failed: {exc}")
+            notice(f"idle work failed: {exc}")
         finally:
             self._running.release()
 
@@ -57,9 +56,9 @@ class IdleWorker:
         quiet = idle_for(self.vault)
         if quiet is None or quiet < timedelta(minutes=cfg.promote_idle_minutes):
             return
-        result = promote(self.vault, model, cfg, notice=self.report)
+        result = promote(self.vault, model, cfg)
         if result.status == "done":
-            self.report(result.describe())
+            notice(result.describe())
 
     def _maybe_organize(self) -> None:
         """After `idle.organize_after_minutes` of quiet, and at most once per such spell."""
@@ -71,8 +70,8 @@ class IdleWorker:
         last = self.vault.last_run("organization")
         if last and clock.now() - clock.parse_iso(last) < limit:
             return
-        result = organize(self.vault, cfg, model=model, notice=self.report)
-        self.report(result.describe())
+        result = organize(self.vault, cfg, model=model)
+        notice(result.describe())
 
     def start_background(self, stop: threading.Event) -> threading.Thread:
         """For the REPL: check in a daemon thread until `stop` is set."""

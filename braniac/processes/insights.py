@@ -16,7 +16,7 @@ TOP = 5
 
 
 def usage_stats(vault: "VaultStore") -> dict:
-    index = SearchIndex(vault, notice=lambda m: None)
+    index = SearchIndex(vault)
     try:
         index.sync()
         files = index.files()

@@ -16,11 +16,12 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from ..infra import clock
 from ..infra.errors import BraniacError, InputError
 from ..infra.fsio import atomic_write, claim
+from ..infra.notices import notice
 from ..model.offline import OfflineModel
 from ..model.types import Reflection
 
@@ -52,10 +53,9 @@ def _storable(text: str, limit: int) -> str:
 
 
 class Reflector:
-    def __init__(self, vault: "VaultStore", model: "MemoryModel", *, notice: Callable[[str], None] = lambda m: None):
+    def __init__(self, vault: "VaultStore", model: "MemoryModel"):
         self.vault = vault
         self.model = model
-        self.notice = notice
         self.dir = vault.state_dir / "journal"
         self._queue: queue.Queue[Exchange | None] = queue.Queue()
         self._thread: threading.Thread | None = None
@@ -104,12 +104,12 @@ class Reflector:
                     continue
                 self._process(exchange)
             except InputError as exc:  # the vault can never accept it: _process set it aside
-                self.notice(f"a journaled exchange could not be recorded and was set aside ({exc})")
+                notice(f"a journaled exchange could not be recorded and was set aside ({exc})")
                 continue
             except BraniacError as exc:
                 # never let a journal stop the session from starting: keep it for the next run
                 claim(claimed, path)
-                self.notice(f"could not record a journaled exchange yet ({exc})")
+                notice(f"could not record a journaled exchange yet ({exc})")
                 break
             done += 1
         for stale in self.dir.glob("*.work"):  # claimed by a process that died
@@ -138,7 +138,7 @@ class Reflector:
             try:
                 self._process(exchange)
             except BraniacError as exc:
-                self.notice(f"reflection failed, the exchange stays journaled for the next run: {exc}")
+                notice(f"reflection failed, the exchange stays journaled for the next run: {exc}")
 
     def _process(self, exchange: Exchange) -> "StoredEvent":
         try:
@@ -149,7 +149,7 @@ class Reflector:
         try:
             reflection = (exchange.model or self.model).reflect(user, ai, short_term)
         except BraniacError as exc:
-            self.notice(f"the model could not reflect ({exc}); recorded the exchange verbatim")
+            notice(f"the model could not reflect ({exc}); recorded the exchange verbatim")
             reflection = OfflineModel().reflect(user, ai, short_term)
         try:
             event = self.vault.append_event(

@@ -16,7 +16,6 @@ from __future__ import annotations
 import os
 import secrets
 import shutil
-import sys
 import time
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,6 +23,7 @@ from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from ..infra.errors import BraniacError, IndexError_
 from ..infra.fsio import locked, swap_directory
+from ..infra.notices import notice
 from ..vault.layout import READ_COUNTS, SEARCH_INDEX_DIR
 from ..vault.reads import read_counts
 from . import ranking, segments
@@ -50,10 +50,6 @@ class SyncReport:
         return self.added + self.updated + self.deleted
 
 
-def _stderr_notice(message: str) -> None:
-    print(f"braniac: {message}", file=sys.stderr)
-
-
 class _Missing(Exception):
     """The index folder or its file list is not there: build it."""
 
@@ -62,11 +58,9 @@ class SearchIndex:
     """One vault's index. Keep one open in long-lived processes (REPL, watch): its searcher
     is reused while the index is unchanged, which is what makes warm searches fast."""
 
-    def __init__(self, vault: "VaultStore", *, notice: Callable[[str], None] = _stderr_notice,
-                 lock_timeout: float = 120.0):
+    def __init__(self, vault: "VaultStore", *, lock_timeout: float = 120.0):
         self.vault = vault
         self.dir = vault.state_dir / SEARCH_INDEX_DIR
-        self.notice = notice
         self.lock_timeout = lock_timeout
         self._ix = None
         self._ix_id: str | None = None          # the index id self._ix was opened for
@@ -261,7 +255,7 @@ class SearchIndex:
             if only_if is not None and not only_if():
                 return SyncReport()
             if reason:
-                self.notice(reason() if callable(reason) else reason)
+                notice(reason() if callable(reason) else reason)
             self.close()
             for stale in [*state.glob(f"{self.dir.name}.new-*"), *state.glob(f"{self.dir.name}.old-*")]:
                 shutil.rmtree(stale, ignore_errors=True)  # left by a killed rebuild (we hold the lock)
@@ -376,11 +370,11 @@ class SearchIndex:
                 for score, fields in scored[:max(limit, 0)]]
 
 
-def update_after_write(vault: "VaultStore", paths: Iterable[Path], notice: Callable[[str], None]) -> None:
+def update_after_write(vault: "VaultStore", paths: Iterable[Path]) -> None:
     """After a worker wrote files: bring the index up to date for just those, or leave it to the
     next search (which catches up) if the index is busy or broken right now."""
     try:
-        index = SearchIndex(vault, notice=notice)
+        index = SearchIndex(vault)
         index.sync(paths)
         index.close()
     except BraniacError as exc:

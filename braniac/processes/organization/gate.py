@@ -89,9 +89,9 @@ def _measure(vault: VaultStore, probes: list[Probe], live: VaultStore) -> dict:
     """Recall and mean reciprocal rank of the notes each probe's turn actually read (by uuid), in
     the top max(10, notes read) results: a turn that read 50 notes (a large search_limit) is
     measured on its top 50, else recall@10 hardly sees a change at all."""
-    index = SearchIndex(vault, notice=lambda m: None)
+    index = SearchIndex(vault)
     index.sync()
-    live_index = SearchIndex(live, notice=lambda m: None)
+    live_index = SearchIndex(live)
     files = live_index.files()
     recall = mrr = 0.0
     counted = 0

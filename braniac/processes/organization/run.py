@@ -4,11 +4,12 @@ commit, all under the long-term-memory lock."""
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from ...infra import clock, git
 from ...infra.errors import BraniacError, LockBusy
 from ...infra.fsio import append_line, locked
+from ...infra.notices import notice
 from ...model import MemoryModel
 from ...model.offline import OfflineModel
 from ...model.organization_types import OrganizationPlan, OrganizationRequest
@@ -32,19 +33,19 @@ MAX_COMMIT_LINES = 200
 
 
 def organize(vault: "VaultStore", config: "Config", *, model: MemoryModel | None = None, dry_run: bool = False,
-             notice: Callable[[str], None] = lambda m: None, archive_after_days: float | None = None) -> OrganizeReport:
+             archive_after_days: float | None = None) -> OrganizeReport:
     """Organize long-term memory from its use (with the offline engine when no model is given)."""
     report = OrganizeReport()
     try:
         with locked(vault.lock_path("ltm"), timeout=0, what="long-term memory"):
-            return _organize(vault, config, OfflineModel() if model is None else model, report, dry_run, notice,
+            return _organize(vault, config, OfflineModel() if model is None else model, report, dry_run,
                              ARCHIVE_AFTER_DAYS if archive_after_days is None else archive_after_days)
     except LockBusy:
         report.status, report.reason = "skipped", "another organization or promotion is running"
         return report
 
 
-def _organize(vault, config, model, report, dry_run, notice, archive_days) -> OrganizeReport:
+def _organize(vault, config, model, report, dry_run, archive_days) -> OrganizeReport:
     written: set[Path] = set()
     leftovers = pending(vault)
     if leftovers and not dry_run:
@@ -55,7 +56,7 @@ def _organize(vault, config, model, report, dry_run, notice, archive_days) -> Or
     history = read_usage(vault.root / "logs")
     recent = read_usage(vault.root / "logs", only_current=True)
     report.log_lines, report.malformed_log_lines = recent.lines, len(recent.malformed)
-    plan = _propose(model, OrganizationRequest(vault, history, recent, archive_days), notice)
+    plan = _propose(model, OrganizationRequest(vault, history, recent, archive_days))
     operations = without_conflicts(_checked(vault, plan, report))
     report.operations = operations
     if dry_run:
@@ -71,7 +72,7 @@ def _organize(vault, config, model, report, dry_run, notice, archive_days) -> Or
     vault.record_run("organization")
     report.files = sorted(vault.relative(p) for p in written if p.exists())
     if written:
-        update_after_write(vault, written, notice)
+        update_after_write(vault, written)
         if config.git_autocommit and git.is_repo(vault.root):
             report.commit = _commit(vault, written, operations)
     if report.status != "gated":
@@ -79,7 +80,7 @@ def _organize(vault, config, model, report, dry_run, notice, archive_days) -> Or
     return report
 
 
-def _propose(model: MemoryModel, request: OrganizationRequest, notice: Callable[[str], None]) -> OrganizationPlan:
+def _propose(model: MemoryModel, request: OrganizationRequest) -> OrganizationPlan:
     try:
         return model.propose_organization(request)
     except BraniacError as exc:

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from ...infra.errors import BraniacError, NoteError
+from ...infra.notices import notice
 from ...model.offline import OfflineModel
 from ...model.offline.promotion import relate
 from ...model.types import Claim, EventRecord, NoteDraft
@@ -28,8 +29,8 @@ MAX_DEPTH = 4
 RESERVED = {"core-identity", "core_identity", "short-term", "short_term", "index", "_index", "access-log"}
 
 
-def make_drafts(vault: "VaultStore", model: "MemoryModel", events: list[EventRecord], report: PromotionReport,
-                notice: Callable[[str], None]) -> list[NoteDraft]:
+def make_drafts(vault: "VaultStore", model: "MemoryModel", events: list[EventRecord],
+                report: PromotionReport) -> list[NoteDraft]:
     """The validated drafts of the notes these events go into (the rest is rejected and logged)."""
     titles = known_titles(vault)
     try:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from ...infra import clock, git
 from ...infra.errors import LockBusy
@@ -28,12 +28,12 @@ if TYPE_CHECKING:
     from ...vault.store import VaultStore
 
 
-def promote(vault: "VaultStore", model: "MemoryModel", config: "Config", *, force: bool = False, dry_run: bool = False,
-            notice: Callable[[str], None] = lambda m: None) -> PromotionReport:
+def promote(vault: "VaultStore", model: "MemoryModel", config: "Config", *, force: bool = False,
+            dry_run: bool = False) -> PromotionReport:
     report = PromotionReport()
     try:
         with locked(vault.lock_path("ltm"), timeout=0, what="long-term memory"):
-            return _promote(vault, model, config, report, force=force, dry_run=dry_run, notice=notice)
+            return _promote(vault, model, config, report, force=force, dry_run=dry_run)
     except LockBusy:
         report.status, report.reason = "skipped", "another promotion or organization is running"
         return report
@@ -51,7 +51,7 @@ def idle_for(vault: "VaultStore") -> timedelta | None:
     return clock.now() - newest
 
 
-def _promote(vault, model, config, report, *, force, dry_run, notice) -> PromotionReport:
+def _promote(vault, model, config, report, *, force, dry_run) -> PromotionReport:
     with locked(vault.lock_path("stm"), what="short-term memory"):
         doc = vault.read_stm()
     events = [EventRecord(e.id, e.fields) for e in doc.events]
@@ -67,7 +67,7 @@ def _promote(vault, model, config, report, *, force, dry_run, notice) -> Promoti
         return report
     report.events = [e.id for e in events]
 
-    drafts = make_drafts(vault, model, events, report, notice)
+    drafts = make_drafts(vault, model, events, report)
     if dry_run:
         report.status = "dry-run"
         report.plan = [_planned(vault, d) for d in drafts]
@@ -83,11 +83,11 @@ def _promote(vault, model, config, report, *, force, dry_run, notice) -> Promoti
         bookkeeping.remember_targets(vault, _targets(vault, events, drafts, by_uuid))
     open_items, done_items = structured_items(doc)
     written = _write_long_term(vault, doc, events, drafts, by_uuid, done_items, report)
-    _finish_short_term(vault, model, events, open_items, report, notice)
+    _finish_short_term(vault, model, events, open_items, report)
     written.add(vault.stm_path)
     vault.record_run("promotion")
     report.files = sorted(vault.relative(p) for p in written if p.exists())
-    update_after_write(vault, written, notice)
+    update_after_write(vault, written)
     if autocommit:
         report.commit = bookkeeping.commit_promotion(vault, written, report)
     bookkeeping.end_journal(vault)
@@ -127,7 +127,7 @@ def _write_long_term(vault: "VaultStore", doc: stm.ShortTermMemory, events: list
 
 
 def _finish_short_term(vault: "VaultStore", model: "MemoryModel", events: list[EventRecord], open_items: list[str],
-                       report: PromotionReport, notice: Callable[[str], None]) -> None:
+                       report: PromotionReport) -> None:
     """Take the promoted events out of short-term memory and write the new Summary, on the file
     as it is now (reflection may have added events meanwhile)."""
     promoted_ids = set(report.events)
@@ -135,7 +135,7 @@ def _finish_short_term(vault: "VaultStore", model: "MemoryModel", events: list[E
     def finalize(text: str) -> str:
         current = stm.parse(text)
         remaining = [EventRecord(e.id, e.fields) for e in current.events if e.id not in promoted_ids]
-        summary = new_summary(model, events, remaining, open_items, notice)
+        summary = new_summary(model, events, remaining, open_items)
         current.remove_events(promoted_ids)
         reset_structured(current)
         set_summary(current, summary)

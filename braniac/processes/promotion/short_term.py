@@ -3,9 +3,10 @@ digest now records (open goals and tasks carry over)."""
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from ...infra.errors import BraniacError
+from ...infra.notices import notice
 from ...model.offline import OfflineModel
 from ...model.types import EventRecord
 from ...vault import stm
@@ -26,7 +27,7 @@ def structured_items(doc: stm.ShortTermMemory) -> tuple[list[str], list[str]]:
 
 
 def new_summary(model: "MemoryModel", promoted: list[EventRecord], remaining: list[EventRecord],
-                open_items: list[str], notice: Callable[[str], None]) -> str:
+                open_items: list[str]) -> str:
     """The model's summary of what short-term memory now holds, else the offline engine's."""
     try:
         summary = plain_paragraphs(model.summarize(promoted, remaining, open_items))
