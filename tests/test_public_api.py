@@ -33,7 +33,7 @@ VAULT_METHODS = {
     # health and numbers
     "doctor", "stats",
 }
-VAULT_PROPERTIES = {"stm_path", "ltm_root", "identity_path", "access_log_path", "state_dir"}
+VAULT_PROPERTIES = {"stm_path", "ltm_root", "identity_path", "access_log_path", "logs_dir", "state_dir"}
 
 
 def test_all_is_pinned_and_every_name_resolves():

@@ -13,7 +13,7 @@ from pathlib import Path
 from ..infra.errors import NoteError
 from ..infra.fsio import MAX_TEXT_BYTES
 from ..vault import notes
-from ..vault.layout import ARCHIVE, FOLDER_INDEX, LONG_TERM, MEMORY_ROOTS, TIERS, is_memory_name
+from ..vault.layout import ARCHIVE, FOLDER_INDEX, LONG_TERM, MEMORY_ROOTS, SHORT_TERM, TIERS, is_memory_name
 from ..vault.links import find_links
 
 # A file modified this recently may be changed again within the file system's timestamp
@@ -22,7 +22,6 @@ from ..vault.links import find_links
 RACY_NS = 3_000_000_000
 UNTRUSTED_MTIME = -1
 
-_SHORT_TERM = "memory/short_term.md"
 _LONG_TERM_PARTS = LONG_TERM.split("/")
 _KINDS = (*TIERS, ARCHIVE)
 
@@ -47,7 +46,7 @@ def schema():
 
 def kind_of(rel: str) -> str:
     parts = rel.split("/")
-    if rel == _SHORT_TERM:
+    if rel == SHORT_TERM:
         return "stm"
     if parts[0] == "system":
         return "identity"

@@ -360,7 +360,7 @@ class SearchIndex:
             return []
         searcher = self.searcher()
         inbound = self.inbound_counts()
-        reads = read_counts(self.vault.root / "logs", self.vault.state_dir / READ_COUNTS)
+        reads = read_counts(self.vault.logs_dir, self.vault.state_dir / READ_COUNTS)
         scored = self._hits.best(searcher, q, limit, kind, exclude, inbound, reads)
         words = query_words(q)
         root = str(self.vault.root)  # once, not per hit

@@ -12,7 +12,11 @@ from __future__ import annotations
 import re
 
 MEMORY_ROOTS = ("system", "memory")              # what search indexes
+IDENTITY = "system/core_identity.md"
+SHORT_TERM = "memory/short_term.md"
 LONG_TERM = "memory/long_term"
+LOGS = "logs"                                    # the access log and what workers rejected
+ACCESS_LOG = "logs/access.log"
 TIERS = ("concrete", "events", "skills")         # long-term memory's kinds, one top folder each
 RESTRUCTURED_TIERS = ("concrete", "skills")      # organization reshapes these; events stay by date
 ARCHIVE = "archive"                              # notes organization retired (searched on request)

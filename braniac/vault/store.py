@@ -11,7 +11,8 @@ from typing import Iterable, Iterator
 
 from ..infra import clock, git
 from . import notes, stm
-from .layout import LOCKS_DIR, RUN_MARKERS_DIR, STATE_DIR, TIERS, is_memory_name
+from .layout import (ACCESS_LOG, IDENTITY, LOCKS_DIR, LOGS, LONG_TERM, RUN_MARKERS_DIR, SHORT_TERM, STATE_DIR, TIERS,
+                     is_memory_name)
 from ..infra.config import CONFIG_NAME
 from ..infra.errors import InputError, NoteError, STMError, VaultExists, VaultNotFound
 from ..infra.fsio import atomic_write, create_file, ensure_inside, inside, locked, read_text, update_text
@@ -46,19 +47,23 @@ class VaultStore:
     # ------------------------------------------------------------------ paths
     @property
     def stm_path(self) -> Path:
-        return self.root / "memory" / "short_term.md"
+        return self.root / SHORT_TERM
 
     @property
     def ltm_root(self) -> Path:
-        return self.root / "memory" / "long_term"
+        return self.root / LONG_TERM
 
     @property
     def identity_path(self) -> Path:
-        return self.root / "system" / "core_identity.md"
+        return self.root / IDENTITY
 
     @property
     def access_log_path(self) -> Path:
-        return self.root / "logs" / "access.log"
+        return self.root / ACCESS_LOG
+
+    @property
+    def logs_dir(self) -> Path:
+        return self.root / LOGS
 
     @property
     def state_dir(self) -> Path:

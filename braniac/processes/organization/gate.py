@@ -8,7 +8,7 @@ import shutil
 from typing import TYPE_CHECKING
 
 from ...search.index import SearchIndex
-from ...vault.layout import MEMORY_ROOTS, SEARCH_INDEX_DIR, STATE_DIR
+from ...vault.layout import LOGS, MEMORY_ROOTS, SEARCH_INDEX_DIR, STATE_DIR
 from ...vault.store import VaultStore
 from ...vault.usage import Probe, Usage
 from .apply import apply
@@ -76,10 +76,10 @@ def _staging(vault: VaultStore) -> VaultStore:
     for name in MEMORY_ROOTS:
         if (vault.root / name).is_dir():
             shutil.copytree(vault.root / name, root / name, copy_function=link_or_copy, symlinks=True)
-    if (vault.root / "logs").is_dir():
+    if (vault.logs_dir).is_dir():
         # copied, never hard-linked: logs are appended to in place (the staged moves are noted
         # in the staging's access.log), which must not reach the vault's own log
-        shutil.copytree(vault.root / "logs", root / "logs", symlinks=True)
+        shutil.copytree(vault.logs_dir, root / LOGS, symlinks=True)
     if (vault.state_dir / SEARCH_INDEX_DIR).is_dir():
         shutil.copytree(vault.state_dir / SEARCH_INDEX_DIR, root / STATE_DIR / SEARCH_INDEX_DIR)
     return VaultStore(root)

@@ -53,8 +53,8 @@ def _organize(vault, config, model, report, dry_run, archive_days) -> OrganizeRe
         note_moves(vault, leftovers)   # (perhaps again: noting a move twice changes nothing)
         finish(vault, leftovers, written)
     finish_rotation(vault)
-    history = read_usage(vault.root / "logs")
-    recent = read_usage(vault.root / "logs", only_current=True)
+    history = read_usage(vault.logs_dir)
+    recent = read_usage(vault.logs_dir, only_current=True)
     report.log_lines, report.malformed_log_lines = recent.lines, len(recent.malformed)
     plan = _propose(model, OrganizationRequest(vault, history, recent, archive_days))
     operations = without_conflicts(_checked(vault, plan, report))
@@ -106,7 +106,7 @@ def _checked(vault: "VaultStore", plan: OrganizationPlan, report: OrganizeReport
 
 def _reject(vault: "VaultStore", report: OrganizeReport, reason: str) -> None:
     report.rejected.append(reason)
-    log = vault.root / "logs" / "organize.log"
+    log = vault.logs_dir / "organize.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     append_line(log, f"{clock.iso(clock.now())} | REJECTED | {reason}")
 

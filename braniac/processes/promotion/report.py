@@ -43,6 +43,6 @@ class PromotionReport:
 def reject(vault: "VaultStore", report: PromotionReport, reason: str) -> None:
     """Record something the promotion refused, in the report and in logs/promotion.log."""
     report.rejected.append(reason)
-    log = vault.root / "logs" / "promotion.log"
+    log = vault.logs_dir / "promotion.log"
     log.parent.mkdir(parents=True, exist_ok=True)
     append_line(log, f"{clock.iso(clock.now())} | REJECTED | {reason}")
