@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 import yaml
 
-from braniac import Vault
+from braniac import ScriptedModel, Vault
 from braniac.infra import clock
 from braniac.vault import folder_index, notes
 from braniac.infra.config import load as load_config
@@ -496,26 +496,16 @@ def test_git_one_commit_per_run_and_revert_undoes_it(tmp_path):
 
 # ------------------------------------------------------------------------------ the retrieval gate
 
-class ArchiveTheHotNote:
-    """A model whose plan archives the note every probe found and read."""
-    name = "scripted"
-
-    def __init__(self, operations):
-        self.operations = operations
-        self.statistics = None
-
-    def propose_organization(self, request):
-        self.statistics = request.statistics
-        return OrganizationPlan(self.operations)
-
-
 def test_the_gate_stops_a_plan_that_would_hurt_retrieval(scenario):
     s, root = scenario, scenario.vault.root
-    model = ArchiveTheHotNote([{"op": "archive", "path": s.paths["ownership"]},
-                               {"op": "archive", "path": s.paths["macros"]},
-                               {"op": "link", "a": s.paths["cargo"], "b": s.paths["macros"], "weight": 0.5}])
+    # a model whose plan archives the note every probe found and read
+    model = ScriptedModel().enqueue("propose_organization", OrganizationPlan([
+        {"op": "archive", "path": s.paths["ownership"]},
+        {"op": "archive", "path": s.paths["macros"]},
+        {"op": "link", "a": s.paths["cargo"], "b": s.paths["macros"], "weight": 0.5}]))
     report = organize(s.vault, load_config(root), model=model)
-    assert list(model.statistics["most_read"][0]) == [s.paths["ownership"], 10]
+    statistics = model.calls("propose_organization")[0].args["request"].statistics
+    assert list(statistics["most_read"][0]) == [s.paths["ownership"], 10]
     gate = report.gate
     assert gate["probes"] == 14 and gate["landed"] is True
     assert gate["after"]["recall"] < gate["before"]["recall"]
