@@ -3,8 +3,8 @@
 The named write primitives: `atomic_write` (and `update_text` over it) for memory files,
 `create_file` for a file that must not exist yet, `write_derived` for state a rebuild
 recomputes, `append_line`/`append_bytes` for logs, `append_journal` for journals a reader
-replays, `swap_directory`, `publish_directory` and `remove_directory` for whole folders, `claim`
-for taking a journal file away from other processes.
+replays, `swap_directory`, `publish_directory`, `remove_directory` and `copy_tree` for whole
+folders, `claim` for taking a journal file away from other processes.
 
 Every write goes to a temp file in the target's folder, is fsynced, then os.replace()d over
 the target, so a crash at any instant leaves the old file or the new one, never half of each.
@@ -172,6 +172,20 @@ def swap_directory(staging: Path, target: Path) -> None:
     os.replace(staging, target)
     _fsync_dir(target.parent)
     shutil.rmtree(old, ignore_errors=True)
+
+
+def copy_tree(source: Path, target: Path, *, hard_links: bool = False) -> None:
+    """A scratch copy of a folder (organization's staging vault under .braniac/); with
+    `hard_links`, files are linked, not copied, which is safe for files braniac only ever
+    replaces and never edits in place. A missing source copies nothing."""
+    def link_or_copy(src: str, dst: str) -> None:
+        try:
+            os.link(src, dst)
+        except OSError:
+            shutil.copy2(src, dst)
+
+    if Path(source).is_dir():
+        shutil.copytree(source, target, symlinks=True, copy_function=link_or_copy if hard_links else shutil.copy2)
 
 
 def claim(path: Path, claimed: Path) -> bool:

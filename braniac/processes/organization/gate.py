@@ -3,10 +3,10 @@ vault first, and the probes (past queries, and the notes each turn then read) ar
 it; the plan lands only if recall and rank do not drop."""
 from __future__ import annotations
 
-import os
 import shutil
 from typing import TYPE_CHECKING
 
+from ...infra.fsio import copy_tree
 from ...search.index import SearchIndex
 from ...vault.layout import LOGS, MEMORY_ROOTS, SEARCH_INDEX_DIR, STATE_DIR
 from ...vault.store import VaultStore
@@ -67,21 +67,12 @@ def _staging(vault: VaultStore) -> VaultStore:
     root = vault.state_dir / "organize" / "staging"
     shutil.rmtree(root, ignore_errors=True)
     root.mkdir(parents=True)
-
-    def link_or_copy(src: str, dst: str) -> None:
-        try:
-            os.link(src, dst)
-        except OSError:
-            shutil.copy2(src, dst)
     for name in MEMORY_ROOTS:
-        if (vault.root / name).is_dir():
-            shutil.copytree(vault.root / name, root / name, copy_function=link_or_copy, symlinks=True)
-    if (vault.logs_dir).is_dir():
-        # copied, never hard-linked: logs are appended to in place (the staged moves are noted
-        # in the staging's access.log), which must not reach the vault's own log
-        shutil.copytree(vault.logs_dir, root / LOGS, symlinks=True)
-    if (vault.state_dir / SEARCH_INDEX_DIR).is_dir():
-        shutil.copytree(vault.state_dir / SEARCH_INDEX_DIR, root / STATE_DIR / SEARCH_INDEX_DIR)
+        copy_tree(vault.root / name, root / name, hard_links=True)
+    # copied, never hard-linked: logs are appended to in place (the staged moves are noted in
+    # the staging's access.log), which must not reach the vault's own log
+    copy_tree(vault.logs_dir, root / LOGS)
+    copy_tree(vault.state_dir / SEARCH_INDEX_DIR, root / STATE_DIR / SEARCH_INDEX_DIR)
     return VaultStore(root)
 
 
