@@ -17,6 +17,7 @@ settings.register_profile("braniac", deadline=None, max_examples=150,
 settings.load_profile("braniac")
 
 REPO = Path(__file__).resolve().parent.parent
+pytest_plugins = ["suite_plugin"]   # how the suite runs: its seed, its order, braniac's bytecode
 
 
 def clean_env(**extra: str) -> dict[str, str]:
