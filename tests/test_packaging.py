@@ -81,8 +81,9 @@ def _venv_with_outer_deps(target: Path) -> Path:
     """A venv without system site-packages whose sys.path also sees this interpreter's installed
     packages (the runtime dependencies), through a .pth file. The repository is not on its path:
     a .pth line adds a folder but does not run the .pth files inside it (such as an editable
-    install's), so the only braniac it can import is the one installed into it."""
-    venv.EnvBuilder(with_pip=True, system_site_packages=False, clear=True).create(target)
+    install's), so the only braniac it can import is the one installed into it. No pip of its
+    own (ensurepip costs seconds): this interpreter's pip installs into it (`pip --python`)."""
+    venv.EnvBuilder(with_pip=False, system_site_packages=False, clear=True).create(target)
     cfg = (target / "pyvenv.cfg").read_text()
     assert re.search(r"include-system-site-packages\s*=\s*false", cfg), cfg
     python = target / "bin" / "python"
@@ -127,8 +128,8 @@ def test_wheel_installs_and_works_outside_the_repo(tmp_path: Path) -> None:
     env_dir = tmp_path / "venv"
     python = _venv_with_outer_deps(env_dir)
     env = _clean_env()
-    _run([python, "-m", "pip", "install", "--no-deps", "--no-index", "--disable-pip-version-check", wheel],
-         cwd=outside, env=env)
+    _run([sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index",
+          "--disable-pip-version-check", wheel], cwd=outside, env=env)
 
     where = _run([python, "-c",
                   "import braniac, braniac.infra.resources as r; print(braniac.__file__); "
