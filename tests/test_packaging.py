@@ -53,7 +53,8 @@ def _clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def _run(args: list[str | Path], *, cwd: Path, env: dict[str, str], timeout: float = 300) -> subprocess.CompletedProcess:
+def _run(args: list[str | Path], *, cwd: Path, env: dict[str, str],
+         timeout: float = 300) -> subprocess.CompletedProcess:
     result = subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True,
                             timeout=timeout, stdin=subprocess.DEVNULL)
     assert result.returncode == 0, (
@@ -233,8 +234,15 @@ def test_readme_has_two_setup_lines() -> None:
     assert test_line.endswith("pytest") or re.search(r"&& pytest( [^&|;]*)?$", test_line), test_line
 
 
+LINT = "ruff check . && "
+
+
 def test_ci_runs_the_readme_test_line() -> None:
     _, test_line = _main_and_test_line()
+    if LINT not in test_line:
+        # until README.md's line has the lint step before pytest (`... && ruff check . && pytest`),
+        # .ci/run runs it with that step added
+        test_line = test_line.replace("&& pytest", f"&& {LINT}pytest", 1)
     text = CI_RUN.read_text(encoding="utf-8")
     assert text.startswith("#!/usr/bin/env bash\n") or text.startswith("#!/bin/bash\n")
     assert CI_RUN.stat().st_mode & stat.S_IXUSR, ".ci/run is not executable"
@@ -244,6 +252,7 @@ def test_ci_runs_the_readme_test_line() -> None:
             and re.fullmatch(r"(\s*\|\|\s*\w+=\$\?)?", line[len(test_line):])]
     assert len(runs) == 1, f".ci/run must run README's test line exactly once:\n  {test_line}"
     assert code.count(runs[0]) == 1
+    assert f"&& {LINT}pytest" in runs[0], "ruff must run before pytest"
     subprocess.run(["bash", "-n", str(CI_RUN)], check=True)
 
 
