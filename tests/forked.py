@@ -16,11 +16,12 @@ other tests run `python -m braniac` for those, and a kill during them had nothin
     proc = start(["--vault", root, "promote", "--force"], env=clean_env())
     proc.send_signal(signal.SIGKILL); proc.wait()           # -9, as with subprocess.Popen
     result = run(["--vault", root, "doctor"], env=clean_env())   # a CompletedProcess (text)
-    stop()    # at the end of a module: the server exits and is waited for, so that its CPU
-              # time and its children's count in this process's (`time pytest` sees them)
+    stop()    # the server exits and is waited for (at exit too), so that its CPU time and its
+              # children's count in this process's (`time pytest` sees them)
 """
 from __future__ import annotations
 
+import atexit
 import json
 import os
 import subprocess
@@ -278,12 +279,15 @@ def run(args, *, env: dict[str, str], cwd=None, timeout: float | None = None) ->
 
 
 def stop() -> None:
-    """End the server once its children have exited, and wait for it."""
+    """End the server once its children have exited, and wait for it (also done at exit)."""
     global _server
     with _server_lock:
         if _server is not None:
             _server.stop()
             _server = None
+
+
+atexit.register(stop)
 
 
 if __name__ == "__main__":
