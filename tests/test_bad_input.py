@@ -218,7 +218,8 @@ def test_odd_note_file_names_work_everywhere(vault):
     (concrete / "-broken ü.md").write_text("---\nuuid: [x\n---\n", encoding="utf-8")
     result = run_cli("--vault", vault.root, "doctor")
     assert result.returncode == 1
-    assert any(l.startswith("problem  memory/long_term/concrete/-broken ü.md: line ") for l in result.stdout.splitlines())
+    assert any(l.startswith("problem  memory/long_term/concrete/-broken ü.md: line ")
+               for l in result.stdout.splitlines())
 
 
 def test_vault_with_an_odd_path(tmp_path):

@@ -53,7 +53,8 @@ def _clean_env(**extra: str) -> dict[str, str]:
     return env
 
 
-def _run(args: list[str | Path], *, cwd: Path, env: dict[str, str], timeout: float = 300) -> subprocess.CompletedProcess:
+def _run(args: list[str | Path], *, cwd: Path, env: dict[str, str],
+         timeout: float = 300) -> subprocess.CompletedProcess:
     result = subprocess.run([str(a) for a in args], cwd=cwd, env=env, capture_output=True, text=True,
                             timeout=timeout, stdin=subprocess.DEVNULL)
     assert result.returncode == 0, (
@@ -81,8 +82,9 @@ def _venv_with_outer_deps(target: Path) -> Path:
     """A venv without system site-packages whose sys.path also sees this interpreter's installed
     packages (the runtime dependencies), through a .pth file. The repository is not on its path:
     a .pth line adds a folder but does not run the .pth files inside it (such as an editable
-    install's), so the only braniac it can import is the one installed into it."""
-    venv.EnvBuilder(with_pip=True, system_site_packages=False, clear=True).create(target)
+    install's), so the only braniac it can import is the one installed into it. No pip of its
+    own (ensurepip costs seconds): this interpreter's pip installs into it (`pip --python`)."""
+    venv.EnvBuilder(with_pip=False, system_site_packages=False, clear=True).create(target)
     cfg = (target / "pyvenv.cfg").read_text()
     assert re.search(r"include-system-site-packages\s*=\s*false", cfg), cfg
     python = target / "bin" / "python"
@@ -127,8 +129,8 @@ def test_wheel_installs_and_works_outside_the_repo(tmp_path: Path) -> None:
     env_dir = tmp_path / "venv"
     python = _venv_with_outer_deps(env_dir)
     env = _clean_env()
-    _run([python, "-m", "pip", "install", "--no-deps", "--no-index", "--disable-pip-version-check", wheel],
-         cwd=outside, env=env)
+    _run([sys.executable, "-m", "pip", "--python", python, "install", "--no-deps", "--no-index",
+          "--disable-pip-version-check", wheel], cwd=outside, env=env)
 
     where = _run([python, "-c",
                   "import braniac, braniac.infra.resources as r; print(braniac.__file__); "
@@ -232,8 +234,15 @@ def test_readme_has_two_setup_lines() -> None:
     assert test_line.endswith("pytest") or re.search(r"&& pytest( [^&|;]*)?$", test_line), test_line
 
 
+LINT = "ruff check . && "
+
+
 def test_ci_runs_the_readme_test_line() -> None:
     _, test_line = _main_and_test_line()
+    if LINT not in test_line:
+        # until README.md's line has the lint step before pytest (`... && ruff check . && pytest`),
+        # .ci/run runs it with that step added
+        test_line = test_line.replace("&& pytest", f"&& {LINT}pytest", 1)
     text = CI_RUN.read_text(encoding="utf-8")
     assert text.startswith("#!/usr/bin/env bash\n") or text.startswith("#!/bin/bash\n")
     assert CI_RUN.stat().st_mode & stat.S_IXUSR, ".ci/run is not executable"
@@ -243,6 +252,7 @@ def test_ci_runs_the_readme_test_line() -> None:
             and re.fullmatch(r"(\s*\|\|\s*\w+=\$\?)?", line[len(test_line):])]
     assert len(runs) == 1, f".ci/run must run README's test line exactly once:\n  {test_line}"
     assert code.count(runs[0]) == 1
+    assert f"&& {LINT}pytest" in runs[0], "ruff must run before pytest"
     subprocess.run(["bash", "-n", str(CI_RUN)], check=True)
 
 

@@ -2,7 +2,7 @@
 
 - a note added, edited in place, replaced by an atomic rename, renamed, moved to another folder
   (alone or with its folder) or deleted with plain file operations is reflected by the next
-  `braniac search` (the real CLI, as a subprocess) and by the Python API, with a fresh
+  `braniac search` (the real CLI, in a process of its own) and by the Python API, with a fresh
   SearchIndex and with one kept open;
 - two processes indexing at once while a third edits never error and end consistent;
 - a deleted index folder, a truncated segment or a garbled file list is rebuilt with a
@@ -31,13 +31,16 @@ from braniac.search.index import SearchIndex
 from braniac.vault.links import make_link
 from braniac import Vault
 
-from helpers import clean_env, run_cli, write_note
+import forked
+from helpers import clean_env, write_note
 
 
 # ---------------------------------------------------------------------- helpers
 
 def cli(vault: Vault, *args: str, check: bool = True) -> subprocess.CompletedProcess:
-    proc = run_cli("--vault", vault.root, *args, timeout=120)
+    """`braniac --vault V ARGS`, forked from a server with braniac imported (tests/forked.py): a
+    real process, started without the interpreter's start and braniac's imports."""
+    proc = forked.run(["--vault", str(vault.root), *args], env=clean_env(), timeout=120)
     assert "Traceback" not in proc.stderr, proc.stderr
     if check:
         assert proc.returncode == 0, proc.stderr

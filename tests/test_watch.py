@@ -180,7 +180,8 @@ def test_watch_exits_cleanly_on_signals(vault, watcher, sig):
 def test_watch_exits_cleanly_on_signal_while_starting(vault):
     """A signal during the first sync (a big vault's first index takes a while) is clean too."""
     for i in range(300):
-        (vault.root / f"memory/long_term/concrete/n{i}.md").write_text(text(f"N{i}", f"Word{i} here."), encoding="utf-8")
+        (vault.root / f"memory/long_term/concrete/n{i}.md").write_text(text(f"N{i}", f"Word{i} here."),
+                                                                         encoding="utf-8")
     for sig in (signal.SIGINT, signal.SIGTERM):
         shutil.rmtree(vault.state_dir / "index", ignore_errors=True)
         w = Watcher(vault)
