@@ -90,7 +90,7 @@ def build_vault(root: Path, n_notes: int, log_lines: int, seed: int) -> dict:
         notes.append((str(path.relative_to(vault.root)), note.uuid, own))
         path.write_text(note.render(), encoding="utf-8")
     # one link a person wrote per note, to a random other note
-    for n, (rel, _uuid, _own) in enumerate(notes):
+    for rel, _uuid, _own in notes:
         other_rel, other_uuid, other_own = notes[rng.randrange(n_notes)]
         if other_rel == rel:
             continue

@@ -5,8 +5,6 @@ from __future__ import annotations
 
 from hypothesis import HealthCheck, settings
 
-from helpers import clean_env, run_cli  # noqa: F401 (test_organize.py imports them from here)
-
 pytest_plugins = ["shared_fixtures", "fake_llm", "suite_plugin"]   # suite_plugin: the seed, the order
 
 # Property tests touch no disk and must stay quick; tmp_path fixtures are function-scoped.

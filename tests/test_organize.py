@@ -11,10 +11,8 @@ import json
 import os
 import re
 import subprocess
-import sys
-from collections import Counter
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -31,8 +29,8 @@ from braniac.vault.notes import Note
 from braniac.model.organization_types import OrganizationPlan
 from braniac.processes.organization import MAX_OPERATIONS, organize
 
-from conftest import clean_env, run_cli
-from fake_llm import Raw, _fake_llm_server, fake_llm, guard_env, net_guard  # noqa: F401 (fixtures)
+from fake_llm import Raw, guard_env
+from helpers import clean_env, run_cli
 
 NOW = clock.now()
 OLD_PLACE = "/home/someone/an-old-place/vault"   # the log was written where the vault used to be
@@ -140,7 +138,7 @@ def build_scenario(root: Path, *, use_git: bool = False) -> Scenario:
         at += timedelta(minutes=7)
         reads = [s.paths["ownership"]] + ([s.paths["lifetimes"]] if n < 6 else [])
         s.log += turn(at, "how does rust ownership and the borrow checker work", reads)
-    for n in range(3):
+    for _ in range(3):
         at += timedelta(minutes=7)
         s.log += turn(at, "python global interpreter lock and asyncio threads", [s.paths["gil"], s.paths["asyncio"]])
     at += timedelta(minutes=7)
@@ -286,7 +284,7 @@ def test_organize_links_moves_and_archives_and_every_link_still_resolves(scenari
     assert root / new_place in [e.path for e in lang_index.manifest]
 
     # archive: moved, never deleted, status archived; events stay where they are
-    for name, tier in (("cobol", "concrete"), ("ftp", "skills")):
+    for name in ("cobol", "ftp"):
         archived = root / s.paths[name].replace(f"{LTM}/", f"{LTM}/archive/", 1)
         assert {"op": "archive", "path": s.paths[name], "to": archived.relative_to(root).as_posix()} in report["operations"]
         assert not s.path(name).exists() and archived.is_file()

@@ -110,7 +110,7 @@ class LLMModel:
         """Ask for JSON, validate it; one retry with the problem explained; then ModelError."""
         messages = [{"role": "user", "content": prompts.render(prompt_name, self.vault_root, **values)}]
         problem = ""
-        for attempt in range(2):
+        for _attempt in range(2):
             raw = self.complete(messages, task=prompt_name, json_mode=True)
             try:
                 return validate(parse_json(raw))

@@ -96,7 +96,7 @@ def excerpt(root: str, rel: str, words: set[str], maxchars: int = 240) -> str:
         plain = " ".join(line for line in body.splitlines() if line.strip() and not line.startswith("#"))
         return " ".join(plain[:maxchars].split())
     fragments, end = [], -1
-    for start, stop in found:
+    for start, _stop in found:
         if start < end:
             continue
         lo = body.rfind(" ", 0, max(start - 60, 0)) + 1 if start > 60 else 0
