@@ -9,7 +9,7 @@ from pathlib import Path
 from typing import Iterable, Iterator, NamedTuple
 
 from ..infra.fsio import inside
-from ..vault.layout import MEMORY_ROOTS, is_memory_name
+from ..vault.layout import MEMORY_ROOTS, NOT_MEMORY_NAMES
 from .documents import indexable, read_file, recorded_mtime
 
 
@@ -42,7 +42,7 @@ def _walk(root: Path, start: str) -> Iterator[tuple[str, os.stat_result]]:
             continue
         for entry in entries:
             name = entry.name
-            if not is_memory_name(name):
+            if name.startswith(".") or name in NOT_MEMORY_NAMES:   # layout.is_memory_name, inlined: per file
                 continue
             try:
                 if entry.is_symlink():
