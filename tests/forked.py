@@ -1,14 +1,15 @@
-"""`braniac ARGS` as real processes that start in milliseconds: forked from a server that has
-already imported braniac, instead of a new interpreter each time.
+"""Real processes that start in milliseconds: `braniac ARGS` (or a `python -c CODE` that uses
+braniac) forked from a server that has already imported braniac, instead of a new interpreter
+each time.
 
 A new `python -m braniac` spends ~0.3 s of CPU starting Python and importing braniac before it
 touches the vault. The fault tests start hundreds of them (a run killed at a random instant, the
 run that finishes the job, `braniac doctor`), so those starts were most of their cost. Here each
 one is forked from a small single-threaded server (this file, run as a script) that imported
 every braniac module once. It is a real process all the same: its own pid, files, locks and exit
-status, SIGKILL kills it at once, mid-write; it runs the real entry point
-(`braniac.app.cli:main`) with its own argv, environment, working folder and stdout/stderr, and
-its stdin is /dev/null.
+status; SIGKILL kills it at once, mid-write; it runs the real entry point (`braniac.app.cli:main`)
+with its own argv, environment, working folder and stdin/stdout/stderr (the client's own pipes
+and files, passed over a Unix socket).
 
 What it leaves out: starting the interpreter and importing braniac. tests/test_cli.py and the
 other tests run `python -m braniac` for those, and a kill during them had nothing to interrupt.
@@ -16,6 +17,7 @@ other tests run `python -m braniac` for those, and a kill during them had nothin
     proc = start(["--vault", root, "promote", "--force"], env=clean_env())
     proc.send_signal(signal.SIGKILL); proc.wait()           # -9, as with subprocess.Popen
     result = run(["--vault", root, "doctor"], env=clean_env())   # a CompletedProcess (text)
+    child = start(code="import sys; print(sys.argv[1])", argv=["hi"], env=..., stdout=subprocess.PIPE)
     stop()    # the server exits and is waited for (at exit too), so that its CPU time and its
               # children's count in this process's (`time pytest` sees them)
 """
@@ -24,11 +26,11 @@ from __future__ import annotations
 import atexit
 import json
 import os
+import socket
 import subprocess
 import sys
 import tempfile
 import threading
-from pathlib import Path
 
 # what a command may import lazily besides braniac: the search engine behind promote, organize
 # and search, and the parsers
@@ -43,43 +45,50 @@ def _exit_status(status: int) -> int:
     return -os.WTERMSIG(status) if os.WIFSIGNALED(status) else os.WEXITSTATUS(status)
 
 
-def _become(request: dict) -> int:
-    """In the forked child: become `braniac ARGS` and run it; returns the exit status."""
+def _become(request: dict, fds: list[int]) -> int:
+    """In the forked child: become `braniac ARGS` (or `python -c CODE ARGV`), run it, return
+    the exit status the interpreter would give."""
+    import traceback
+    for target, fd in enumerate(fds):
+        os.dup2(fd, target)
+        os.close(fd)
     os.environ.clear()
     os.environ.update(request["env"])
     if request["cwd"] is not None:
         os.chdir(request["cwd"])
-    for fd, path, flags in ((0, None, os.O_RDONLY), (1, request["out"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC),
-                            (2, request["err"], os.O_WRONLY | os.O_CREAT | os.O_TRUNC)):
-        target = os.open(path or os.devnull, flags, 0o600)
-        os.dup2(target, fd)
-        os.close(target)
-    sys.argv = ["braniac", *request["args"]]
-    import traceback
-    from braniac.app.cli import main
+    if request.get("code") is not None:
+        sys.argv = ["-c", *request["argv"]]
+        code = compile(request["code"], "<string>", "exec")
+
+        def main():
+            exec(code, {"__name__": "__main__", "__builtins__": __builtins__})
+    else:
+        sys.argv = ["braniac", *request["args"]]
+        from braniac.app.cli import main
     try:
         main()
-        code = 0
+        status = 0
     except SystemExit as exc:          # what the interpreter does with it
         if exc.code is None or isinstance(exc.code, int):
-            code = exc.code or 0
+            status = exc.code or 0
         else:
             print(exc.code, file=sys.stderr)
-            code = 1
+            status = 1
     except BaseException:  # noqa: BLE001 - an uncaught error: traceback on stderr, status 1
         traceback.print_exc()
-        code = 1
+        status = 1
     for stream in (sys.stdout, sys.stderr):
         try:
             stream.flush()
         except Exception:  # noqa: BLE001 - a closed stream (output piped away) is fine
             pass
-    return code
+    return status
 
 
-def serve() -> None:
-    """Read one JSON request a line on stdin, fork a child for each; write `started ID PID` and
-    `exited PID STATUS` lines on stdout. Stdin closed: wait for the children, then exit."""
+def serve(control: socket.socket) -> None:
+    """Take one request a packet on `control` (JSON, and the child's stdin, stdout and stderr as
+    file descriptors), fork a child for each; write `started ID PID` and `exited PID STATUS`
+    lines on stdout. The control socket closed: wait for the children, then exit."""
     import pkgutil
     import select
     import signal
@@ -95,9 +104,9 @@ def serve() -> None:
     os.set_blocking(wake_w, False)
     signal.set_wakeup_fd(wake_w)
     signal.signal(signal.SIGCHLD, lambda *_: None)
-    stdin, out = sys.stdin.fileno(), sys.stdout.buffer
-    os.set_blocking(stdin, False)
-    pending, children, closed = b"", set(), False
+    out = sys.stdout.buffer
+    children: set[int] = set()
+    closed = False
 
     def reap() -> None:
         while children:
@@ -114,30 +123,34 @@ def serve() -> None:
     out.write(b"ready\n")
     out.flush()
     while not closed or children:
-        ready, _, _ = select.select([wake_r] + ([] if closed else [stdin]), [], [])
+        try:
+            ready, _, _ = select.select([wake_r] + ([] if closed else [control]), [], [])
+        except InterruptedError:
+            ready = []
         if wake_r in ready:
             os.read(wake_r, 512)
-        if stdin in ready:
-            data = os.read(stdin, 65536)
-            closed = not data
-            pending += data
-            while b"\n" in pending:
-                line, pending = pending.split(b"\n", 1)
-                request = json.loads(line)
+        if control in ready:
+            data, fds, _, _ = socket.recv_fds(control, 1 << 22, 3)
+            if not data:
+                closed = True
+            else:
+                request = json.loads(data)
                 pid = os.fork()
                 if pid == 0:
                     signal.set_wakeup_fd(-1)
                     signal.signal(signal.SIGCHLD, signal.SIG_DFL)
-                    os.close(wake_r)
-                    os.close(wake_w)
-                    code = 1
+                    for fd in (wake_r, wake_w, control.fileno()):
+                        os.close(fd)
+                    status = 1
                     try:
-                        code = _become(request)
+                        status = _become(request, fds)
                     except BaseException:  # noqa: BLE001 - could not even start: say why
                         import traceback
                         traceback.print_exc()
                     finally:
-                        os._exit(code)
+                        os._exit(status)
+                for fd in fds:
+                    os.close(fd)
                 children.add(pid)
                 out.write(f"started {request['id']} {pid}\n".encode())
                 out.flush()
@@ -148,8 +161,12 @@ def serve() -> None:
 
 class _Server:
     def __init__(self):
-        self.proc = subprocess.Popen([sys.executable, __file__, json.dumps(sys.path)], stdin=subprocess.PIPE,
-                                     stdout=subprocess.PIPE, env=dict(os.environ))
+        ours, theirs = socket.socketpair(socket.AF_UNIX, socket.SOCK_SEQPACKET)
+        self.control = ours
+        self.proc = subprocess.Popen([sys.executable, __file__, json.dumps(sys.path), str(theirs.fileno())],
+                                     stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, env=dict(os.environ),
+                                     pass_fds=[theirs.fileno()])
+        theirs.close()
         assert self.proc.stdout.readline() == b"ready\n", "the braniac fork server did not start"
         self.lock = threading.Lock()
         self.cond = threading.Condition()
@@ -171,12 +188,11 @@ class _Server:
         with self.cond:
             self.cond.notify_all()
 
-    def fork(self, request: dict) -> int:
+    def fork(self, request: dict, fds: list[int]) -> int:
         with self.lock:
             self.next_id += 1
             request["id"] = ident = self.next_id
-            self.proc.stdin.write(json.dumps(request).encode() + b"\n")
-            self.proc.stdin.flush()
+            socket.send_fds(self.control, [json.dumps(request).encode()], fds)
         with self.cond:
             self.cond.wait_for(lambda: ident in self.started or self.proc.poll() is not None)
             assert ident in self.started, "the braniac fork server died"
@@ -188,7 +204,7 @@ class _Server:
             return self.exited.pop(pid, None)
 
     def stop(self) -> None:
-        self.proc.stdin.close()
+        self.control.close()
         self.proc.wait()
 
 
@@ -204,22 +220,30 @@ def _get_server() -> _Server:
         return _server
 
 
-class Braniac:
-    """A running `braniac ARGS`, with the part of subprocess.Popen the tests use."""
+class Forked:
+    """A running child, with the part of subprocess.Popen the tests use. stdout and stderr:
+    None for /dev/null, subprocess.PIPE for a pipe (self.stdout / self.stderr, text), or an open
+    file. stdin is /dev/null."""
 
-    def __init__(self, args, *, env: dict[str, str], cwd=None, capture: bool = False):
-        self.args = [str(a) for a in args]
-        self._files: list[str] | None = None
-        if capture:
-            self._files = []
-            for name in ("out", "err"):
-                fd, path = tempfile.mkstemp(prefix="braniac-forked-", suffix=f".{name}")
-                os.close(fd)
-                self._files.append(path)
-        out, err = self._files or (None, None)
+    def __init__(self, request: dict, *, stdout=None, stderr=None):
+        self.args = request.get("args") or ["-c", request.get("code")]
+        self.stdout = self.stderr = None
+        theirs = [os.open(os.devnull, os.O_RDONLY)]
+        for name, how in (("stdout", stdout), ("stderr", stderr)):
+            if how == subprocess.PIPE:
+                r, w = os.pipe()
+                setattr(self, name, open(r, encoding="utf-8", errors="replace"))
+                theirs.append(w)
+            elif how is None:
+                theirs.append(os.open(os.devnull, os.O_WRONLY))
+            else:
+                theirs.append(os.dup(how.fileno()))
         self._server = _get_server()
-        self.pid = self._server.fork({"args": self.args, "env": dict(env), "cwd": None if cwd is None else str(cwd),
-                                      "out": out, "err": err})
+        try:
+            self.pid = self._server.fork(request, theirs)
+        finally:
+            for fd in theirs:
+                os.close(fd)
         self.returncode: int | None = None
 
     def poll(self) -> int | None:
@@ -235,7 +259,7 @@ class Braniac:
         return self.returncode
 
     def send_signal(self, sig: int) -> None:
-        if self.poll() is None:        # not reaped yet: the pid is still this process's
+        if self.poll() is None:        # not reaped yet: the pid is still this child's
             try:
                 os.kill(self.pid, sig)
             except ProcessLookupError:
@@ -245,37 +269,50 @@ class Braniac:
         import signal
         self.send_signal(signal.SIGKILL)
 
-    def communicate(self, timeout: float | None = None) -> tuple[str, str]:
+    def communicate(self, timeout: float | None = None) -> tuple[str | None, str | None]:
+        """Wait for the exit; the pipes' text."""
+        texts: dict[str, str] = {}
+        readers = [threading.Thread(target=lambda n=name: texts.__setitem__(n, getattr(self, n).read()), daemon=True)
+                   for name in ("stdout", "stderr") if getattr(self, name)]
+        for reader in readers:
+            reader.start()
         self.wait(timeout)
-        if self._files is None:
-            return "", ""
-        texts = [Path(path).read_bytes().decode("utf-8", "replace") for path in self._files]
-        for path in self._files:
-            os.unlink(path)
-        self._files = None
-        return texts[0], texts[1]
+        for reader in readers:
+            reader.join(timeout)
+        for name in ("stdout", "stderr"):
+            if getattr(self, name):
+                getattr(self, name).close()
+        return texts.get("stdout"), texts.get("stderr")
+
+
+def start(args=None, *, code: str | None = None, argv=(), env: dict[str, str], cwd=None, stdout=None,
+          stderr=None) -> Forked:
+    """`braniac ARGS`, or `python -c CODE ARGV`, started."""
+    request = {"args": [str(a) for a in args or ()], "code": code, "argv": [str(a) for a in argv], "env": dict(env),
+               "cwd": None if cwd is None else str(cwd)}
+    return Forked(request, stdout=stdout, stderr=stderr)
+
+
+def run(args, *, env: dict[str, str], cwd=None, timeout: float | None = None) -> subprocess.CompletedProcess:
+    """Like subprocess.run(["braniac", *args], capture_output=True, text=True)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        proc = start(args, env=env, cwd=cwd, stdout=out, stderr=err)
+        try:
+            proc.wait(timeout)
+        except subprocess.TimeoutExpired:
+            proc.kill()
+            proc.wait()
+            raise
+        texts = []
+        for handle in (out, err):
+            handle.seek(0)
+            texts.append(handle.read().decode("utf-8", "replace"))
+    return subprocess.CompletedProcess(["braniac", *proc.args], proc.returncode, texts[0], texts[1])
 
 
 def ready() -> None:
     """Start the server now (it takes a second), so that no timed run waits for it."""
     _get_server()
-
-
-def start(args, *, env: dict[str, str], cwd=None, capture: bool = False) -> Braniac:
-    """`braniac ARGS` started; with capture, communicate() gives its stdout and stderr."""
-    return Braniac(args, env=env, cwd=cwd, capture=capture)
-
-
-def run(args, *, env: dict[str, str], cwd=None, timeout: float | None = None) -> subprocess.CompletedProcess:
-    """Like subprocess.run([...], capture_output=True, text=True) for `braniac ARGS`."""
-    proc = Braniac(args, env=env, cwd=cwd, capture=True)
-    try:
-        out, err = proc.communicate(timeout)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-        proc.communicate()
-        raise
-    return subprocess.CompletedProcess(["braniac", *proc.args], proc.returncode, out, err)
 
 
 def stop() -> None:
@@ -292,4 +329,4 @@ atexit.register(stop)
 
 if __name__ == "__main__":
     sys.path[:] = json.loads(sys.argv[1])
-    serve()
+    serve(socket.socket(fileno=int(sys.argv[2])))

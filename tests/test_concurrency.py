@@ -1,4 +1,8 @@
-"""Many writers at once, and writers killed mid-write: real processes, real locks, real files."""
+"""Many writers at once, and writers killed mid-write: real processes, real locks, real files.
+
+The writers are `python -c CODE` processes forked from a server that has braniac imported
+(tests/forked.py): real processes (own pid, files and locks; SIGKILL kills them mid-write) that
+start in milliseconds. `braniac remember` runs as `python -m braniac`, as a person runs it."""
 from __future__ import annotations
 
 import json
@@ -13,14 +17,16 @@ import time
 from braniac.infra import fsio
 from braniac.vault import stm
 
+import forked
 from helpers import clean_env, run_cli
 
 WRITERS, PER_WRITER = 4, 200
 
 
-def spawn(code: str, *args: str) -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", textwrap.dedent(code), *args], env=clean_env(),
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+def spawn(code: str, *args: str) -> forked.Forked:
+    """`python -c CODE ARGS`, its stdout and stderr piped (text)."""
+    return forked.start(code=textwrap.dedent(code), argv=args, env=clean_env(), stdout=subprocess.PIPE,
+                        stderr=subprocess.PIPE)
 
 
 def test_four_processes_remembering_200_times_each(vault, tmp_path):
@@ -77,7 +83,7 @@ def test_concurrent_cli_remember(vault):
     assert run_cli("--vault", vault.root, "doctor").returncode == 0
 
 
-def _kill_at_random(child: subprocess.Popen, rng: random.Random, max_delay: float) -> None:
+def _kill_at_random(child: forked.Forked, rng: random.Random, max_delay: float) -> None:
     assert child.stdout.readline().strip() == "ready", child.stderr.read()
     time.sleep(rng.uniform(0, max_delay))
     os.kill(child.pid, signal.SIGKILL)

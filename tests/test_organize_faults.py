@@ -24,6 +24,7 @@ import os
 import random
 import shutil
 import signal
+import subprocess
 import tempfile
 import time
 from collections import Counter
@@ -142,7 +143,8 @@ def test_organize_killed_at_random_instants_leaves_a_healthy_vault_and_the_next_
         probe = fault_base / f"calibration-{n}"
         shutil.copytree(template.root, probe, symlinks=True)
         started = time.monotonic()
-        process = forked.start(organize_args(probe), env=clean_env(), capture=True)
+        process = forked.start(organize_args(probe), env=clean_env(), stdout=subprocess.PIPE,
+                               stderr=subprocess.PIPE)
         moving_at = None
         while process.poll() is None:
             if moving_at is None and (probe / ".braniac/organize/moves.json").exists():
