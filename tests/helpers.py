@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 from braniac import Vault
@@ -71,3 +72,9 @@ def check_healthy(vault: Vault) -> None:
     """`doctor` finds no problem (warnings are allowed)."""
     problems = [f for f in vault.doctor() if f.severity == "problem"]
     assert problems == [], problems
+
+
+def scratch_dir(prefix: str) -> Path:
+    """A temp folder in /dev/shm when there is one (the fault tests write hundreds of vaults)."""
+    shm = Path("/dev/shm")
+    return Path(tempfile.mkdtemp(prefix=prefix, dir=shm if shm.is_dir() and os.access(shm, os.W_OK) else None))

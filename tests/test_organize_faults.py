@@ -25,7 +25,6 @@ import random
 import shutil
 import signal
 import subprocess
-import tempfile
 import time
 from collections import Counter
 from datetime import timedelta
@@ -37,7 +36,7 @@ from braniac import Vault
 from braniac.vault.doctor import check
 
 import forked
-from helpers import clean_env
+from helpers import clean_env, scratch_dir
 from suite_plugin import TEST_SEED
 from test_organize import LTM, NOW, add_note, append_body, check_links, link_to, turn, uuid_of, uuid_places
 
@@ -118,9 +117,7 @@ def phase(root: Path) -> str:
 
 @pytest.fixture(scope="module")
 def fault_base():
-    shm = Path("/dev/shm")
-    base = Path(tempfile.mkdtemp(prefix="braniac-organize-faults-",
-                                 dir=shm if shm.is_dir() and os.access(shm, os.W_OK) else None))
+    base = scratch_dir("braniac-organize-faults-")
     forked.ready()
     yield base
     forked.stop()

@@ -21,7 +21,6 @@ import shutil
 import signal
 import statistics
 import subprocess
-import tempfile
 import time
 from concurrent.futures import ThreadPoolExecutor
 from datetime import timedelta
@@ -38,7 +37,7 @@ from braniac.processes.promotion import promote
 
 import forked
 from fake_llm import FakeLLM, Fail, NetworkGuard, Raw, guard_env
-from helpers import REPO, check_healthy, clean_env, run_cli
+from helpers import REPO, check_healthy, clean_env, run_cli, scratch_dir
 from suite_plugin import TEST_SEED
 from test_promotion import (T0, archived, check_citations,
                             check_manifests, check_no_duplicates, facts_of, fill, frontmatter, ltm_notes, section,
@@ -124,9 +123,7 @@ def fault_root():
     """A folder for the fault vaults, in /dev/shm when there is one, and the braniac fork server:
     started before any run is timed, stopped (and waited for) at the end. BRANIAC_FAULT_KEEP=1
     keeps the vaults."""
-    shm = Path("/dev/shm")
-    root = Path(tempfile.mkdtemp(prefix="braniac-promotion-faults-",
-                                 dir=shm if shm.is_dir() and os.access(shm, os.W_OK) else None))
+    root = scratch_dir("braniac-promotion-faults-")
     forked.ready()
     yield root
     forked.stop()
