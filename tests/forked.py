@@ -18,8 +18,8 @@ other tests run `python -m braniac` for those, and a kill during them had nothin
     proc.send_signal(signal.SIGKILL); proc.wait()           # -9, as with subprocess.Popen
     result = run(["--vault", root, "doctor"], env=clean_env())   # a CompletedProcess (text)
     child = start(code="import sys; print(sys.argv[1])", argv=["hi"], env=..., stdout=subprocess.PIPE)
-    stop()    # the server exits and is waited for (at exit too), so that its CPU time and its
-              # children's count in this process's (`time pytest` sees them)
+    stop()    # the server exits and is waited for (at the end of the session and at exit too),
+              # so that its CPU time and its children's count in this process's (`time pytest`)
 """
 from __future__ import annotations
 
@@ -205,7 +205,11 @@ class _Server:
 
     def stop(self) -> None:
         self.control.close()
-        self.proc.wait()
+        try:
+            self.proc.wait(timeout=120)     # it waits for its children first
+        except subprocess.TimeoutExpired:   # a child that never ends: leave it, end the server
+            self.proc.kill()
+            self.proc.wait()
 
 
 _server: _Server | None = None

@@ -29,6 +29,15 @@ def pytest_sessionstart(session):
         compileall.compile_dir(Path(braniac.__file__).parent, quiet=2)
 
 
+def pytest_sessionfinish(session):
+    """Stop the braniac fork server of this process (tests/forked.py), if a test started one, and
+    wait for it: an xdist worker may leave without running atexit, and then the CPU time of the
+    server and of its children would escape `time pytest`."""
+    forked = sys.modules.get("forked")
+    if forked is not None:
+        forked.stop()
+
+
 def pytest_collection_modifyitems(config, items):
     """Tests marked slow first (a stable sort), so that with xdist (-n) they do not start last."""
     items.sort(key=lambda item: item.get_closest_marker("slow") is None)
