@@ -32,6 +32,7 @@ from .vault.doctor import Finding
 from .vault.layout import TIERS
 from .vault.store import StoredEvent, VaultStore
 
+
 class Vault(VaultStore):
     """A braniac vault: its files (see `VaultStore`) and the four processes over them."""
 

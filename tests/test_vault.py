@@ -325,3 +325,15 @@ def test_symlinked_note_leaving_the_vault_is_not_read(vault, tmp_path):
     inner = vault.ltm_root / "concrete" / "inner.md"
     inner.symlink_to(vault.identity_path)  # a symlink inside the vault is fine
     assert inner in list(vault.iter_markdown())
+
+
+def test_init_works_where_hard_links_do_not(tmp_path, monkeypatch):
+    """A vault on a file system without hard links (exFAT, some shares) is still created whole,
+    and init still never overwrites a file."""
+    def no_links(src, dst):
+        raise OSError(1, "Operation not permitted")
+    monkeypatch.setattr(fsio.os, "link", no_links)
+    vault, created = Vault.init(tmp_path / "v")
+    assert created and not [p for p in (tmp_path / "v").rglob("*braniac-tmp")]
+    assert fsio.create_file(vault.stm_path, "x") is False
+    assert "Event Log" in vault.stm_path.read_text(encoding="utf-8")

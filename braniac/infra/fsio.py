@@ -121,8 +121,24 @@ def create_file(path: Path, data: str | bytes) -> bool:
         return True
     except FileExistsError:
         return False
+    except OSError:
+        # a file system without hard links (exFAT, some network shares): create it exclusively
+        # in place; never an overwrite, though a crash mid-write could leave it short
+        return _create_in_place(path, payload)
     finally:
         os.unlink(temp)
+
+
+def _create_in_place(path: Path, payload: bytes) -> bool:
+    try:
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    except FileExistsError:
+        return False
+    with os.fdopen(fd, "wb") as handle:
+        handle.write(payload)
+        handle.flush()
+        os.fsync(handle.fileno())
+    return True
 
 
 def write_derived(path: Path, data: str | bytes) -> None:

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from ..infra import clock
 from ..search.index import SearchIndex
-from ..vault.layout import LONG_TERM
+from ..vault.layout import ARCHIVE, FOLDER_INDEX, LONG_TERM
 from ..vault.usage import read_usage
 
 if TYPE_CHECKING:
@@ -24,8 +24,8 @@ def usage_stats(vault: "VaultStore") -> dict:
         inbound = index.inbound_counts()
     finally:
         index.close()
-    notes = {rel for rel in files if rel.startswith(LONG_TERM + "/") and not rel.endswith("/_index.md")
-             and "/events/" not in rel and "/archive/" not in rel}
+    notes = {rel for rel in files if rel.startswith(LONG_TERM + "/") and not rel.endswith("/" + FOLDER_INDEX)
+             and "/events/" not in rel and f"/{ARCHIVE}/" not in rel}
     usage = read_usage(vault.logs_dir)
     most_linked = sorted(((inbound.get(r, 0), r) for r in notes if inbound.get(r, 0) > 1), reverse=True)[:TOP]
     most_read = [(n, r) for r, n in usage.reads.most_common() if r in notes][:TOP]
