@@ -20,7 +20,7 @@ _EXPORTS = {
     "Vault": ".api",
     "MemoryModel": ".model", "OfflineModel": ".model.offline", "ScriptedModel": ".model.scripted",
     "Hit": ".search.index", "Turn": ".processes.core_loop", "PromotionReport": ".processes.promotion",
-    "OrganizeReport": ".processes.organization", "Finding": ".vault.doctor", "StoredEvent": ".vault.store",
+    "OrganizeReport": ".processes.organization", "UndoReport": ".processes.undo", "WorkerRun": ".processes.undo", "Finding": ".vault.doctor", "StoredEvent": ".vault.store",
     **{name: ".infra.errors" for name in (
         "BraniacError", "VaultNotFound", "VaultExists", "ConfigError", "NoteError", "UnsafePath", "STMError",
         "LockBusy", "IndexError_", "ModelError", "InputError")},

@@ -17,7 +17,7 @@ from helpers import REPO, clean_env, run_cli
 
 EXPORTS = {
     "Vault", "MemoryModel", "OfflineModel", "ScriptedModel",
-    "Hit", "Turn", "PromotionReport", "OrganizeReport", "Finding", "StoredEvent",
+    "Hit", "Turn", "PromotionReport", "OrganizeReport", "UndoReport", "WorkerRun", "Finding", "StoredEvent",
     "BraniacError", "VaultNotFound", "VaultExists", "ConfigError", "NoteError", "UnsafePath", "STMError",
     "LockBusy", "IndexError_", "ModelError", "InputError",
     "__version__",
@@ -30,6 +30,8 @@ VAULT_METHODS = {
     "archived_event_ids", "relative", "lock_path", "record_run", "last_run",
     # search and the processes
     "search", "reindex", "ask", "promote", "organize",
+    # taking a run back
+    "undo", "runs",
     # health and numbers
     "doctor", "stats",
 }
