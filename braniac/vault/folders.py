@@ -13,6 +13,7 @@ from ..infra.errors import NoteError
 from ..infra.fsio import TEMP_SUFFIX, atomic_write, publish_directory
 from .claims import parse_fact, stable_uuid
 from .folder_index import Entry, IndexFile
+from .folder_related import refresh_related
 from .layout import FOLDER_INDEX
 
 if TYPE_CHECKING:
@@ -142,6 +143,7 @@ def _refresh_index(vault: "VaultStore", folder: Path, written: set[Path]) -> Non
             description = kept.description  # a person's description is kept; braniac's own is refreshed
         entries.append(Entry(title, target, uuid, description))
     index.set_manifest(entries)
+    refresh_related(vault, index, children)
     if index.note.meta.get("summary_by") == "braniac" and entries:
         names = ", ".join(e.text.rstrip("/") for e in entries[:12])
         more = f" and {len(entries) - 12} more" if len(entries) > 12 else ""

@@ -34,6 +34,8 @@ def apply(vault: "VaultStore", operations: list[Operation], written: set[Path]) 
              for op in operations if isinstance(op, Relocation)]
     apply_moves(vault, moves, written, on_journaled=lambda done: note_moves(vault, done))
     _archive_emptied_indexes(vault, {m.old.parent for m in moves}, written)
+    # the links changed: the Related Memories of the folders holding the notes that link
+    refresh_indexes(vault, {p.parent for p in written if p.exists() and p.is_relative_to(vault.ltm_root)}, written)
 
 
 def _archive_emptied_indexes(vault: "VaultStore", folders: set[Path], written: set[Path]) -> None:

@@ -43,8 +43,9 @@ def _set_link(vault: "VaultStore", source_rel: str, target_rel: str, weight: flo
         renewed = description(weight, clock.now())
         if existing is None:
             entries.append(Entry(other.title, target, other.uuid or None, renewed))
-        elif CO_ACCESSED in existing.description or not existing.description:
+        elif CO_ACCESSED in existing.description:
             existing.description = renewed
+        # else a link someone wrote (even a bare one): it already links them, and it is theirs
     set_related(sections, source, entries)
     note.body = join_sections(sections)
     text = note.render()
