@@ -15,6 +15,7 @@ from .claims import parse_fact, stable_uuid
 from .folder_index import Entry, IndexFile
 from .folder_related import refresh_related
 from .layout import FOLDER_INDEX
+from .links import plain
 
 if TYPE_CHECKING:
     from .store import VaultStore
@@ -94,7 +95,8 @@ def describe(path: Path) -> tuple[str, str | None, str]:
             if text and not text.startswith(("#", "- ", "* ", "|", ">", "```")):
                 description = text
                 break
-    return note.title, note.uuid or None, " ".join(str(description).split())[:140]
+    # a one-line description is no place for a link (it would point from the wrong folder)
+    return plain(note.title), note.uuid or None, " ".join(plain(str(description)).split())[:140]
 
 
 def _written_by_braniac(description: str, child: Path) -> bool:

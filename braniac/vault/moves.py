@@ -24,7 +24,7 @@ from ..infra.errors import NoteError
 from ..infra.fsio import atomic_write, read_text, remove_directory
 from .folders import publish_folders, refresh_indexes
 from .layout import FOLDER_INDEX
-from .links import find_links, relative_target
+from .links import find_links, relink
 
 if TYPE_CHECKING:
     from .store import VaultStore
@@ -157,20 +157,10 @@ def _retarget(text: str, old_file: Path, new_file: Path, mapping: dict[Path, Pat
         if target in mapping and mapping[target].exists():
             target = mapping[target]
         out.append(text[last:link.start])
-        out.append(_render(link, new_file, target))
+        out.append(relink(link, new_file, target))
         last = link.end
     out.append(text[last:])
     return "".join(out)
-
-
-def _render(link, from_file: Path, target: Path, uuid: str | None = None) -> str:
-    anchor = ""
-    raw = link.target[1:-1] if link.target.startswith("<") else link.target
-    if "#" in raw:
-        anchor = "#" + raw.split("#", 1)[1]
-    uuid = uuid or link.uuid
-    title = f' "uuid:{uuid}"' if uuid else ""
-    return f"[{link.text}]({relative_target(from_file, target)}{anchor}{title})"
 
 
 def repair_links(vault: "VaultStore", mapping: dict[Path, Path], by_uuid: dict[str, Path], written: set[Path],
@@ -197,7 +187,7 @@ def repair_links(vault: "VaultStore", mapping: dict[Path, Path], by_uuid: dict[s
             if new is None or new == target:
                 continue
             out.append(text[last:link.start])
-            out.append(_render(link, path, new, renamed.get(link.uuid or "")))
+            out.append(relink(link, path, new, renamed.get(link.uuid or "")))
             last, dirty = link.end, True
         if dirty:
             out.append(text[last:])

@@ -16,6 +16,7 @@ from ...vault.claims import Fact, FactNote, event_path, stable_uuid
 from ...vault.folder_index import Entry
 from ...vault.folders import ensure_folder
 from ...vault.layout import ARCHIVE
+from ...vault.links import plain, rebase
 from ...vault.moves import Move, apply_moves
 from .places import draft_uuid, note_path, target
 from .report import PromotionReport, reject
@@ -33,7 +34,9 @@ def archive_event(vault: "VaultStore", event: stm.Event, written: set[Path]) -> 
     ensure_folder(vault, path.parent, written)
     user = event.fields.get("User", "")
     title = " ".join(user.split())[:70] or f"Event {event.id}"
-    note = notes.Note.new(title=title, body=event.raw.rstrip("\n") + "\n", tags=["event"], emotion="neutral",
+    # the event's own links were relative to short_term.md: re-aimed from its new place
+    body = rebase(event.raw.rstrip("\n") + "\n", [vault.stm_path], path)
+    note = notes.Note.new(title=plain(title), body=body, tags=["event"], emotion="neutral",
                           note_uuid=stable_uuid("event", event.id), extra={"event_id": event.id})
     note.set("created_at", event.id)
     note.set("updated_at", event.id)
