@@ -8,6 +8,7 @@ from pathlib import Path
 from typing import Iterable
 
 from .errors import BraniacError
+from .fsio import write_derived
 
 # Used only when the person has no git identity configured, so a commit never fails for it.
 _FALLBACK_IDENTITY = ("-c", "user.name=braniac", "-c", "user.email=braniac@localhost")
@@ -72,7 +73,7 @@ def merge_texts(current: str, base: str, other: str) -> str | None:
         files = []
         for name, text in (("current", current), ("base", base), ("other", other)):
             path = Path(scratch) / name
-            path.write_text(text, encoding="utf-8")
+            write_derived(path, text)
             files.append(str(path))
         result = subprocess.run(["git", "merge-file", "-p", "--quiet", *files], capture_output=True, text=True)
     return result.stdout if result.returncode == 0 else None
