@@ -6,8 +6,10 @@ recomputes, `append_line`/`append_bytes` for logs, `append_journal` for journals
 replays, `swap_directory`, `publish_directory`, `remove_directory` and `copy_tree` for whole
 folders, `claim` for taking a journal file away from other processes.
 
-Every write goes to a temp file in the target's folder, is fsynced, then os.replace()d over
-the target, so a crash at any instant leaves the old file or the new one, never half of each.
+Every write goes to a temp file in the target's folder, is fsynced, then renamed over the
+target (or, when the file must be the one braniac read, exchanged with it in one step), so a
+crash at any instant leaves the old file or the new one, never half of each. A file a person
+made read-only is never replaced, and one still being written in place is waited for.
 Locks are filelock locks under `.braniac/locks/`, one object per path per process (two
 FileLock objects on one path in one process would block each other).
 
@@ -26,7 +28,9 @@ from typing import Callable, Iterator
 
 from filelock import FileLock, Timeout
 
-from .errors import LockBusy, NoteError, UnsafePath
+from .errors import LockBusy, NoteError, ReadOnlyFile, UnsafePath
+from .filestate import exchange, mark_complete, read_only_message, read_only_mode, refuse_read_only, same_version
+from .filestate import settled_stat
 
 MAX_TEXT_BYTES = 5 * 1024 * 1024  # a Markdown memory file larger than this is refused
 TEMP_SUFFIX = ".braniac-tmp"
@@ -40,29 +44,43 @@ def atomic_write(path: Path, data: str | bytes, *, expect_unchanged: os.stat_res
 
     With `expect_unchanged` (a stat taken when the file was read), refuse with ConcurrentEdit
     if someone else (a person's editor, say) changed the file meanwhile, so their edit is
-    never overwritten by a stale copy. `durable=False` skips the fsyncs, for derived state that
-    is rebuilt if a crash loses it: readers still never see a half-written file.
+    never overwritten by a stale copy: the check and the replacement are one step (see
+    `_replace_unchanged`). A file or folder a person made read-only is never replaced
+    (ReadOnlyFile). `durable=False` skips the fsyncs, for derived state that is rebuilt if a
+    crash loses it: readers still never see a half-written file.
     """
     path = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     folder = path.parent
     folder.mkdir(parents=True, exist_ok=True)
+    try:
+        current: os.stat_result | None = os.stat(path)
+    except FileNotFoundError:
+        current = None
+    if durable:  # (derived state under .braniac/ is braniac's own)
+        refuse_read_only(path, current)
+    if expect_unchanged is not None and (current is None or not same_version(current, expect_unchanged)):
+        raise ConcurrentEdit(path)
     temp = folder / f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    ours = os.fstat(fd).st_ino
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
             handle.flush()
+            if current is not None:
+                os.fchmod(handle.fileno(), current.st_mode & 0o777)
+            mark_complete(handle.fileno())
             if durable:
                 os.fsync(handle.fileno())
-        with contextlib.suppress(FileNotFoundError):
-            os.chmod(temp, os.stat(path).st_mode & 0o777)
-        if expect_unchanged is not None and _changed_since(path, expect_unchanged):
-            raise ConcurrentEdit(path)
-        os.replace(temp, path)
+        if expect_unchanged is not None:
+            _replace_unchanged(temp, path, expect_unchanged, ours)
+        else:
+            os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
+            if os.lstat(temp).st_ino == ours:  # only ever our own temp file
+                os.unlink(temp)
         raise
     if durable:
         _fsync_dir(folder)
@@ -72,12 +90,59 @@ class ConcurrentEdit(Exception):
     """The file changed between our read and our write; the caller re-reads and retries."""
 
 
-def _changed_since(path: Path, before: os.stat_result) -> bool:
+def _replace_unchanged(temp: Path, path: Path, expected: os.stat_result, ours: int) -> None:
+    """Put `temp` (inode `ours`) in place of `path` only if `path` is still the file `expected`
+    describes.
+
+    A check followed by a rename leaves a window in which a person's save (their editor's own
+    temp file renamed over the note) lands and is then overwritten. Linux closes it: the two
+    names are exchanged in one step (renameat2 RENAME_EXCHANGE), and what was at `path` at
+    that instant is now at the temp name, where nobody else writes, to be checked at leisure.
+    If it is not the file we read, the exchange is undone (theirs back in place, ours deleted)
+    and the caller re-reads. Elsewhere (other systems, a file system without the exchange) the
+    check is made just before the rename, which narrows the window without closing it.
+    """
     try:
-        now = os.stat(path)
+        swapped = exchange(temp, path)
     except FileNotFoundError:
-        return True
-    return (now.st_mtime_ns, now.st_size, now.st_ino) != (before.st_mtime_ns, before.st_size, before.st_ino)
+        raise ConcurrentEdit(path) from None  # deleted since our read
+    if not swapped:
+        if not same_version(os.stat(path), expected):
+            raise ConcurrentEdit(path)
+        os.replace(temp, path)
+        return
+    displaced = os.lstat(temp)
+    if same_version(displaced, expected) and not read_only_mode(displaced):
+        os.unlink(temp)  # the version we read, which our new text replaces
+        return
+    _give_back(temp, path, ours)
+    if read_only_mode(displaced):
+        raise ReadOnlyFile(read_only_message(path))
+    raise ConcurrentEdit(path)
+
+
+def _give_back(temp: Path, path: Path, ours: int) -> None:
+    """Undo an exchange that displaced a save made since our read: theirs goes back in place.
+    Should another save land in the instant between, the newest stays in place and the one it
+    superseded is kept beside it, never deleted."""
+    try:
+        exchange(temp, path)
+    except FileNotFoundError:     # ours was deleted meanwhile: theirs goes back under its name
+        try:
+            os.link(temp, path)
+            os.unlink(temp)
+            return
+        except FileExistsError:   # and yet another save is there already: keep both
+            pass
+    else:
+        if os.lstat(temp).st_ino == ours:
+            os.unlink(temp)
+            return
+        exchange(temp, path)      # the newest save back in place
+    kept = path.with_name(f"{path.stem}.conflict-{secrets.token_hex(3)}{path.suffix}")
+    os.rename(temp, kept)
+    from .notices import notice
+    notice(f"{path} was saved twice while braniac updated it; the earlier save is kept as {kept.name}")
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -90,9 +155,10 @@ def _fsync_dir(folder: Path) -> None:
 
 
 def update_text(path: Path, change: Callable[[str], str], *, attempts: int = 5) -> str:
-    """Read, change and atomically rewrite a text file, retrying if it was edited meanwhile."""
+    """Read, change and atomically rewrite a text file, retrying if it was edited meanwhile
+    (the change is applied again to the fresh text, so the other edit is kept)."""
     for _ in range(attempts):
-        before = os.stat(path)
+        before = settled_stat(path)
         text = read_text(path)
         new_text = change(text)
         if new_text == text:
@@ -111,10 +177,14 @@ def create_file(path: Path, data: str | bytes) -> bool:
     file that appeared meanwhile."""
     path = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    if os.path.lexists(path):
+        return False
+    refuse_read_only(path)  # (its folder)
     temp = path.parent / f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
     with open(temp, "xb") as handle:
         handle.write(payload)
         handle.flush()
+        mark_complete(handle.fileno())
         os.fsync(handle.fileno())
     try:
         os.link(temp, path)
