@@ -206,7 +206,7 @@ def test_remember_refuses_a_read_only_folder(vault, restore_modes):
     before = vault.stm_path.read_bytes()
     restore_modes(vault.stm_path.parent)
     result = cli("--vault", vault.root, "remember", "something new")
-    assert_clean_error(result, "short_term.md", "folder is read-only")
+    assert_clean_error(result, "memory", "folder is read-only")
     assert vault.stm_path.read_bytes() == before
 
 

@@ -33,16 +33,16 @@ def read_only_mode(st: os.stat_result) -> bool:
     return not st.st_mode & 0o222
 
 
-def read_only_message(path: Path, folder: bool = False) -> str:
-    what = "its folder is read-only" if folder else "it is read-only"
-    return (f"{path}: {what}, so braniac left it unchanged; make it writable (chmod u+w) "
-            "if braniac may update it, then run the command again")
+def read_only_message(path: Path, folder: Path | None = None) -> str:
+    what = f"{path}: it is read-only" if folder is None else f"{folder}: the folder is read-only"
+    return (f"{what}, so braniac left it unchanged; make it writable (chmod u+w) if braniac may "
+            "update it, then run the command again")
 
 
 def refuse_read_only(path: Path, current: os.stat_result | None = None) -> None:
-    """ReadOnlyFile when a person made `path` (or the folder it is in) read-only. braniac could
-    replace it anyway (a rename needs only the folder writable, and root may do anything), but
-    a read-only file is a person saying "leave this alone"."""
+    """ReadOnlyFile when a person made `path`, or the folder it is (or will be made) in,
+    read-only. braniac could replace it anyway (a rename needs only the folder writable, and
+    root may do anything), but a read-only file is a person saying "leave this alone"."""
     path = Path(path)
     if current is None:
         try:
@@ -52,9 +52,11 @@ def refuse_read_only(path: Path, current: os.stat_result | None = None) -> None:
     if current is not None and (read_only_mode(current) or not os.access(path, os.W_OK)):
         raise ReadOnlyFile(read_only_message(path))
     folder = path.parent
+    while not os.path.isdir(folder) and folder != folder.parent:
+        folder = folder.parent  # a folder still to be made: the one it will be made in
     with contextlib.suppress(FileNotFoundError):
         if read_only_mode(os.stat(folder)) or not os.access(folder, os.W_OK | os.X_OK):
-            raise ReadOnlyFile(read_only_message(path, folder=True))
+            raise ReadOnlyFile(read_only_message(path, folder))
 
 
 # ---------------------------------------------------------------- files still being written
