@@ -4,14 +4,14 @@ The named write primitives: `atomic_write` (and `update_text` over it) for memor
 `create_file` for a file that must not exist yet, `write_derived` for state a rebuild
 recomputes, `append_line`/`append_bytes` for logs, `append_journal` for journals a reader
 replays, `swap_directory`, `publish_directory`, `remove_directory` and `copy_tree` for whole
-folders, `claim` for taking a journal file away from other processes.
+folders, `remove_unchanged` for the old copy of a moved note, `claim` for taking a journal
+file away from other processes.
 
 Every write goes to a temp file in the target's folder, is fsynced, then renamed over the
 target (or, when the file must be the one braniac read, exchanged with it in one step), so a
 crash at any instant leaves the old file or the new one, never half of each. A file a person
 made read-only is never replaced, and one still being written in place is waited for.
-Locks are filelock locks under `.braniac/locks/`, one object per path per process (two
-FileLock objects on one path in one process would block each other).
+The cross-process locks (infra/locks.py) are taken through `fsio.locked`.
 
 Lock order, outermost first, for any worker that holds more than one:
     ltm  ->  stm  ->  index
@@ -22,13 +22,11 @@ import contextlib
 import os
 import secrets
 import shutil
-import threading
 from pathlib import Path
-from typing import Callable, Iterator
-
-from filelock import FileLock, Timeout
+from typing import Callable
 
 from .errors import LockBusy, NoteError, ReadOnlyFile, UnsafePath
+from .locks import locked as locked  # (the locks live in locks.py; every worker takes them from here)
 from .filestate import exchange, mark_complete, read_only_message, read_only_mode, refuse_read_only, same_version
 from .filestate import settled_stat
 
@@ -139,10 +137,15 @@ def _give_back(temp: Path, path: Path, ours: int) -> None:
             os.unlink(temp)
             return
         exchange(temp, path)      # the newest save back in place
+    _keep_beside(temp, path, "was saved twice while braniac updated it")
+
+
+def _keep_beside(displaced: Path, path: Path, why: str) -> None:
+    """A person's save that lost its place to a newer one of theirs: kept next to it, visibly."""
     kept = path.with_name(f"{path.stem}.conflict-{secrets.token_hex(3)}{path.suffix}")
-    os.rename(temp, kept)
+    os.rename(displaced, kept)
     from .notices import notice
-    notice(f"{path} was saved twice while braniac updated it; the earlier save is kept as {kept.name}")
+    notice(f"{path} {why}; the earlier save is kept as {kept.name}")
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -295,6 +298,58 @@ def publish_directory(staging: Path, target: Path) -> bool:
         return False
 
 
+MOVING_SUFFIX = ".braniac-moving"
+
+
+def _out_of_sight(path: Path) -> Path:
+    return path.with_name(f".{path.name}{MOVING_SUFFIX}")
+
+
+def remove_unchanged(path: Path, expected: os.stat_result, *, check: Path | None = None) -> bool:
+    """Remove `path` (the old copy of a moved note, or with `check` a folder holding only the
+    file `check`) only if it is still the version `expected` describes. It is first renamed out
+    of sight, in one step (a save landing after that makes a new file, which stays), then
+    checked; a version saved since the caller read it is put back, and False returned, so the
+    caller copies it again. A kill in between leaves it out of sight under a fixed name, and
+    `recover_removal` puts it back. A read-only file or folder raises ReadOnlyFile."""
+    refuse_read_only(check or path)
+    hidden = _out_of_sight(path)
+    os.rename(path, hidden)
+    inside_file = hidden / check.name if check is not None else hidden
+    try:
+        now = os.lstat(inside_file)
+        same = same_version(now, expected) and (check is None or os.listdir(hidden) == [check.name])
+    except FileNotFoundError:
+        same = False
+    if same:
+        if check is not None:
+            shutil.rmtree(hidden)
+        else:
+            os.unlink(hidden)
+        _fsync_dir(path.parent)
+        return True
+    recover_removal(path)
+    return False
+
+
+def recover_removal(path: Path) -> None:
+    """Put back what `remove_unchanged` took out of sight and did not remove (a kill, or a
+    version saved meanwhile). Should a newer save be at `path` already, the one taken is kept
+    beside it."""
+    hidden = _out_of_sight(path)
+    if not os.path.lexists(hidden):
+        return
+    if hidden.is_dir():
+        with contextlib.suppress(OSError):
+            os.rename(hidden, path)   # (fails, and stays hidden, only if the folder was made again)
+        return
+    try:
+        os.link(hidden, path)
+        os.unlink(hidden)
+    except FileExistsError:
+        _keep_beside(hidden, path, "was saved again while braniac moved it")
+
+
 def remove_directory(folder: Path) -> None:
     """Remove a folder in one rename out of sight, then delete it: never seen half deleted."""
     hidden = folder.with_name(f".{folder.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
@@ -336,37 +391,6 @@ def ensure_inside(root: Path, path: Path) -> Path:
     if not inside(root, path):
         raise UnsafePath(f"{path}: leaves the vault (symlink or path outside {root}); braniac will not follow it")
     return Path(path)
-
-
-# ----------------------------------------------------------------------------- locks
-
-_locks: dict[str, FileLock] = {}
-_locks_guard = threading.Lock()
-
-
-def _lock_for(path: Path) -> FileLock:
-    key = str(Path(path).absolute())
-    with _locks_guard:
-        lock = _locks.get(key)
-        if lock is None:
-            Path(key).parent.mkdir(parents=True, exist_ok=True)
-            lock = _locks[key] = FileLock(key)
-        return lock
-
-
-@contextlib.contextmanager
-def locked(path: Path, *, timeout: float = 30.0, what: str = "") -> Iterator[None]:
-    """Hold the cross-process lock at `path`. timeout=0 tries once (for background passes)."""
-    lock = _lock_for(path)
-    try:
-        lock.acquire(timeout=timeout)
-    except Timeout:
-        name = what or Path(path).stem
-        raise LockBusy(f"another braniac process is using the {name} (lock {path}); try again shortly") from None
-    try:
-        yield
-    finally:
-        lock.release()
 
 
 def stale_temp_files(root: Path) -> list[Path]:
