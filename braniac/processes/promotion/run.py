@@ -66,6 +66,8 @@ def _promote(vault, model, config, report, *, force, dry_run) -> PromotionReport
                          f"{config.promote_idle_minutes:g} min, or use --force)")
         return report
     report.events = [e.id for e in events]
+    if not dry_run:
+        _refuse_read_only_records(vault, doc)
 
     drafts = make_drafts(vault, model, events, report)
     if dry_run:
@@ -73,7 +75,6 @@ def _promote(vault, model, config, report, *, force, dry_run) -> PromotionReport
         report.plan = [_planned(vault, d) for d in drafts]
         return report
 
-    _refuse_read_only_records(vault, doc)
     autocommit = config.git_autocommit and git.is_repo(vault.root)
     bookkeeping.remove_stale_temp_files(vault)
     if autocommit:
