@@ -468,3 +468,15 @@ def test_organize_rejects_operations_on_read_only_notes(tmp_path, restore_modes)
     rejected = "\n".join(report.rejected)
     for name in ("macros.md", "gil.md", "asyncio.md"):
         assert name in rejected and "read-only" in rejected, report.rejected
+
+
+def test_notes_moved_together_that_link_to_each_other_leave_no_old_copy(vault, notices):
+    from braniac.vault import moves
+    a = write_note(vault, "memory/long_term/concrete/a.md", "A", "# A\n\nAbout a.\n")
+    b = write_note(vault, "memory/long_term/concrete/b.md", "B", "# B\n\nSee [A](a.md).\n")
+    a.write_text(a.read_text(encoding="utf-8") + "See [B](b.md).\n", encoding="utf-8")
+    new_a, new_b = vault.ltm_root / "concrete/x/a.md", vault.ltm_root / "concrete/x/b.md"
+    moves.apply_moves(vault, [moves.Move(a, new_a), moves.Move(b, new_b)], set())
+    assert not a.exists() and not b.exists() and new_a.is_file() and new_b.is_file()
+    assert "(b.md)" in new_a.read_text(encoding="utf-8") and "(a.md)" in new_b.read_text(encoding="utf-8")
+    assert notices == []

@@ -37,8 +37,9 @@ TEMP_SUFFIX = ".braniac-tmp"
 # ---------------------------------------------------------------------------- writes
 
 def atomic_write(path: Path, data: str | bytes, *, expect_unchanged: os.stat_result | None = None,
-                 durable: bool = True) -> None:
-    """Replace `path` with `data` atomically.
+                 durable: bool = True) -> os.stat_result:
+    """Replace `path` with `data` atomically; returns the stat of the file written (what a later
+    `expect_unchanged` compares with).
 
     With `expect_unchanged` (a stat taken when the file was read), refuse with ConcurrentEdit
     if someone else (a person's editor, say) changed the file meanwhile, so their edit is
@@ -71,6 +72,7 @@ def atomic_write(path: Path, data: str | bytes, *, expect_unchanged: os.stat_res
             mark_complete(handle.fileno())
             if durable:
                 os.fsync(handle.fileno())
+            written = os.fstat(handle.fileno())
         if expect_unchanged is not None:
             _replace_unchanged(temp, path, expect_unchanged, ours)
         else:
@@ -82,6 +84,7 @@ def atomic_write(path: Path, data: str | bytes, *, expect_unchanged: os.stat_res
         raise
     if durable:
         _fsync_dir(folder)
+    return written
 
 
 class ConcurrentEdit(Exception):
@@ -157,9 +160,11 @@ def _fsync_dir(folder: Path) -> None:
             os.close(fd)
 
 
-def update_text(path: Path, change: Callable[[str], str], *, attempts: int = 5) -> str:
+def update_text(path: Path, change: Callable[[str], str], *, attempts: int = 5,
+                versions: dict[Path, os.stat_result] | None = None) -> str:
     """Read, change and atomically rewrite a text file, retrying if it was edited meanwhile
-    (the change is applied again to the fresh text, so the other edit is kept)."""
+    (the change is applied again to the fresh text, so the other edit is kept). When it writes,
+    `versions[path]` (if given) gets the stat of what it wrote."""
     for _ in range(attempts):
         before = settled_stat(path)
         text = read_text(path)
@@ -167,10 +172,12 @@ def update_text(path: Path, change: Callable[[str], str], *, attempts: int = 5) 
         if new_text == text:
             return text
         try:
-            atomic_write(path, new_text, expect_unchanged=before)
-            return new_text
+            written = atomic_write(path, new_text, expect_unchanged=before)
         except ConcurrentEdit:
             continue
+        if versions is not None:
+            versions[Path(path)] = written
+        return new_text
     raise LockBusy(f"{path}: kept changing while braniac tried to update it; try again")
 
 

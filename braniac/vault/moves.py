@@ -23,7 +23,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 from . import folder_index, notes
 from ..infra.errors import NoteError, ReadOnlyFile
 from ..infra.fsio import ConcurrentEdit, atomic_write, read_text, recover_removal, remove_unchanged, settled_stat
-from ..infra.fsio import update_text
+from ..infra.fsio import same_version, update_text
 from ..infra.notices import notice
 from .folders import publish_folders, refresh_indexes
 from .layout import FOLDER_INDEX
@@ -80,14 +80,15 @@ def finish(vault: "VaultStore", moves: list[Move], written: set[Path]) -> None:
     mapping = {m.old: m.new for m in moves}
     by_uuid: dict[str, Path] = {}
     renamed: dict[str, str] = {}   # old uuid -> new uuid (Move.uuid)
-    copied: dict[Path, tuple[os.stat_result, os.stat_result]] = {}   # old -> (old as read, new as written)
+    copied: dict[Path, os.stat_result] = {}     # old file -> its version as copied (and relinked)
+    versions: dict[Path, os.stat_result] = {}   # new file -> its version as braniac last wrote it
     # first out of the old manifests: else, once the copy exists, a manifest would name its uuid
     # at the old place while it is (also) at the new one, which doctor rightly calls a problem
     _unlist(vault, [m.old for m in moves if m.old.exists() and not m.new.exists()], written)
     for move in moves:
         if move.old.exists():
             try:
-                copied[move.old] = _copy(vault, move, mapping, by_uuid, renamed, written)
+                copied[move.old], versions[move.new] = _copy(vault, move, mapping, by_uuid, renamed, written)
             except NoteError:
                 continue
         elif move.new.exists():
@@ -97,12 +98,12 @@ def finish(vault: "VaultStore", moves: list[Move], written: set[Path]) -> None:
                     by_uuid[uuid] = move.new
             except NoteError:
                 pass
-    repair_links(vault, mapping, by_uuid, written, renamed=renamed)
+    repair_links(vault, mapping, by_uuid, written, renamed=renamed, pinned=copied, versions=versions)
     # (again: a refresh by another worker after a killed run may have listed an old file anew)
     _unlist(vault, [m.old for m in moves if m.old.exists() and m.new.exists()], written)
     for move in moves:
         if move.old.exists() and move.new.exists() and move.old in copied:
-            _remove_old(vault, move, mapping, copied, written)
+            _remove_old(vault, move, mapping, copied, versions, written)
     refresh_indexes(vault, {m.old.parent for m in moves} | {m.new.parent for m in moves}, written)
     journal_path(vault).unlink(missing_ok=True)
 
@@ -123,20 +124,20 @@ def _copy(vault: "VaultStore", move: Move, mapping: dict[Path, Path], by_uuid: d
         note.set("uuid", move.uuid)
     note.body = _retarget(note.body, move.old, move.new, mapping)
     publish_folders(vault, move.new.parent, written)
-    atomic_write(move.new, note.render(), expect_unchanged=expect_new)
+    copy_at = atomic_write(move.new, note.render(), expect_unchanged=expect_new)
     written.add(move.new)
     if note.uuid:
         by_uuid[note.uuid] = move.new
-    return read_at, os.stat(move.new)
+    return read_at, copy_at
 
 
-def _remove_old(vault: "VaultStore", move: Move, mapping: dict[Path, Path],
-                copied: dict[Path, tuple[os.stat_result, os.stat_result]], written: set[Path]) -> None:
+def _remove_old(vault: "VaultStore", move: Move, mapping: dict[Path, Path], copied: dict[Path, os.stat_result],
+                versions: dict[Path, os.stat_result], written: set[Path]) -> None:
     """Remove the old file, only as it was copied: a person's save to the old place since the
     copy is copied again (up to a few times), never deleted. Should they have edited the new
     copy as well, both stay (the journal is done with them) and a notice names both."""
     for _ in range(3):
-        read_at, copy_at = copied[move.old]
+        read_at, copy_at = copied[move.old], versions.get(move.new)
         folder = move.old.parent
         if (move.old.name == FOLDER_INDEX and folder.parent != vault.ltm_root and folder != vault.ltm_root
                 and [p.name for p in folder.iterdir()] == [FOLDER_INDEX]):
@@ -149,7 +150,7 @@ def _remove_old(vault: "VaultStore", move: Move, mapping: dict[Path, Path],
             written.add(move.old)
             return
         try:
-            copied[move.old] = _copy(vault, move, mapping, {}, {}, written, expect_new=copy_at)
+            copied[move.old], versions[move.new] = _copy(vault, move, mapping, {}, {}, written, expect_new=copy_at)
         except (ConcurrentEdit, NoteError):
             break
     notice(f"{vault.relative(move.old)} changed while organize moved it to {vault.relative(move.new)}; "
@@ -213,12 +214,18 @@ def _render(link, from_file: Path, target: Path, uuid: str | None = None) -> str
 
 
 def repair_links(vault: "VaultStore", mapping: dict[Path, Path], by_uuid: dict[str, Path], written: set[Path],
-                 files: Iterable[Path] | None = None, renamed: dict[str, str] | None = None) -> int:
+                 files: Iterable[Path] | None = None, renamed: dict[str, str] | None = None,
+                 pinned: dict[Path, os.stat_result] | None = None,
+                 versions: dict[Path, os.stat_result] | None = None) -> int:
     """Point every link that aims at a moved file (by path or by uuid) at its new place (and at
     its new uuid, for a file that changed it on the way: `renamed`). Each file is changed as it
-    is at that moment (a person's edit made meanwhile stays); a read-only one is left alone."""
+    is at that moment (a person's edit made meanwhile stays); a read-only one is left alone.
+    A `pinned` file (the old copy of a note being moved) is changed only if it is still the
+    version copied, and its entry follows the change: a save since the copy is left for the
+    removal to find. `versions` gets the stat of every other file written."""
     changed = 0
     renamed = renamed or {}
+    pinned = {} if pinned is None else pinned
     for path in files if files is not None else vault.iter_markdown():
         try:
             text = read_text(path)
@@ -227,7 +234,11 @@ def repair_links(vault: "VaultStore", mapping: dict[Path, Path], by_uuid: dict[s
         if _relinked(text, path, mapping, by_uuid, renamed) == text:
             continue
         try:
-            update_text(path, lambda current, path=path: _relinked(current, path, mapping, by_uuid, renamed))
+            if path in pinned:
+                if not _repair_pinned(path, pinned, lambda t, path=path: _relinked(t, path, mapping, by_uuid, renamed)):
+                    continue
+            else:
+                update_text(path, lambda t, path=path: _relinked(t, path, mapping, by_uuid, renamed), versions=versions)
         except NoteError:
             continue
         except ReadOnlyFile as exc:
@@ -236,6 +247,17 @@ def repair_links(vault: "VaultStore", mapping: dict[Path, Path], by_uuid: dict[s
         written.add(path)
         changed += 1
     return changed
+
+
+def _repair_pinned(path: Path, pinned: dict[Path, os.stat_result], relink: Callable[[str], str]) -> bool:
+    read_at = settled_stat(path)
+    if not same_version(read_at, pinned[path]):
+        return False
+    try:
+        pinned[path] = atomic_write(path, relink(read_text(path)), expect_unchanged=read_at)
+    except ConcurrentEdit:
+        return False
+    return True
 
 
 def referrers(vault: "VaultStore", olds: Iterable[Path]) -> dict[Path, set[Path]]:
