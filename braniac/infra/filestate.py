@@ -11,7 +11,6 @@ fsio's writes use them; nothing here writes a file's content.
 from __future__ import annotations
 
 import contextlib
-import ctypes
 import errno
 import os
 import sys
@@ -73,6 +72,8 @@ SETTLE_S, SETTLE_STEP_S, SETTLE_LIMIT_S = 0.15, 0.01, 10.0
 
 def mark_complete(fd: int) -> None:
     """Mark a file braniac has written in full (see above); its content is untouched."""
+    if os.utime not in os.supports_fd:
+        return   # (then braniac's own recent writes are waited for too: slower, never wrong)
     with contextlib.suppress(OSError):
         st = os.fstat(fd)
         os.utime(fd, ns=(st.st_atime_ns, st.st_mtime_ns - 1))
@@ -110,6 +111,7 @@ def _load_renameat2() -> Callable[..., int] | None:
     if _renameat2 is False:
         _renameat2 = None
         if sys.platform.startswith("linux"):
+            import ctypes   # (here: a command that writes nothing does not pay for it)
             with contextlib.suppress(OSError, AttributeError):
                 function = ctypes.CDLL(None, use_errno=True).renameat2
                 function.argtypes = [ctypes.c_int, ctypes.c_char_p, ctypes.c_int, ctypes.c_char_p, ctypes.c_uint]
@@ -126,6 +128,7 @@ def exchange(a: Path, b: Path) -> bool:
         return False
     if function(_AT_FDCWD, os.fsencode(a), _AT_FDCWD, os.fsencode(b), _RENAME_EXCHANGE) == 0:
         return True
+    import ctypes
     error = ctypes.get_errno()
     if error in (errno.EINVAL, errno.ENOSYS, errno.EOPNOTSUPP, errno.ENOTSUP):
         return False

@@ -68,7 +68,7 @@ def atomic_write(path: Path, data: str | bytes, *, expect_unchanged: os.stat_res
             handle.write(payload)
             handle.flush()
             if current is not None:
-                os.fchmod(handle.fileno(), current.st_mode & 0o777)
+                os.chmod(temp, current.st_mode & 0o777)
             mark_complete(handle.fileno())
             if durable:
                 os.fsync(handle.fileno())
