@@ -4,12 +4,14 @@ The named write primitives: `atomic_write` (and `update_text` over it) for memor
 `create_file` for a file that must not exist yet, `write_derived` for state a rebuild
 recomputes, `append_line`/`append_bytes` for logs, `append_journal` for journals a reader
 replays, `swap_directory`, `publish_directory`, `remove_directory` and `copy_tree` for whole
-folders, `claim` for taking a journal file away from other processes.
+folders, `remove_unchanged` for the old copy of a moved note, `claim` for taking a journal
+file away from other processes.
 
-Every write goes to a temp file in the target's folder, is fsynced, then os.replace()d over
-the target, so a crash at any instant leaves the old file or the new one, never half of each.
-Locks are filelock locks under `.braniac/locks/`, one object per path per process (two
-FileLock objects on one path in one process would block each other).
+Every write goes to a temp file in the target's folder, is fsynced, then renamed over the
+target (or, when the file must be the one braniac read, exchanged with it in one step), so a
+crash at any instant leaves the old file or the new one, never half of each. A file a person
+made read-only is never replaced, and one still being written in place is waited for.
+The cross-process locks (infra/locks.py) are taken through `fsio.locked`.
 
 Lock order, outermost first, for any worker that holds more than one:
     ltm  ->  stm  ->  index
@@ -20,13 +22,13 @@ import contextlib
 import os
 import secrets
 import shutil
-import threading
 from pathlib import Path
-from typing import Callable, Iterator
+from typing import Callable
 
-from filelock import FileLock, Timeout
-
-from .errors import LockBusy, NoteError, UnsafePath
+from .errors import LockBusy, NoteError, ReadOnlyFile, UnsafePath
+from .locks import locked as locked  # (the locks live in locks.py; every worker takes them from here)
+from .filestate import exchange, mark_complete, read_only_message, read_only_mode, refuse_read_only, same_version
+from .filestate import settled_stat
 
 MAX_TEXT_BYTES = 5 * 1024 * 1024  # a Markdown memory file larger than this is refused
 TEMP_SUFFIX = ".braniac-tmp"
@@ -35,49 +37,118 @@ TEMP_SUFFIX = ".braniac-tmp"
 # ---------------------------------------------------------------------------- writes
 
 def atomic_write(path: Path, data: str | bytes, *, expect_unchanged: os.stat_result | None = None,
-                 durable: bool = True) -> None:
-    """Replace `path` with `data` atomically.
+                 durable: bool = True) -> os.stat_result:
+    """Replace `path` with `data` atomically; returns the stat of the file written (what a later
+    `expect_unchanged` compares with).
 
     With `expect_unchanged` (a stat taken when the file was read), refuse with ConcurrentEdit
     if someone else (a person's editor, say) changed the file meanwhile, so their edit is
-    never overwritten by a stale copy. `durable=False` skips the fsyncs, for derived state that
-    is rebuilt if a crash loses it: readers still never see a half-written file.
+    never overwritten by a stale copy: the check and the replacement are one step (see
+    `_replace_unchanged`). A file or folder a person made read-only is never replaced
+    (ReadOnlyFile). `durable=False` skips the fsyncs, for derived state that is rebuilt if a
+    crash loses it: readers still never see a half-written file.
     """
     path = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     folder = path.parent
     folder.mkdir(parents=True, exist_ok=True)
+    try:
+        current: os.stat_result | None = os.stat(path)
+    except FileNotFoundError:
+        current = None
+    if durable:  # (derived state under .braniac/ is braniac's own)
+        refuse_read_only(path, current)
+    if expect_unchanged is not None and (current is None or not same_version(current, expect_unchanged)):
+        raise ConcurrentEdit(path)
     temp = folder / f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    ours = os.fstat(fd).st_ino
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
             handle.flush()
+            if current is not None:
+                os.chmod(temp, current.st_mode & 0o777)
+            mark_complete(handle.fileno())
             if durable:
                 os.fsync(handle.fileno())
-        with contextlib.suppress(FileNotFoundError):
-            os.chmod(temp, os.stat(path).st_mode & 0o777)
-        if expect_unchanged is not None and _changed_since(path, expect_unchanged):
-            raise ConcurrentEdit(path)
-        os.replace(temp, path)
+            written = os.fstat(handle.fileno())
+        if expect_unchanged is not None:
+            _replace_unchanged(temp, path, expect_unchanged, ours)
+        else:
+            os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
+            if os.lstat(temp).st_ino == ours:  # only ever our own temp file
+                os.unlink(temp)
         raise
     if durable:
         _fsync_dir(folder)
+    return written
 
 
 class ConcurrentEdit(Exception):
     """The file changed between our read and our write; the caller re-reads and retries."""
 
 
-def _changed_since(path: Path, before: os.stat_result) -> bool:
+def _replace_unchanged(temp: Path, path: Path, expected: os.stat_result, ours: int) -> None:
+    """Put `temp` (inode `ours`) in place of `path` only if `path` is still the file `expected`
+    describes.
+
+    A check followed by a rename leaves a window in which a person's save (their editor's own
+    temp file renamed over the note) lands and is then overwritten. Linux closes it: the two
+    names are exchanged in one step (renameat2 RENAME_EXCHANGE), and what was at `path` at
+    that instant is now at the temp name, where nobody else writes, to be checked at leisure.
+    If it is not the file we read, the exchange is undone (theirs back in place, ours deleted)
+    and the caller re-reads. Elsewhere (other systems, a file system without the exchange) the
+    check is made just before the rename, which narrows the window without closing it.
+    """
     try:
-        now = os.stat(path)
+        swapped = exchange(temp, path)
     except FileNotFoundError:
-        return True
-    return (now.st_mtime_ns, now.st_size, now.st_ino) != (before.st_mtime_ns, before.st_size, before.st_ino)
+        raise ConcurrentEdit(path) from None  # deleted since our read
+    if not swapped:
+        if not same_version(os.stat(path), expected):
+            raise ConcurrentEdit(path)
+        os.replace(temp, path)
+        return
+    displaced = os.lstat(temp)
+    if same_version(displaced, expected) and not read_only_mode(displaced):
+        os.unlink(temp)  # the version we read, which our new text replaces
+        return
+    _give_back(temp, path, ours)
+    if read_only_mode(displaced):
+        raise ReadOnlyFile(read_only_message(path))
+    raise ConcurrentEdit(path)
+
+
+def _give_back(temp: Path, path: Path, ours: int) -> None:
+    """Undo an exchange that displaced a save made since our read: theirs goes back in place.
+    Should another save land in the instant between, the newest stays in place and the one it
+    superseded is kept beside it, never deleted."""
+    try:
+        exchange(temp, path)
+    except FileNotFoundError:     # ours was deleted meanwhile: theirs goes back under its name
+        try:
+            os.link(temp, path)
+            os.unlink(temp)
+            return
+        except FileExistsError:   # and yet another save is there already: keep both
+            pass
+    else:
+        if os.lstat(temp).st_ino == ours:
+            os.unlink(temp)
+            return
+        exchange(temp, path)      # the newest save back in place
+    _keep_beside(temp, path, "was saved twice while braniac updated it")
+
+
+def _keep_beside(displaced: Path, path: Path, why: str) -> None:
+    """A person's save that lost its place to a newer one of theirs: kept next to it, visibly."""
+    kept = path.with_name(f"{path.stem}.conflict-{secrets.token_hex(3)}{path.suffix}")
+    os.rename(displaced, kept)
+    from .notices import notice
+    notice(f"{path} {why}; the earlier save is kept as {kept.name}")
 
 
 def _fsync_dir(folder: Path) -> None:
@@ -89,19 +160,24 @@ def _fsync_dir(folder: Path) -> None:
             os.close(fd)
 
 
-def update_text(path: Path, change: Callable[[str], str], *, attempts: int = 5) -> str:
-    """Read, change and atomically rewrite a text file, retrying if it was edited meanwhile."""
+def update_text(path: Path, change: Callable[[str], str], *, attempts: int = 5,
+                versions: dict[Path, os.stat_result] | None = None) -> str:
+    """Read, change and atomically rewrite a text file, retrying if it was edited meanwhile
+    (the change is applied again to the fresh text, so the other edit is kept). When it writes,
+    `versions[path]` (if given) gets the stat of what it wrote."""
     for _ in range(attempts):
-        before = os.stat(path)
+        before = settled_stat(path)
         text = read_text(path)
         new_text = change(text)
         if new_text == text:
             return text
         try:
-            atomic_write(path, new_text, expect_unchanged=before)
-            return new_text
+            written = atomic_write(path, new_text, expect_unchanged=before)
         except ConcurrentEdit:
             continue
+        if versions is not None:
+            versions[Path(path)] = written
+        return new_text
     raise LockBusy(f"{path}: kept changing while braniac tried to update it; try again")
 
 
@@ -111,10 +187,14 @@ def create_file(path: Path, data: str | bytes) -> bool:
     file that appeared meanwhile."""
     path = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    if os.path.lexists(path):
+        return False
+    refuse_read_only(path)  # (its folder)
     temp = path.parent / f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
     with open(temp, "xb") as handle:
         handle.write(payload)
         handle.flush()
+        mark_complete(handle.fileno())
         os.fsync(handle.fileno())
     try:
         os.link(temp, path)
@@ -225,6 +305,58 @@ def publish_directory(staging: Path, target: Path) -> bool:
         return False
 
 
+MOVING_SUFFIX = ".braniac-moving"
+
+
+def _out_of_sight(path: Path) -> Path:
+    return path.with_name(f".{path.name}{MOVING_SUFFIX}")
+
+
+def remove_unchanged(path: Path, expected: os.stat_result, *, check: Path | None = None) -> bool:
+    """Remove `path` (the old copy of a moved note, or with `check` a folder holding only the
+    file `check`) only if it is still the version `expected` describes. It is first renamed out
+    of sight, in one step (a save landing after that makes a new file, which stays), then
+    checked; a version saved since the caller read it is put back, and False returned, so the
+    caller copies it again. A kill in between leaves it out of sight under a fixed name, and
+    `recover_removal` puts it back. A read-only file or folder raises ReadOnlyFile."""
+    refuse_read_only(check or path)
+    hidden = _out_of_sight(path)
+    os.rename(path, hidden)
+    inside_file = hidden / check.name if check is not None else hidden
+    try:
+        now = os.lstat(inside_file)
+        same = same_version(now, expected) and (check is None or os.listdir(hidden) == [check.name])
+    except FileNotFoundError:
+        same = False
+    if same:
+        if check is not None:
+            shutil.rmtree(hidden)
+        else:
+            os.unlink(hidden)
+        _fsync_dir(path.parent)
+        return True
+    recover_removal(path)
+    return False
+
+
+def recover_removal(path: Path) -> None:
+    """Put back what `remove_unchanged` took out of sight and did not remove (a kill, or a
+    version saved meanwhile). Should a newer save be at `path` already, the one taken is kept
+    beside it."""
+    hidden = _out_of_sight(path)
+    if not os.path.lexists(hidden):
+        return
+    if hidden.is_dir():
+        with contextlib.suppress(OSError):
+            os.rename(hidden, path)   # (fails, and stays hidden, only if the folder was made again)
+        return
+    try:
+        os.link(hidden, path)
+        os.unlink(hidden)
+    except FileExistsError:
+        _keep_beside(hidden, path, "was saved again while braniac moved it")
+
+
 def remove_directory(folder: Path) -> None:
     """Remove a folder in one rename out of sight, then delete it: never seen half deleted."""
     hidden = folder.with_name(f".{folder.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
@@ -266,37 +398,6 @@ def ensure_inside(root: Path, path: Path) -> Path:
     if not inside(root, path):
         raise UnsafePath(f"{path}: leaves the vault (symlink or path outside {root}); braniac will not follow it")
     return Path(path)
-
-
-# ----------------------------------------------------------------------------- locks
-
-_locks: dict[str, FileLock] = {}
-_locks_guard = threading.Lock()
-
-
-def _lock_for(path: Path) -> FileLock:
-    key = str(Path(path).absolute())
-    with _locks_guard:
-        lock = _locks.get(key)
-        if lock is None:
-            Path(key).parent.mkdir(parents=True, exist_ok=True)
-            lock = _locks[key] = FileLock(key)
-        return lock
-
-
-@contextlib.contextmanager
-def locked(path: Path, *, timeout: float = 30.0, what: str = "") -> Iterator[None]:
-    """Hold the cross-process lock at `path`. timeout=0 tries once (for background passes)."""
-    lock = _lock_for(path)
-    try:
-        lock.acquire(timeout=timeout)
-    except Timeout:
-        name = what or Path(path).stem
-        raise LockBusy(f"another braniac process is using the {name} (lock {path}); try again shortly") from None
-    try:
-        yield
-    finally:
-        lock.release()
 
 
 def stale_temp_files(root: Path) -> list[Path]:

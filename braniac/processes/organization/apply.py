@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...infra import clock
-from ...infra.errors import NoteError
-from ...infra.fsio import append_line
+from ...infra.errors import NoteError, ReadOnlyFile
+from ...infra.fsio import append_line, refuse_read_only
 from ...vault import notes
 from ...vault.claims import stable_uuid
 from ...vault.folders import refresh_indexes
@@ -47,6 +47,10 @@ def _archive_emptied_indexes(vault: "VaultStore", folders: set[Path], written: s
             continue  # the tiers themselves stay
         index = folder / FOLDER_INDEX
         if folder.is_dir() and index.exists() and [p.name for p in folder.iterdir()] == [FOLDER_INDEX]:
+            try:
+                refuse_read_only(index)
+            except ReadOnlyFile:
+                continue   # a person's read-only _index.md keeps its folder
             target = vault.ltm_root / ARCHIVE / "merged-folders" / folder.relative_to(vault.ltm_root)
             n = 2
             while target.exists():
