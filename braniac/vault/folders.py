@@ -134,7 +134,7 @@ def _refresh_index(vault: "VaultStore", folder: Path, written: set[Path]) -> Non
             index = folder_index.read(index_path)
         except (NoteError, FileNotFoundError):
             return  # a broken _index.md is the person's to fix (doctor names it); never overwrite it
-        if not _refreshed(folder, index):
+        if not _refreshed(vault, folder, index):
             return
         index.note.touch()
         try:
@@ -148,7 +148,7 @@ def _refresh_index(vault: "VaultStore", folder: Path, written: set[Path]) -> Non
         return
 
 
-def _refreshed(folder: Path, index: IndexFile) -> bool:
+def _refreshed(vault: "VaultStore", folder: Path, index: IndexFile) -> bool:
     """Bring `index` in line with what `folder` holds; whether that changed it."""
     before = index.render()
     old = {e.path.resolve(): e for e in index.manifest if e.path.exists()}
