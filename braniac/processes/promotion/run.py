@@ -17,7 +17,7 @@ from ...vault.folders import folders_up, refresh_indexes
 from ...vault.layout import FOLDER_INDEX
 from . import bookkeeping
 from .drafts import make_drafts
-from .places import note_path, target, uuid_paths
+from .places import Places, note_path
 from .report import PromotionReport
 from .short_term import new_summary, recorded_items, reset_structured, set_summary, structured_items
 from .writing import archive_event, digest_path, write_digests, write_note
@@ -80,11 +80,12 @@ def _promote(vault, model, config, report, *, force, dry_run) -> PromotionReport
     if autocommit:
         bookkeeping.checkpoint(vault)
     bookkeeping.start_journal(vault, report.events)
-    by_uuid = uuid_paths(vault)
+    places = Places(vault, drafts)
     if config.git_autocommit:
-        bookkeeping.remember_targets(vault, _targets(vault, events, drafts, by_uuid))
+        bookkeeping.remember_targets(vault, _targets(vault, events, drafts, places))
+    places.journal_new_notes()
     open_items, done_items = structured_items(doc)
-    written = _write_long_term(vault, doc, events, drafts, by_uuid, done_items, report)
+    written = _write_long_term(vault, doc, events, drafts, places, done_items, report)
     _finish_short_term(vault, model, doc, events, open_items, report)
     written.add(vault.stm_path)
     vault.record_run("promotion")
@@ -92,6 +93,7 @@ def _promote(vault, model, config, report, *, force, dry_run) -> PromotionReport
     update_after_write(vault, written)
     if autocommit:
         report.commit = bookkeeping.commit_promotion(vault, written, report)
+    places.done()
     bookkeeping.end_journal(vault)
     return report
 
@@ -129,26 +131,26 @@ def _planned(vault: "VaultStore", draft: NoteDraft) -> dict:
 
 
 def _targets(vault: "VaultStore", events: list[EventRecord], drafts: list[NoteDraft],
-             by_uuid: dict[str, Path]) -> set[Path]:
+             places: Places) -> set[Path]:
     """Every file the run may write: archived events, notes, digests, short_term.md and the
     _index.md of every folder above them."""
-    found = {event_path(vault, e.id) for e in events} | {target(vault, d, by_uuid) for d in drafts}
+    found = {event_path(vault, e.id) for e in events} | {places.target(d) for d in drafts}
     found |= {digest_path(vault, e.id) for e in events} | {vault.stm_path}
     found |= {folder / FOLDER_INDEX for t in list(found) for folder in folders_up(vault, t.parent)}
     return found
 
 
 def _write_long_term(vault: "VaultStore", doc: stm.ShortTermMemory, events: list[EventRecord], drafts: list[NoteDraft],
-                     by_uuid: dict[str, Path], done_items: list[str], report: PromotionReport) -> set[Path]:
+                     places: Places, done_items: list[str], report: PromotionReport) -> set[Path]:
     written: set[Path] = set()
     for event in doc.events:
         archive_event(vault, event, written)
     for draft in drafts:
-        write_note(vault, draft, drafts, by_uuid, report, written)
+        write_note(vault, draft, drafts, places, report, written)
     write_digests(vault, events, done_items, written, report)
     # every folder this promotion writes to, not only those changed by this run: the re-run after
     # a kill between a note's write and its folder's _index.md finds the note already there
-    folders = {p.parent for p in written} | {target(vault, d, by_uuid).parent for d in drafts}
+    folders = {p.parent for p in written} | {places.target(d).parent for d in drafts}
     refresh_indexes(vault, folders | {event_path(vault, e.id).parent for e in events}, written)
     return written
 

@@ -18,7 +18,7 @@ from ...vault.folders import ensure_folder
 from ...vault.layout import ARCHIVE
 from ...vault.links import plain, rebase
 from ...vault.moves import Move, apply_moves
-from .places import draft_uuid, note_path, target
+from .places import Places, note_path
 from .report import PromotionReport, reject
 from .safe_text import defuse
 
@@ -65,11 +65,11 @@ def archive_event(vault: "VaultStore", event: stm.Event, written: set[Path]) -> 
         written.add(path)
 
 
-def write_note(vault: "VaultStore", draft: NoteDraft, drafts: list[NoteDraft], uuid_paths: dict[str, Path],
+def write_note(vault: "VaultStore", draft: NoteDraft, drafts: list[NoteDraft], places: Places,
                report: PromotionReport, written: set[Path]) -> None:
     """Create the draft's note or merge its claims (and links to related drafts) into it."""
-    note_uuid = draft_uuid(draft)
-    path = target(vault, draft, uuid_paths)
+    note_uuid = places.uuid(draft)
+    path = places.target(draft)
     if _left_alone(vault, report, path, draft.title):
         return
     if path.is_relative_to(vault.ltm_root / ARCHIVE) and path.exists():
@@ -77,7 +77,7 @@ def write_note(vault: "VaultStore", draft: NoteDraft, drafts: list[NoteDraft], u
         home = note_path(vault, draft)
         if not home.exists():
             apply_moves(vault, [Move(path, home, "active")], written)
-            uuid_paths[note_uuid] = path = home
+            path = home
     outcomes: dict[str, int] = {}
 
     def merge(note: FactNote) -> bool:
@@ -86,7 +86,7 @@ def write_note(vault: "VaultStore", draft: NoteDraft, drafts: list[NoteDraft], u
         for claim in draft.claims:
             outcome = note.merge(Fact(claim.text, list(claim.sources)), vault, supersedes=claim.supersedes)
             outcomes[outcome] = outcomes.get(outcome, 0) + 1
-        _link_related(vault, note, draft, drafts, uuid_paths)
+        _link_related(note, draft, drafts, places)
         if note.render() == before:
             return False
         note.note.set("sources", note.sources())
@@ -150,14 +150,13 @@ def _save(path: Path, fresh: Callable[[], FactNote], change: Callable[[FactNote]
     return "updated" if changed else None
 
 
-def _link_related(vault: "VaultStore", note: FactNote, draft: NoteDraft, drafts: list[NoteDraft],
-                  uuid_paths: dict[str, Path]) -> None:
+def _link_related(note: FactNote, draft: NoteDraft, drafts: list[NoteDraft], places: Places) -> None:
     """Add the draft's related drafts to the note's Related Memories (the links already there stay)."""
     related = []
     for title in draft.related:
         other = next((d for d in drafts if d.title == title), None)
         if other is not None:
-            related.append(Entry(other.title, target(vault, other, uuid_paths), draft_uuid(other)))
+            related.append(Entry(other.title, places.target(other), places.uuid(other)))
     if related:
         current = note.related
         known = {e.uuid for e in current}
