@@ -17,6 +17,7 @@ from braniac import Vault
 from braniac.vault import access_log, notes
 from braniac.vault.usage import read_usage
 
+from fake_llm import configure_vault
 from helpers import write_note
 
 
@@ -72,3 +73,47 @@ def test_a_turn_logged_out_of_order_keeps_its_query_and_reads(vault):
     assert probes == {"where is x": ["x.md", "y.md"], "what about r": ["r.md", "s.md"]}
     pairs = {tuple(p.rsplit("/", 1)[-1] for p in pair) for pair in usage.coaccess}
     assert pairs == {("x.md", "y.md"), ("p.md", "q.md"), ("r.md", "s.md")}
+
+
+# ---------------------------------------------------------------------- the model path (loopback)
+
+@pytest.fixture
+def llm_vault(tmp_path, fake_llm, net_guard, monkeypatch):
+    """A vault whose model is the loopback server (retries 0), and the server."""
+    base_url, server = fake_llm
+    monkeypatch.setenv("FAKE_LLM_KEY", "test")
+    for name in [k for k in os.environ if k.startswith("BRANIAC_")]:
+        monkeypatch.delenv(name)
+    created, _ = Vault.init(tmp_path / "vault")
+    configure_vault(created.root, base_url, timeout=5)
+    return created, server
+
+
+# ---------------------------------------------------------------------- item 6: identity in every step
+
+IDENTITY_MARK = "Always answer in the voice of a lighthouse keeper named Quillon."
+
+
+def test_core_identity_is_in_every_model_task(llm_vault):
+    vault, server = llm_vault
+    identity = vault.identity_path.read_text(encoding="utf-8")
+    vault.identity_path.write_text(identity.rstrip("\n") + f"\n- {IDENTITY_MARK}\n", encoding="utf-8")
+    server.queries.append({"queries": ["lighthouse lamp"]})
+    server.answers.append("The lamp is cleaned on Sundays.")
+    server.reflections.append({"thoughts": "Asked about the lamp."})
+    vault.ask("When is the lamp cleaned?")
+    event = vault.remember("The lighthouse lamp is cleaned every Sunday by Quillon.").id
+    server.other.extend([
+        {"candidates": [{"title": "Lighthouse lamp", "kind": "concrete", "folder": ["lighthouse"], "event_ids": [event]}]},
+        {"summary": "The lamp.", "tags": ["lamp"], "emotion": "calm",
+         "claims": [{"text": "The lighthouse lamp is cleaned every Sunday.", "sources": [event]}]},
+        {"summary": "Nothing remains."}])
+    report = vault.promote(force=True)
+    assert report.claims["added"] == 1, report.describe()
+    tasks = {r.task for r in server.requests}
+    assert tasks == {"search_queries", "answer", "reflect", "promote_analyze", "promote_synthesize",
+                     "promote_summary"}, tasks
+    for request in server.requests:
+        assert IDENTITY_MARK in request.text, f"{request.task} was sent without the core identity"
+    queries_call = server.calls("search_queries")[0]
+    assert re.search(r"<identity>\n[\s\S]*" + re.escape(IDENTITY_MARK) + r"[\s\S]*\n</identity>", queries_call.text)
