@@ -112,15 +112,15 @@ class FactNote:
     def facts(self, section: str = FACTS) -> list[Fact]:
         return [f for f in (parse_fact(l) for l in self._get(section)) if f is not None]
 
-    def merge(self, new: Fact, vault: "VaultStore", *, supersedes: str | None = None) -> str:
-        """Add one claim. Returns 'added', 'strengthened', 'superseded' or 'unchanged'."""
+    def merge(self, new: Fact, vault: "VaultStore", *, supersedes: str | None = None, log: bool = False) -> str:
+        """Add one claim. Returns 'added', 'strengthened', 'superseded' or 'unchanged'. In a
+        `log` (a day's digest: one line per thing that happened) nothing is superseded."""
         lines = self._get(FACTS)
-        new_key = new.key()
         for i, line in enumerate(lines):
             old = parse_fact(line)
             if old is None:
                 continue
-            if old.text == new.text or _similar(old.key(), new_key):
+            if old.text == new.text or compare(old, new) == SAME:
                 missing = [s for s in new.sources if s not in old.sources]
                 if not missing:
                     return "unchanged"
@@ -131,13 +131,16 @@ class FactNote:
         # a claim already superseded (in History, citing the same events) stays there: merging it
         # again, as the re-run after a killed promotion does, must not bring it back
         for old in self.facts(HISTORY):
-            base = _SUPERSEDED.sub("", old.text)
-            if (base == new.text or _similar(Fact(base).key(), new_key)) and set(new.sources) <= set(old.sources):
+            base = Fact(_SUPERSEDED.sub("", old.text))
+            if (base.text == new.text or compare(base, new) == SAME) and set(new.sources) <= set(old.sources):
                 return "unchanged"
         replaced = None
         for i, line in enumerate(lines):
             old = parse_fact(line)
-            if old is not None and (supersedes and _similar(old.key(), Fact(supersedes).key()) or contradicts(old, new)):
+            if log or old is None:
+                continue
+            if supersedes and (old.text == supersedes or compare(old, Fact(supersedes)) == SAME) \
+                    or compare(old, new) == CHANGED or contradicts(old, new):
                 replaced = i
                 break
         status = "added"
@@ -192,10 +195,66 @@ def _latest(sources: list[str]):
     return max(moments) if moments else clock.now()
 
 
-def _similar(a: frozenset[str], b: frozenset[str]) -> bool:
+def _similar(a: frozenset[str] | set[str], b: frozenset[str] | set[str]) -> bool:
     if not a or not b:
         return False
     return len(a & b) / len(a | b) >= 0.8
+
+
+SAME, CHANGED, MORE, OTHER = "same", "changed", "more", "other"
+MIN_SHARED_CONTEXT = 2   # words the two statements share besides their values: what makes them one thing
+
+
+def compare(old: Fact, new: Fact) -> str:
+    """How a new claim stands to one in place. The values each states (numbers, dates, names,
+    amounts, versions, addresses, quoted strings: `textutil.values`) are set apart from the
+    words around them, which say what the claim is about; those must agree (80% of the stemmed
+    content words) for the two to be about one thing. Then:
+
+    - SAME: the new one states no value the old one does not mention (a restatement; it may
+      leave out a detail);
+    - CHANGED: each states a value the other does not ("the port is 8080" / "the port is
+      9090"): the newer value supersedes;
+    - MORE: the new one adds a value and drops none (a more precise claim, kept beside);
+    - OTHER: they are about different things."""
+    a, b = _plain(old.text), _plain(new.text)
+    only_old = _unmentioned(textutil.values(a), b)
+    only_new = _unmentioned(textutil.values(b), a)
+    context_old = _context(a, only_old)
+    context_new = _context(b, only_new)
+    if not _similar(context_old, context_new):
+        return OTHER
+    if not only_new:
+        return SAME
+    if only_old and len(context_old & context_new) >= MIN_SHARED_CONTEXT:
+        return CHANGED
+    return MORE
+
+
+def stated_values(text: str) -> frozenset[str]:
+    """The values a claim states (`textutil.values`), the date that opens it left out."""
+    return textutil.values(_plain(text))
+
+
+def unmentioned(values: frozenset[str] | set[str], text: str) -> set[str]:
+    """Those of `values` that `text` does not mention at all."""
+    return _unmentioned(frozenset(values), text)
+
+
+def _unmentioned(values: frozenset[str], other: str) -> set[str]:
+    """The values not found in the other text at all (a name it writes in lower case, a number
+    it states too, a quoted phrase it contains count as mentioned)."""
+    lowered = other.lower()
+    words = set(textutil.words(other)) | set(textutil.values(other))
+    return {v for v in values if v not in words and not (" " in v and v in lowered)}
+
+
+def _context(text: str, differing: set[str]) -> set[str]:
+    """The stemmed content words of a claim without the values it alone states."""
+    lowered = text.lower()
+    for value in differing:
+        lowered = re.sub(rf"(?<!\w){re.escape(value)}(?!\w)", " ", lowered)
+    return {textutil.stem(w) for w in textutil.content_words(lowered)}
 
 
 _VALUE_VERB = re.compile(r"^(?P<subject>.+?)\b(?P<verb>is|are|was|lives in|works at|works as|moved to|prefers|likes)\b\s+(?P<value>.+)$", re.I)
@@ -209,7 +268,9 @@ def contradicts(old: Fact, new: Fact) -> bool:
         return False
     same_verb = a["verb"].lower() == b["verb"].lower()
     return same_verb and _same_subject(a["subject"], b["subject"], a["verb"].lower()) and \
-        set(textutil.content_words(a["value"])) != set(textutil.content_words(b["value"]))
+        (set(textutil.content_words(a["value"])) != set(textutil.content_words(b["value"]))
+         or bool(_unmentioned(textutil.values(a["value"]), b["value"]))
+         and bool(_unmentioned(textutil.values(b["value"]), a["value"])))
 
 
 _ONE_VALUE = {"lives in", "works at", "works as", "moved to"}  # relations with one current value

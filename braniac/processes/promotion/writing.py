@@ -126,12 +126,12 @@ def write_digests(vault: "VaultStore", events: list[EventRecord], done_items: li
             gist = next((s for s in sentences(said) if is_claim(s)), "")
             if gist:
                 who = f"{speaker}: " if speaker else ""
-                note.merge(Fact(defuse(f"{event.id[11:16]} — {who}{gist}"), [event.id]), vault)
+                note.merge(Fact(defuse(f"{event.id[11:16]} — {who}{gist}"), [event.id]), vault, log=True)
         if day == last_day:
             for item in done_items:
                 cite = _best_event(item, events)
                 if cite:
-                    note.merge(Fact(defuse(item), [cite]), vault)
+                    note.merge(Fact(defuse(item), [cite]), vault, log=True)
         if note.render() != before:
             note.note.set("sources", note.sources())
             atomic_write(path, note.render())
