@@ -15,6 +15,7 @@ import pytest
 
 from braniac import Vault
 from braniac.vault import access_log, notes
+from braniac.vault.claims import FACTS, HISTORY, Fact, FactNote
 from braniac.vault.usage import read_usage
 
 from fake_llm import configure_vault
@@ -117,3 +118,132 @@ def test_core_identity_is_in_every_model_task(llm_vault):
         assert IDENTITY_MARK in request.text, f"{request.task} was sent without the core identity"
     queries_call = server.calls("search_queries")[0]
     assert re.search(r"<identity>\n[\s\S]*" + re.escape(IDENTITY_MARK) + r"[\s\S]*\n</identity>", queries_call.text)
+
+
+# ---------------------------------------------------------------------- item 1: a changed value supersedes
+
+PORT = "The Grafana staging server port is {} for the billing team."
+
+
+def _facts(path) -> tuple[list[Fact], list[Fact]]:
+    note = FactNote.load(path)
+    return note.facts(FACTS), note.facts(HISTORY)
+
+
+def test_a_changed_number_supersedes_and_ask_gives_the_current_one(vault):
+    old = vault.remember(PORT.format(8080)).id
+    new = vault.remember(PORT.format(9090)).id
+    report = vault.promote(force=True)
+    assert report.claims["superseded"] >= 1 and report.claims["strengthened"] == 0, report.describe()
+    notes_about_it = [p for p in (vault.ltm_root / "concrete").rglob("*.md") if p.name != "_index.md"]
+    assert notes_about_it
+    for path in notes_about_it:
+        facts, history = _facts(path)
+        if not facts and not history:
+            continue
+        assert [f.sources for f in facts if "9090" in f.text] == [[new]], path.read_text()
+        assert not [f for f in facts if "8080" in f.text], path.read_text()
+        # the old value is kept, superseded, with the event it came from
+        assert [f.sources for f in history if "8080" in f.text and "superseded on" in f.text] == [[old]]
+    answer = vault.ask("What is the Grafana staging server port?").answer
+    assert "9090" in answer and "8080" not in answer, answer
+
+
+@pytest.mark.parametrize("before, after", [
+    ("Ana's flight lands on 2025-03-02 at 10:30.", "Ana's flight lands on 2025-03-04 at 10:30."),
+    ("The rent for the flat is $1,200 a month.", "The rent for the flat is $1,350 a month."),
+    ("The team lead for the billing project is Maria.", "The team lead for the billing project is Joana."),
+    ("The billing service runs version 2.1 in production.", "The billing service runs version 2.3 in production."),
+    ("Invoices for the billing team go to ops@example.com now.", "Invoices for the billing team go to billing@example.com now."),
+    ("The deploy key lives in the 1Password vault 'ops'.", "The deploy key lives in the 1Password vault 'infra'."),
+    ("Deploys of the billing service happen on Tuesdays.", "Deploys of the billing service happen on Thursdays."),
+])
+def test_values_that_differ_make_a_contradiction(vault, before, after):
+    path = vault.ltm_root / "concrete" / "topics" / "billing.md"
+    note = FactNote.create(path, title="Billing", summary="", tags=[], emotion="neutral", note_uuid="u-billing")
+    first, second = "2025-03-01T10:00:00Z", "2025-03-05T10:00:00Z"
+    assert note.merge(Fact(f"2025-03-01 — {before}", [first]), vault) == "added"
+    assert note.merge(Fact(f"2025-03-05 — {after}", [second]), vault) == "superseded"
+    assert [f.sources for f in note.facts(FACTS)] == [[second]]
+    assert [f.sources for f in note.facts(HISTORY)] == [[first]]
+    # merged again (a re-run), nothing changes; an older claim arriving late goes to History
+    again = note.render()
+    assert note.merge(Fact(f"2025-03-05 — {after}", [second]), vault) == "unchanged"
+    assert note.merge(Fact(f"2025-03-01 — {before}", [first]), vault) == "unchanged"
+    assert note.render() == again
+
+
+@pytest.mark.parametrize("before, after, outcome", [
+    ("The Grafana staging server port is 8080.", "The grafana staging server port is 8080!", "strengthened"),
+    ("Ana moved to Lisbon in 2021 with her cat.", "Ana moved to Lisbon with her cat.", "strengthened"),
+    ("Ana moved to Lisbon with her cat.", "Ana moved to Lisbon with her cat in 2021.", "added"),
+    ("The Grafana staging server port is 8080.", "Tomas bought a red kayak for the river trip.", "added"),
+])
+def test_a_restatement_strengthens_and_a_new_detail_is_added(vault, before, after, outcome):
+    path = vault.ltm_root / "concrete" / "topics" / "things.md"
+    note = FactNote.create(path, title="Things", summary="", tags=[], emotion="neutral", note_uuid="u-things")
+    note.merge(Fact(before, ["2025-03-01T10:00:00Z"]), vault)
+    assert note.merge(Fact(after, ["2025-03-05T10:00:00Z"]), vault) == outcome
+    assert note.facts(HISTORY) == []
+
+
+def test_a_model_claim_with_the_new_value_supersedes(llm_vault):
+    vault, server = llm_vault
+    old, new = _promote_port_with_model(vault, server, {"text": PORT.format(9090)})
+    facts, history = _facts(vault.ltm_root / "concrete" / "grafana" / "grafana-staging-server.md")
+    assert [(f.text, f.sources) for f in facts] == [(PORT.format(9090), [new])]
+    assert [f.sources for f in history] == [[old]] and "8080" in history[0].text
+
+
+def test_a_model_that_keeps_the_old_value_cannot_hide_the_new_one(llm_vault):
+    """The model restates the old port and cites the event that changed it: the deterministic
+    check refuses that claim (logged), and the person's own words land and supersede."""
+    vault, server = llm_vault
+    old, new = _promote_port_with_model(vault, server, {"text": PORT.format(8080)})
+    facts, history = _facts(vault.ltm_root / "concrete" / "grafana" / "grafana-staging-server.md")
+    assert [f.sources for f in facts] == [[new]] and "9090" in facts[0].text and "8080" not in facts[0].text
+    assert [f.sources for f in history] == [[old]] and "8080" in history[0].text
+    log = (vault.logs_dir / "promotion.log").read_text(encoding="utf-8")
+    assert "REJECTED" in log and "8080" in log
+
+
+def _promote_port_with_model(vault, server, second_claim: dict) -> tuple[str, str]:
+    """Two promotions through the loopback model: the port is 8080, then an event says 9090 and
+    the model drafts `second_claim` citing it."""
+    def script(event: str, claim: dict) -> None:
+        server.other.extend([
+            {"candidates": [{"title": "Grafana staging server", "kind": "concrete", "folder": ["grafana"],
+                             "event_ids": [event]}]},
+            {"summary": "Grafana staging.", "tags": ["grafana"], "emotion": "neutral",
+             "claims": [{**claim, "sources": [event]}]},
+            {"summary": "Nothing remains."}])
+    old = vault.remember(PORT.format(8080)).id
+    script(old, {"text": PORT.format(8080)})
+    assert vault.promote(force=True).claims["added"] == 1
+    new = vault.remember(PORT.format(9090)).id
+    script(new, second_claim)
+    report = vault.promote(force=True)
+    assert report.claims["superseded"] == 1 and report.claims["strengthened"] == 0, report.describe()
+    assert not server.other, "every scripted reply was used"
+    return old, new
+
+
+# ---------------------------------------------------------------------- item 10: the offline answer
+
+def test_offline_answer_never_quotes_its_own_answers_and_prefers_the_current_value(vault):
+    vault.remember(PORT.format(8080))
+    first = vault.ask("What is the Grafana staging server port?").answer
+    assert "8080" in first                                    # braniac's answer, now an event's AI field
+    vault.remember(PORT.format(9090))
+    vault.promote(force=True)
+    turn = vault.ask("What is the Grafana staging server port?")
+    quoted = re.findall(r'^- "(.*)" \((.*)\)$', turn.answer, re.M)
+    assert quoted and all("9090" in text and "8080" not in text for text, _ in quoted), turn.answer
+    assert "Here is what I remember" not in "".join(text for text, _ in quoted)
+
+
+def test_offline_answer_does_not_take_a_past_question_and_answer_for_a_memory(vault):
+    assert "don't remember" in vault.ask("Where did I leave the red kayak paddle?").answer
+    vault.promote(force=True)   # the question and braniac's answer are an archived event now
+    answer = vault.ask("Where did I leave the red kayak paddle?").answer
+    assert "don't remember" in answer and '- "' not in answer, answer
