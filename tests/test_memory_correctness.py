@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from braniac import Vault
-from braniac.vault import access_log, notes
+from braniac.vault import access_log, layout, notes, stm
 from braniac.vault.claims import FACTS, HISTORY, Fact, FactNote
 from braniac.vault.usage import read_usage
 
@@ -247,3 +247,27 @@ def test_offline_answer_does_not_take_a_past_question_and_answer_for_a_memory(va
     vault.promote(force=True)   # the question and braniac's answer are an archived event now
     answer = vault.ask("Where did I leave the red kayak paddle?").answer
     assert "don't remember" in answer and '- "' not in answer, answer
+
+
+# ---------------------------------------------------------------------- item 4: no made-up provenance
+
+def test_structured_data_lines_cite_only_events_that_state_them(vault):
+    kayak = vault.remember("We went kayaking on the river last weekend with Alice.").id
+    deploys = vault.remember("Deploys of the billing service happen on Thursdays now.").id
+    decided = vault.remember("We decided to move the standup to 9:30.").id
+    doc = vault.read_stm()
+    assert [i.text for i in doc.items(stm.FACTS)] == ["move the standup to 9:30"]  # reflection's line
+    # lines a person (or a model's reflection, in its own words) put in Structured Data
+    doc.add_item(stm.FACTS, "The kayak trip was on the Dordogne")
+    doc.add_item(stm.FACTS, "Deploys of the billing service happen on Tuesdays")
+    vault.stm_path.write_text(doc.render(), encoding="utf-8")
+    vault.promote(force=True)
+    digest = FactNote.load(vault.root / layout.event_rel(decided)).path.parent / "digest.md"
+    lines = {f.text: f.sources for f in FactNote.load(digest).facts()}
+    assert lines["fact or decision: move the standup to 9:30"] == [decided]
+    # no event states these: they say so, and cite nothing (not the kayak or the deploy event)
+    assert lines["fact or decision: The kayak trip was on the Dordogne (no source: no event states it)"] == []
+    assert lines["fact or decision: Deploys of the billing service happen on Tuesdays "
+                 "(no source: no event states it)"] == []
+    cited = {s for sources in lines.values() for s in sources}
+    assert kayak in cited and deploys in cited   # by their own digest lines, which they state
