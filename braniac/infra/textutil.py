@@ -83,6 +83,11 @@ today tomorrow yesterday""".split())
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*|[\"“(]\s*)$")
 
 
+def _opens_sentence(text: str, start: int) -> bool:
+    """Does the word at `start` open a sentence? (The few characters before it tell.)"""
+    return start == 0 or bool(_SENTENCE_START.search(text, max(0, start - 12), start))
+
+
 def _is_calendar(word: str) -> bool:
     lowered = word.lower()
     return lowered in _CALENDAR or lowered.endswith("s") and lowered[:-1] in _CALENDAR   # "Tuesdays"
@@ -113,7 +118,7 @@ def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[
     for match in _ENTITY.finditer(text):
         name = match.group(1).strip(" '’-")
         parts = name.split()
-        at_start = bool(_SENTENCE_START.search(text[: match.start()]))
+        at_start = _opens_sentence(text, match.start())
         while parts and (parts[0].lower() in _SENTENCE_START_COMMON or _is_calendar(parts[0])
                          or at_start and len(parts) > 1 and parts[0] not in known and is_common_word(parts[0])):
             parts = parts[1:]  # "Met Tomas at…": the verb that opens the sentence is not part of the name
@@ -154,9 +159,11 @@ def values(text: str) -> frozenset[str]:
     for match in _QUOTED.finditer(text):
         found.add(" ".join((match.group(1) or match.group(2)).lower().split()))
     for match in _TOKEN.finditer(text):
-        token = match.group(0).strip(_EDGE)
+        raw = match.group(0)
+        token = raw.strip(_EDGE)
         if not token:
             continue
+        start = match.start() + len(raw) - len(raw.lstrip(_EDGE))
         if any(c.isdigit() for c in token):
             found.add(re.sub(r"(?<=\d),(?=\d{3}\b)", "", token.lower()))  # "8,080" is 8080
         elif "://" in token or re.fullmatch(r"[^@\s]+@[^@\s]+\.\w+", token):
@@ -165,7 +172,7 @@ def values(text: str) -> frozenset[str]:
             word = re.sub(r"['’]s$", "", token).lower()
             if word in _SENTENCE_START_COMMON or word in STOP_WORDS:
                 continue
-            if _SENTENCE_START.search(text[: match.start()]) and is_common_word(word):
+            if _opens_sentence(text, start) and is_common_word(word):
                 continue  # "Deploys happen…": capitalized only because it opens the sentence
             found.add(word)
     return frozenset(found)

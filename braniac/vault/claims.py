@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 import uuid as uuidlib
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
@@ -217,11 +218,12 @@ def compare(old: Fact, new: Fact) -> str:
       9090"): the newer value supersedes;
     - MORE: the new one adds a value and drops none (a more precise claim, kept beside);
     - OTHER: they are about different things."""
-    a, b = _plain(old.text), _plain(new.text)
-    only_old = _unmentioned(textutil.values(a), b)
-    only_new = _unmentioned(textutil.values(b), a)
-    context_old = _context(a, only_old)
-    context_new = _context(b, only_new)
+    a, b = _read(old.text), _read(new.text)
+    # what they share can only shrink once values are set apart: most pairs end here, cheaply
+    if len(a.stems & b.stems) < 0.8 * max(len(a.stems) - a.value_stems, len(b.stems) - b.value_stems, 1):
+        return OTHER
+    only_old, only_new = a.unmentioned_in(b), b.unmentioned_in(a)
+    context_old, context_new = a.context(only_old), b.context(only_new)
     if not _similar(context_old, context_new):
         return OTHER
     if not only_new:
@@ -231,30 +233,47 @@ def compare(old: Fact, new: Fact) -> str:
     return MORE
 
 
+@dataclass(frozen=True)
+class _Read:
+    """A claim's text read once for comparisons (claims are compared with every line of a note)."""
+    lowered: str
+    values: frozenset[str]
+    mentions: frozenset[str]       # every word and value: what the text mentions
+    stems: frozenset[str]          # stemmed content words
+    value_stems: int               # how many of those belong to values
+
+    def unmentioned_in(self, other: "_Read") -> set[str]:
+        return {v for v in self.values if v not in other.mentions and not (" " in v and v in other.lowered)}
+
+    def context(self, differing: set[str]) -> set[str]:
+        """The stemmed content words without the values this claim alone states."""
+        if not differing:
+            return set(self.stems)
+        lowered = self.lowered
+        for value in differing:
+            lowered = re.sub(rf"(?<!\w){re.escape(value)}(?!\w)", " ", lowered)
+        return {textutil.stem(w) for w in textutil.content_words(lowered)}
+
+
+@lru_cache(maxsize=16384)
+def _read(text: str) -> _Read:
+    plain = _plain(text)
+    found = textutil.values(plain)
+    stems = frozenset(textutil.stem(w) for w in textutil.content_words(plain))
+    in_values = {textutil.stem(w) for v in found for w in textutil.words(v)}
+    return _Read(plain.lower(), found, frozenset(textutil.words(plain)) | found, stems, len(stems & in_values))
+
+
 def stated_values(text: str) -> frozenset[str]:
     """The values a claim states (`textutil.values`), the date that opens it left out."""
-    return textutil.values(_plain(text))
+    return _read(text).values
 
 
 def unmentioned(values: frozenset[str] | set[str], text: str) -> set[str]:
-    """Those of `values` that `text` does not mention at all."""
-    return _unmentioned(frozenset(values), text)
-
-
-def _unmentioned(values: frozenset[str], other: str) -> set[str]:
-    """The values not found in the other text at all (a name it writes in lower case, a number
-    it states too, a quoted phrase it contains count as mentioned)."""
-    lowered = other.lower()
-    words = set(textutil.words(other)) | set(textutil.values(other))
-    return {v for v in values if v not in words and not (" " in v and v in lowered)}
-
-
-def _context(text: str, differing: set[str]) -> set[str]:
-    """The stemmed content words of a claim without the values it alone states."""
+    """Those of `values` that `text` (a claim, an event: not remembered) does not mention at all."""
     lowered = text.lower()
-    for value in differing:
-        lowered = re.sub(rf"(?<!\w){re.escape(value)}(?!\w)", " ", lowered)
-    return {textutil.stem(w) for w in textutil.content_words(lowered)}
+    mentions = set(textutil.words(text)) | textutil.values(text)
+    return {v for v in values if v not in mentions and not (" " in v and v in lowered)}
 
 
 _VALUE_VERB = re.compile(r"^(?P<subject>.+?)\b(?P<verb>is|are|was|lives in|works at|works as|moved to|prefers|likes)\b\s+(?P<value>.+)$", re.I)
@@ -269,8 +288,8 @@ def contradicts(old: Fact, new: Fact) -> bool:
     same_verb = a["verb"].lower() == b["verb"].lower()
     return same_verb and _same_subject(a["subject"], b["subject"], a["verb"].lower()) and \
         (set(textutil.content_words(a["value"])) != set(textutil.content_words(b["value"]))
-         or bool(_unmentioned(textutil.values(a["value"]), b["value"]))
-         and bool(_unmentioned(textutil.values(b["value"]), a["value"])))
+         or bool(unmentioned(textutil.values(a["value"]), b["value"]))
+         and bool(unmentioned(textutil.values(b["value"]), a["value"])))
 
 
 _ONE_VALUE = {"lives in", "works at", "works as", "moved to"}  # relations with one current value
