@@ -271,3 +271,42 @@ def test_structured_data_lines_cite_only_events_that_state_them(vault):
                  "(no source: no event states it)"] == []
     cited = {s for sources in lines.values() for s in sources}
     assert kayak in cited and deploys in cited   # by their own digest lines, which they state
+
+
+# ---------------------------------------------------------------------- item 11: offline extraction
+
+def _note_paths(vault: Vault) -> set[str]:
+    root = vault.ltm_root / "concrete"
+    return {p.relative_to(root).as_posix() for p in root.rglob("*.md") if p.name != "_index.md"}
+
+
+def test_a_name_that_opens_a_sentence_gets_its_note(vault):
+    vault.remember("Tomas starts Monday on the platform team.")
+    vault.remember("Remind me to order the welcome pack.")
+    vault.promote(force=True)
+    found = _note_paths(vault)
+    assert any(p.endswith("/tomas.md") for p in found), found
+    assert not any(p.rsplit("/", 1)[-1] in ("remind.md", "monday.md", "platform.md") for p in found), found
+
+
+def test_an_organization_is_not_filed_as_a_place(vault):
+    vault.remember("Ana works at Unbabel as a translator.")
+    vault.remember("Unbabel is a translation startup with an office in Lisbon.")
+    vault.remember("Ana moved to Lisbon last spring.")
+    vault.promote(force=True)
+    found = _note_paths(vault)
+    assert "organizations/unbabel.md" in found and "places/lisbon.md" in found, found
+    assert "people/ana.md" in found, found
+
+
+def test_topics_need_evidence_not_just_a_repeated_word(vault):
+    for text in ("My sister mentioned that the customer service number is 555-0100.",
+                 "I called the customer service number twice and nobody answered.",
+                 "My sister mentioned a new pottery class at the community center.",
+                 "The pottery class starts at seven on Thursdays."):
+        vault.remember(text)
+    vault.promote(force=True)
+    topics = {p.rsplit("/", 1)[-1] for p in _note_paths(vault)}
+    assert not topics & {"mentioned.md", "number.md", "sister.md", "service.md", "customer.md", "class.md",
+                         "called.md"}, topics
+    assert "pottery-class.md" in topics, topics     # a noun phrase that comes back is a topic

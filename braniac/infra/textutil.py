@@ -79,7 +79,7 @@ _SENTENCE_START_COMMON = STOP_WORDS | {"what", "when", "where", "who", "why", "h
 
 _CALENDAR = frozenset("""january february march april may june july august september october november december
 jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday
-today tomorrow yesterday""".split())
+mon tue tues wed thu thur thurs fri sat sun today tomorrow yesterday""".split())
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*|[\"“(]\s*)$")
 
 
@@ -106,7 +106,7 @@ def is_common_word(word: str) -> bool:
     """Is this an ordinary English word (a dictionary's lowercase entry, inflections included)?
     A capitalized word that opens a sentence is a name only if it is not one ("Tomas starts
     Monday" names Tomas; "Remind me…" names nobody)."""
-    lowered = re.sub(r"['’]s$", "", word.lower())
+    lowered = re.sub(r"'s$", "", word.lower().replace("’", "'"))
     return lowered in STOP_WORDS or lowered in _english_words()
 
 
@@ -127,8 +127,9 @@ def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[
         if not parts:
             continue
         name = re.sub(r"['’]s$", "", " ".join(parts))  # "Gina's store" is about Gina
-        if at_start and len(parts) == 1 and name not in known and is_common_word(name):
-            continue
+        if at_start and len(parts) == 1 and name not in known and \
+                (is_common_word(name) or re.match(r"\s*[,!?.]", text[match.end():])):
+            continue  # a word that opens a sentence and stands alone ("Woah, …") is no evidence of a name
         if len(name) >= 2 and name.lower() not in STOP_WORDS:
             found.setdefault(name, None)
     return list(found)
