@@ -14,7 +14,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from braniac import Vault
-from braniac.vault import access_log, layout, notes, stm
+from braniac.vault import layout, stm
 from braniac.vault.claims import FACTS, HISTORY, Fact, FactNote
 from braniac.vault.usage import read_usage
 
