@@ -17,6 +17,8 @@ from braniac import Vault
 from braniac.vault import layout, stm
 from braniac.vault.claims import FACTS, HISTORY, Fact, FactNote
 from braniac.vault.usage import read_usage
+from braniac.model.offline import OfflineModel
+from braniac.model.types import Excerpt, WorkingMemory
 
 from fake_llm import configure_vault
 from helpers import write_note
@@ -310,3 +312,17 @@ def test_topics_need_evidence_not_just_a_repeated_word(vault):
     assert not topics & {"mentioned.md", "number.md", "sister.md", "service.md", "customer.md", "class.md",
                          "called.md"}, topics
     assert "pottery-class.md" in topics, topics     # a noun phrase that comes back is a topic
+
+
+def test_offline_answer_puts_the_current_claim_before_a_superseded_one():
+    history = ("- 2025-03-01 — The Grafana staging server port is 8080 for the billing team. — superseded on "
+               "2025-03-05 ([2025-03-01T10:00:00Z](../../events/2025/03/01/2025-03-01T10-00-00Z.md))")
+    current = ("- 2025-03-05 — The Grafana staging server port is 9090 for the billing team. "
+               "([2025-03-05T10:00:00Z](../../events/2025/03/05/2025-03-05T10-00-00Z.md))")
+    raw_old = '### 2025-03-01T10:00:00Z\n**User:** "The Grafana staging server port is 8080 for the billing team."'
+    wm = WorkingMemory(identity="", conversation="", short_term="", prompt="What is the Grafana staging server port?",
+                       excerpts=[Excerpt("u1", "memory/long_term/concrete/grafana.md", "Grafana", history),
+                                 Excerpt("u2", "memory/long_term/events/2025/03/01/2025-03-01T10-00-00Z.md", "", raw_old),
+                                 Excerpt("u1", "memory/long_term/concrete/grafana.md", "", current)])
+    answer = "".join(OfflineModel().answer(wm))
+    assert "9090" in answer and "8080" not in answer, answer

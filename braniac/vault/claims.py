@@ -7,7 +7,8 @@ ending with links to the archived events it came from:
     - 2025-03-02: Ana moved to Lisbon. ([2025-03-02T10:00:00Z](../../events/2025/03/02/2025-03-02T10-00-00Z.md))
 
 Merging is idempotent: a claim already present only gains a citation; a claim that
-contradicts one in place moves the old one, dated and cited, to `## History`.
+contradicts one in place (another value of the same thing: `compare`) moves the old one, dated
+and cited, to `## History`.
 """
 from __future__ import annotations
 
@@ -49,9 +50,6 @@ def event_path(vault: "VaultStore", event_id: str) -> Path:
 class Fact:
     text: str
     sources: list[str] = field(default_factory=list)   # event ids
-
-    def key(self) -> frozenset[str]:
-        return frozenset(textutil.stem(w) for w in textutil.content_words(self.text))
 
 
 def citation(from_file: Path, vault: "VaultStore", event_ids: Iterable[str]) -> str:

@@ -137,6 +137,10 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
         candidates.append(Candidate("concrete", [folder], name, sorted(ids)))
     topics = [(w, ids) for w, ids in topic_events.items()
               if len(ids) >= 2 and noun_uses[w] >= NOUN_EVIDENCE and not set(w.split()) & entity_words]
+    chosen = dict(topics)
+    # a phrase that says no more than one of its words ("pottery class" in every event about pottery)
+    topics = [(w, ids) for w, ids in topics
+              if " " not in w or not any(ids <= chosen.get(part, set()) for part in w.split())]
     topics.sort(key=lambda item: (-len(item[1]), item[0]))
     for word, ids in topics[:MAX_TOPICS]:
         candidates.append(Candidate("concrete", ["topics"], word, sorted(ids)))
