@@ -158,7 +158,6 @@ _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?|[^\w\s]")
 # determiners and prepositions; not "this" and "that", which stand for a thing as often ("that sounds…")
 _OPENERS = frozenset("""the a an my our your his her their its some any every each no another
 about of in on at for with into from to by over under after before during around through without like""".split())
-_AUXILIARIES = frozenset("am is are was were be been being i'm you're we're they're he's she's it's".split())
 _SUBJECT_VERBS = frozenset("is was are were has have had can will would could does did gets got keeps".split())
 
 
@@ -206,8 +205,7 @@ def _topic_words(sentence: str) -> tuple[set[str], list[str]]:
             continue                   # a modifier, not the thing itself
         if (before in _OPENERS and after != "of") or opens and after in _SUBJECT_VERBS:
             nouns.append(word)         # not "a bunch of", "the number of": the thing comes after "of"
-        elif word.endswith("ing") and i and tokens[i - 1] not in _AUXILIARIES and tokens[i - 1][0].isalpha():
-            nouns.append(word)         # a gerund, the object of a verb: "I love painting"
+
     return mentioned, nouns
 
 
