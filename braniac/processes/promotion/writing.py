@@ -12,7 +12,7 @@ from ...infra.fsio import atomic_write, create_file, read_text, refuse_read_only
 from ...model.offline.promotion import is_claim, sentences, split_speaker
 from ...model.types import EventRecord, NoteDraft
 from ...vault import notes, stm
-from ...vault.claims import Fact, FactNote, event_path, stable_uuid
+from ...vault.claims import Fact, FactNote, event_path, stable_uuid, stated_values, unmentioned
 from ...vault.folder_index import Entry
 from ...vault.folders import ensure_folder
 from ...vault.layout import ARCHIVE
@@ -183,11 +183,11 @@ def write_digests(vault: "VaultStore", events: list[EventRecord], done_items: li
                 gist = next((s for s in sentences(said) if is_claim(s)), "")
                 if gist:
                     who = f"{speaker}: " if speaker else ""
-                    note.merge(Fact(defuse(f"{event.id[11:16]} — {who}{gist}"), [event.id]), vault)
+                    note.merge(Fact(defuse(f"{event.id[11:16]} — {who}{gist}"), [event.id]), vault, log=True)
             for item in recorded:
-                cite = _best_event(item, events)
-                if cite:
-                    note.merge(Fact(defuse(item), [cite]), vault)
+                cites = stating_events(item, events)
+                text = defuse(item) if cites else f"{defuse(item)} {NO_SOURCE}"
+                note.merge(Fact(text, cites), vault, log=True)
             if note.render() == before:
                 return False
             note.note.set("sources", note.sources())
@@ -211,12 +211,21 @@ def digest_path(vault: "VaultStore", event_id: str) -> Path:
     return event_path(vault, event_id).parent / "digest.md"
 
 
-def _best_event(text: str, events: list[EventRecord]) -> str | None:
-    """The event a Structured Data line most likely came from (it becomes the citation)."""
-    words = set(textutil.content_words(text.split(":", 1)[-1]))
-    best, score = None, 0.0
+NO_SOURCE = "(no source: no event states it)"
+STATED = 0.8   # the share of a line's (stemmed) content words an event must say to state it
+
+
+def stating_events(item: str, events: list[EventRecord]) -> list[str]:
+    """The events that state a Structured Data line ("task done: book the train"): what the
+    person or the assistant said in them (never braniac's notes) holds the line's words and
+    every value it names. Reflection may have put the line in its own words; then no event
+    states it and it is recorded without a source, never with a guessed one."""
+    said = item.split(": ", 1)[-1]
+    words = set(textutil.content_words(said))
+    wanted = stated_values(said)
+    found = []
     for event in events:
-        value = textutil.overlap(words, event.text)
-        if value > score:
-            best, score = event.id, value
-    return best or (events[0].id if events else None)
+        text = "\n".join(v for k, v in event.fields.items() if k in ("User", "AI"))
+        if words and textutil.overlap(words, text) >= STATED and not unmentioned(wanted, text):
+            found.append(event.id)
+    return sorted(found)
