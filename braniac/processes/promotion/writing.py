@@ -86,7 +86,7 @@ def write_note(vault: "VaultStore", draft: NoteDraft, drafts: list[NoteDraft], p
         for claim in draft.claims:
             outcome = note.merge(Fact(claim.text, list(claim.sources)), vault, supersedes=claim.supersedes)
             outcomes[outcome] = outcomes.get(outcome, 0) + 1
-        _link_related(note, draft, drafts, places)
+        _link_related(vault, note, draft, drafts, places)
         if note.render() == before:
             return False
         note.note.set("sources", note.sources())
@@ -150,7 +150,8 @@ def _save(path: Path, fresh: Callable[[], FactNote], change: Callable[[FactNote]
     return "updated" if changed else None
 
 
-def _link_related(note: FactNote, draft: NoteDraft, drafts: list[NoteDraft], places: Places) -> None:
+def _link_related(vault: "VaultStore", note: FactNote, draft: NoteDraft, drafts: list[NoteDraft],
+                  places: Places) -> None:
     """Add the draft's related drafts to the note's Related Memories (the links already there stay)."""
     related = []
     for title in draft.related:
