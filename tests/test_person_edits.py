@@ -71,7 +71,6 @@ PAUSED_REMEMBER = """
     import os, sys, time
     from pathlib import Path
     from braniac import Vault
-    from braniac.infra import fsio
     root, flags = sys.argv[1], Path(sys.argv[2])
     vault = Vault(root)
     target = os.path.realpath(vault.stm_path)
@@ -89,12 +88,16 @@ PAUSED_REMEMBER = """
         pause(destination)
         return real_replace(source, destination, *args, **kwargs)
     os.replace = replace
-    real_exchange = getattr(fsio, "exchange", None)
-    if real_exchange is not None:
+    try:
+        from braniac.infra import checked
+    except ImportError:        # today's code: no exchange
+        checked = None
+    if checked is not None:
+        real_exchange = checked.exchange
         def exchange(a, b):
             pause(b)
             return real_exchange(a, b)
-        fsio.exchange = exchange
+        checked.exchange = exchange
     print(vault.remember("braniac's own event about the garden").id)
 """
 
@@ -130,6 +133,20 @@ def test_the_exchange_puts_back_a_save_it_displaced(tmp_path):
         fsio.atomic_write(path, "braniac's stale rewrite of version 1\n", expect_unchanged=before)
     assert path.read_text(encoding="utf-8") == "the person's version 2\n"
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b", "note.md"]
+
+
+def test_without_the_exchange_the_check_before_the_rename_still_refuses_a_stale_copy(tmp_path, monkeypatch):
+    from braniac.infra import checked
+    monkeypatch.setattr(checked, "exchange", lambda a, b: False)   # a system without renameat2
+    path = tmp_path / "note.md"
+    path.write_text("version 1\n", encoding="utf-8")
+    before = os.stat(path)
+    fsio.atomic_write(path, "version 2\n", expect_unchanged=before)
+    assert path.read_text(encoding="utf-8") == "version 2\n"
+    with pytest.raises(fsio.ConcurrentEdit):
+        fsio.atomic_write(path, "a stale rewrite of version 1\n", expect_unchanged=before)
+    assert path.read_text(encoding="utf-8") == "version 2\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["note.md"]
 
 
 def _pair(folder: Path) -> tuple[Path, Path]:
