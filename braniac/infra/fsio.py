@@ -25,10 +25,12 @@ import shutil
 from pathlib import Path
 from typing import Callable
 
-from .errors import LockBusy, NoteError, ReadOnlyFile, UnsafePath
+from .errors import LockBusy, NoteError, UnsafePath
 from .locks import locked as locked  # (the locks live in locks.py; every worker takes them from here)
-from .filestate import exchange, mark_complete, read_only_message, read_only_mode, refuse_read_only, same_version
-from .filestate import settled_stat
+from .checked import MOVING_SUFFIX as MOVING_SUFFIX, ConcurrentEdit as ConcurrentEdit, fsync_dir as _fsync_dir
+from .checked import recover_removal as recover_removal, remove_unchanged as remove_unchanged, replace_unchanged
+from .filestate import exchange as exchange, mark_complete, refuse_read_only as refuse_read_only
+from .filestate import same_version as same_version, settled_stat as settled_stat
 
 MAX_TEXT_BYTES = 5 * 1024 * 1024  # a Markdown memory file larger than this is refused
 TEMP_SUFFIX = ".braniac-tmp"
@@ -44,7 +46,7 @@ def atomic_write(path: Path, data: str | bytes, *, expect_unchanged: os.stat_res
     With `expect_unchanged` (a stat taken when the file was read), refuse with ConcurrentEdit
     if someone else (a person's editor, say) changed the file meanwhile, so their edit is
     never overwritten by a stale copy: the check and the replacement are one step (see
-    `_replace_unchanged`). A file or folder a person made read-only is never replaced
+    `checked.replace_unchanged`). A file or folder a person made read-only is never replaced
     (ReadOnlyFile). `durable=False` skips the fsyncs, for derived state that is rebuilt if a
     crash loses it: readers still never see a half-written file.
     """
@@ -74,7 +76,7 @@ def atomic_write(path: Path, data: str | bytes, *, expect_unchanged: os.stat_res
                 os.fsync(handle.fileno())
             written = os.fstat(handle.fileno())
         if expect_unchanged is not None:
-            _replace_unchanged(temp, path, expect_unchanged, ours)
+            replace_unchanged(temp, path, expect_unchanged, ours)
         else:
             os.replace(temp, path)
     except BaseException:
@@ -85,79 +87,6 @@ def atomic_write(path: Path, data: str | bytes, *, expect_unchanged: os.stat_res
     if durable:
         _fsync_dir(folder)
     return written
-
-
-class ConcurrentEdit(Exception):
-    """The file changed between our read and our write; the caller re-reads and retries."""
-
-
-def _replace_unchanged(temp: Path, path: Path, expected: os.stat_result, ours: int) -> None:
-    """Put `temp` (inode `ours`) in place of `path` only if `path` is still the file `expected`
-    describes.
-
-    A check followed by a rename leaves a window in which a person's save (their editor's own
-    temp file renamed over the note) lands and is then overwritten. Linux closes it: the two
-    names are exchanged in one step (renameat2 RENAME_EXCHANGE), and what was at `path` at
-    that instant is now at the temp name, where nobody else writes, to be checked at leisure.
-    If it is not the file we read, the exchange is undone (theirs back in place, ours deleted)
-    and the caller re-reads. Elsewhere (other systems, a file system without the exchange) the
-    check is made just before the rename, which narrows the window without closing it.
-    """
-    try:
-        swapped = exchange(temp, path)
-    except FileNotFoundError:
-        raise ConcurrentEdit(path) from None  # deleted since our read
-    if not swapped:
-        if not same_version(os.stat(path), expected):
-            raise ConcurrentEdit(path)
-        os.replace(temp, path)
-        return
-    displaced = os.lstat(temp)
-    if same_version(displaced, expected) and not read_only_mode(displaced):
-        os.unlink(temp)  # the version we read, which our new text replaces
-        return
-    _give_back(temp, path, ours)
-    if read_only_mode(displaced):
-        raise ReadOnlyFile(read_only_message(path))
-    raise ConcurrentEdit(path)
-
-
-def _give_back(temp: Path, path: Path, ours: int) -> None:
-    """Undo an exchange that displaced a save made since our read: theirs goes back in place.
-    Should another save land in the instant between, the newest stays in place and the one it
-    superseded is kept beside it, never deleted."""
-    try:
-        exchange(temp, path)
-    except FileNotFoundError:     # ours was deleted meanwhile: theirs goes back under its name
-        try:
-            os.link(temp, path)
-            os.unlink(temp)
-            return
-        except FileExistsError:   # and yet another save is there already: keep both
-            pass
-    else:
-        if os.lstat(temp).st_ino == ours:
-            os.unlink(temp)
-            return
-        exchange(temp, path)      # the newest save back in place
-    _keep_beside(temp, path, "was saved twice while braniac updated it")
-
-
-def _keep_beside(displaced: Path, path: Path, why: str) -> None:
-    """A person's save that lost its place to a newer one of theirs: kept next to it, visibly."""
-    kept = path.with_name(f"{path.stem}.conflict-{secrets.token_hex(3)}{path.suffix}")
-    os.rename(displaced, kept)
-    from .notices import notice
-    notice(f"{path} {why}; the earlier save is kept as {kept.name}")
-
-
-def _fsync_dir(folder: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
 
 
 def update_text(path: Path, change: Callable[[str], str], *, attempts: int = 5,
@@ -303,58 +232,6 @@ def publish_directory(staging: Path, target: Path) -> bool:
     except OSError:
         shutil.rmtree(staging, ignore_errors=True)
         return False
-
-
-MOVING_SUFFIX = ".braniac-moving"
-
-
-def _out_of_sight(path: Path) -> Path:
-    return path.with_name(f".{path.name}{MOVING_SUFFIX}")
-
-
-def remove_unchanged(path: Path, expected: os.stat_result, *, check: Path | None = None) -> bool:
-    """Remove `path` (the old copy of a moved note, or with `check` a folder holding only the
-    file `check`) only if it is still the version `expected` describes. It is first renamed out
-    of sight, in one step (a save landing after that makes a new file, which stays), then
-    checked; a version saved since the caller read it is put back, and False returned, so the
-    caller copies it again. A kill in between leaves it out of sight under a fixed name, and
-    `recover_removal` puts it back. A read-only file or folder raises ReadOnlyFile."""
-    refuse_read_only(check or path)
-    hidden = _out_of_sight(path)
-    os.rename(path, hidden)
-    inside_file = hidden / check.name if check is not None else hidden
-    try:
-        now = os.lstat(inside_file)
-        same = same_version(now, expected) and (check is None or os.listdir(hidden) == [check.name])
-    except FileNotFoundError:
-        same = False
-    if same:
-        if check is not None:
-            shutil.rmtree(hidden)
-        else:
-            os.unlink(hidden)
-        _fsync_dir(path.parent)
-        return True
-    recover_removal(path)
-    return False
-
-
-def recover_removal(path: Path) -> None:
-    """Put back what `remove_unchanged` took out of sight and did not remove (a kill, or a
-    version saved meanwhile). Should a newer save be at `path` already, the one taken is kept
-    beside it."""
-    hidden = _out_of_sight(path)
-    if not os.path.lexists(hidden):
-        return
-    if hidden.is_dir():
-        with contextlib.suppress(OSError):
-            os.rename(hidden, path)   # (fails, and stays hidden, only if the folder was made again)
-        return
-    try:
-        os.link(hidden, path)
-        os.unlink(hidden)
-    except FileExistsError:
-        _keep_beside(hidden, path, "was saved again while braniac moved it")
 
 
 def remove_directory(folder: Path) -> None:
