@@ -20,7 +20,7 @@ from .drafts import make_drafts
 from .places import note_path, target, uuid_paths
 from .report import PromotionReport
 from .short_term import new_summary, reset_structured, set_summary, structured_items
-from .writing import archive_event, digest_path, write_digests, write_note
+from .writing import archive_event, archive_names, digest_path, write_digests, write_note
 
 if TYPE_CHECKING:
     from ...infra.config import Config
@@ -54,7 +54,8 @@ def idle_for(vault: "VaultStore") -> timedelta | None:
 def _promote(vault, model, config, report, *, force, dry_run) -> PromotionReport:
     with locked(vault.lock_path("stm"), what="short-term memory"):
         doc = vault.read_stm()
-    events = [EventRecord(e.id, e.fields) for e in doc.events]
+    archived = archive_names(vault, doc.events)   # ids as archived and cited: unique in the vault
+    events = [EventRecord(e.id, e.fields) for e in archived]
     if not events:
         report.status, report.reason = "nothing", "short-term memory has no events to promote"
         report.commit = bookkeeping.commit_leftovers(vault, config)
@@ -82,8 +83,8 @@ def _promote(vault, model, config, report, *, force, dry_run) -> PromotionReport
     if config.git_autocommit:
         bookkeeping.remember_targets(vault, _targets(vault, events, drafts, by_uuid))
     open_items, done_items = structured_items(doc)
-    written = _write_long_term(vault, doc, events, drafts, by_uuid, done_items, report)
-    _finish_short_term(vault, model, events, open_items, report)
+    written = _write_long_term(vault, archived, events, drafts, by_uuid, done_items, report)
+    _finish_short_term(vault, model, doc.events, events, open_items)
     written.add(vault.stm_path)
     vault.record_run("promotion")
     report.files = sorted(vault.relative(p) for p in written if p.exists())
@@ -111,10 +112,11 @@ def _targets(vault: "VaultStore", events: list[EventRecord], drafts: list[NoteDr
     return found
 
 
-def _write_long_term(vault: "VaultStore", doc: stm.ShortTermMemory, events: list[EventRecord], drafts: list[NoteDraft],
-                     by_uuid: dict[str, Path], done_items: list[str], report: PromotionReport) -> set[Path]:
+def _write_long_term(vault: "VaultStore", archived: list[stm.Event], events: list[EventRecord],
+                     drafts: list[NoteDraft], by_uuid: dict[str, Path], done_items: list[str],
+                     report: PromotionReport) -> set[Path]:
     written: set[Path] = set()
-    for event in doc.events:
+    for event in archived:
         archive_event(vault, event, written)
     for draft in drafts:
         write_note(vault, draft, drafts, by_uuid, report, written)
@@ -126,17 +128,19 @@ def _write_long_term(vault: "VaultStore", doc: stm.ShortTermMemory, events: list
     return written
 
 
-def _finish_short_term(vault: "VaultStore", model: "MemoryModel", events: list[EventRecord], open_items: list[str],
-                       report: PromotionReport) -> None:
+def _finish_short_term(vault: "VaultStore", model: "MemoryModel", promoted: list[stm.Event],
+                       events: list[EventRecord], open_items: list[str]) -> None:
     """Take the promoted events out of short-term memory and write the new Summary, on the file
-    as it is now (reflection may have added events meanwhile)."""
-    promoted_ids = set(report.events)
+    as it is now (reflection may have added events meanwhile). An event goes only as it was
+    archived: one with the same id that is not that event (or was edited since) stays."""
+
+    gone = {stm.event_key(e) for e in promoted}
 
     def finalize(text: str) -> str:
         current = stm.parse(text)
-        remaining = [EventRecord(e.id, e.fields) for e in current.events if e.id not in promoted_ids]
+        remaining = [EventRecord(e.id, e.fields) for e in current.events if stm.event_key(e) not in gone]
         summary = new_summary(model, events, remaining, open_items)
-        current.remove_events(promoted_ids)
+        current.remove_exact(promoted)
         reset_structured(current)
         set_summary(current, summary)
         return current.render()

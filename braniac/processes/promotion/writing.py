@@ -3,12 +3,14 @@ written or merged into its note, and a digest per day. Every write is idempotent
 and paths, merges that change nothing the second time), so a re-run completes a killed one."""
 from __future__ import annotations
 
+import itertools
+from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Iterator
 
-from ...infra import textutil
-from ...infra.errors import NoteError
-from ...infra.fsio import atomic_write, read_text
+from ...infra import clock, textutil
+from ...infra.errors import NoteError, STMError
+from ...infra.fsio import atomic_write
 from ...model.offline.promotion import is_claim, sentences, split_speaker
 from ...model.types import EventRecord, NoteDraft
 from ...vault import notes, stm
@@ -27,9 +29,64 @@ if TYPE_CHECKING:
 MAX_RELATED = 10
 
 
+def archive_names(vault: "VaultStore", events: list[stm.Event]) -> list[stm.Event]:
+    """Each event under the id it is archived as: its own, unless that id is taken by another
+    event (the Event Log holds two events with one id, or the archive holds a different event
+    of that id); then the next free id counted up in milliseconds, as a new event gets
+    (vault-format.md §5.4), its heading in the archived copy saying so. Both events are kept.
+    The choice depends only on the files, so a re-run after a kill makes the same one."""
+    own = {e.id for e in events}
+    taken: set[str] = set()
+    named = []
+    for event in events:
+        chosen = event.id
+        for candidate in _candidate_ids(event.id):
+            if candidate in taken or (candidate != event.id and candidate in own):
+                continue
+            if _free_or_holds(event_path(vault, candidate), event):
+                chosen = candidate
+                break
+        taken.add(chosen)
+        named.append(event if chosen == event.id else stm.Event(chosen, f"### {chosen}\n" + _content(event.raw)))
+    return named
+
+
+def _candidate_ids(event_id: str) -> Iterator[str]:
+    yield event_id
+    try:
+        second = clock.parse_iso(event_id).replace(microsecond=0)
+    except ValueError:
+        return  # not an id braniac can count up from: only its own place
+    for step in itertools.count(1):
+        yield clock.iso(second + timedelta(milliseconds=step))
+
+
+def _content(raw: str) -> str:
+    """An event without its `### id` heading line."""
+    return raw.split("\n", 1)[1] if "\n" in raw else ""
+
+
+def _free_or_holds(path: Path, event: stm.Event) -> bool:
+    """Whether `path` is free for this event, or already holds it (archived by a killed run; a
+    person may have annotated it since)."""
+    if not path.exists() and not path.is_symlink():
+        return True
+    try:
+        body = notes.read(path).body
+    except NoteError:
+        return False  # someone's file, unreadable: never overwritten
+    return _content(event.raw).strip() in _content(body)
+
+
 def archive_event(vault: "VaultStore", event: stm.Event, written: set[Path]) -> None:
-    """The raw event, verbatim, as episodic memory (vault-format.md §6: promotion loses nothing)."""
+    """The raw event, verbatim, as episodic memory (vault-format.md §6: promotion loses nothing);
+    `event` as `archive_names` named it."""
     path = event_path(vault, event.id)
+    if path.exists() or path.is_symlink():
+        if _free_or_holds(path, event):
+            return  # already archived (a person may have annotated it): keep theirs
+        raise STMError(f"event {event.id}: {vault.relative(path)} holds a different event; "
+                       "give one of them another id in short_term.md")
     ensure_folder(vault, path.parent, written)
     user = event.fields.get("User", "")
     title = " ".join(user.split())[:70] or f"Event {event.id}"
@@ -37,16 +94,7 @@ def archive_event(vault: "VaultStore", event: stm.Event, written: set[Path]) -> 
                           note_uuid=stable_uuid("event", event.id), extra={"event_id": event.id})
     note.set("created_at", event.id)
     note.set("updated_at", event.id)
-    text = note.render()
-    if path.exists():
-        try:
-            if read_text(path) == text:
-                return
-            if notes.read(path).meta.get("event_id") == event.id:
-                return  # already archived (a person may have annotated it): keep theirs
-        except NoteError:
-            pass
-    atomic_write(path, text)
+    atomic_write(path, note.render())
     written.add(path)
 
 
