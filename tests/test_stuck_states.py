@@ -6,10 +6,12 @@ and that nothing was lost or left uncommitted.
 """
 from __future__ import annotations
 
+import os
 import re
 import signal
 import subprocess
 import textwrap
+import time
 from pathlib import Path
 
 import pytest
@@ -22,6 +24,7 @@ from braniac.vault import notes
 
 import forked
 from helpers import check_healthy, clean_env
+from test_organize import build_scenario
 
 EVENTS = "memory/long_term/events"
 
@@ -55,17 +58,19 @@ def with_duplicate_id(vault: Vault, first: str, second: str) -> str:
     return event.id
 
 
-def killed_at(root: Path, hook: str, args: list[str], *, setup: str = "") -> int:
+def killed_at(root: Path, hook: str, args: list[str], *, when: str = "True") -> int:
     """Run `braniac ARGS` in a real process that SIGKILLs itself when `hook` (module:attribute)
-    is called; the exit status (-9 when the hook was reached)."""
+    is called with arguments for which `when` (an expression over `args`) holds."""
     module, name = hook.split(":")
     code = textwrap.dedent(f"""
         import os, signal, sys, importlib
         target = importlib.import_module({module!r})
-        def die(*args, **kwargs):
-            os.kill(os.getpid(), signal.SIGKILL)
-        setattr(target, {name!r}, die)
-        {setup}
+        original = getattr(target, {name!r})
+        def hooked(*args, **kwargs):
+            if {when}:
+                os.kill(os.getpid(), signal.SIGKILL)
+            return original(*args, **kwargs)
+        setattr(target, {name!r}, hooked)
         from braniac.app.cli import main
         sys.argv = ["braniac", "--vault", {str(root)!r}, *{args!r}]
         main()
@@ -136,3 +141,102 @@ def test_a_promotion_killed_after_archiving_two_events_of_one_id_is_finished_onc
     bodies = "\n".join(archived.values())
     assert bodies.count("Carla plays the cello") == 1 and bodies.count("Dmitri plays chess") == 1
     check_healthy(vault)
+
+
+# ------------------------------------------------------------------------------ 18, 16.3: every change committed
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, text=True).stdout
+
+
+def uncommitted(root: Path) -> list[str]:
+    """What `git status` shows (staged, changed, deleted or new), braniac's derived state aside."""
+    return git(root, "status", "--porcelain", "--untracked-files=all").splitlines()
+
+
+MOVED_FROM = "memory/long_term/concrete/tech/lang/rust/ownership.md"   # organize moves it up
+
+
+@pytest.mark.parametrize("hook, when", [
+    # links repaired, the old copy still there (in the vault: the gate's staging copy moves first)
+    ("braniac.vault.moves:_remove", "'/.braniac/' not in str(args[1])"),
+    ("braniac.processes.organization.run:rotate", "True"),             # every move done, nothing committed
+    ("braniac.infra.git:run", "'commit' in args"),                     # git add done, git commit not
+], ids=["after-link-repairs", "before-the-commit", "between-add-and-commit"])
+@pytest.mark.parametrize("next_run", ["organize", "promote"])
+def test_a_killed_organize_run_has_every_change_committed_by_the_next_run(tmp_path, hook, when, next_run):
+    scenario = build_scenario(tmp_path / "v", use_git=True)
+    root = scenario.vault.root
+    assert uncommitted(root) == []
+    killed_at(root, hook, ["organize"], when=when)
+    assert uncommitted(root), "the kill left nothing to commit: the hook came too late"
+    assert cli(root, next_run, *(["--force"] if next_run == "promote" else [])).returncode == 0
+    if next_run == "promote":   # the moves a killed run left in its journal are organize's to finish
+        assert cli(root, "organize").returncode == 0
+    assert uncommitted(root) == []
+    assert MOVED_FROM not in git(root, "ls-files").splitlines()
+    assert "braniac: finish an interrupted organize run" in git(root, "log", "--format=%s").splitlines()
+
+
+def test_a_promotion_that_brings_an_archived_note_back_commits_the_archive_copys_removal(tmp_path):
+    vault, _ = Vault.init(tmp_path / "v", use_git=True)
+    vault.remember("My friend Tomas lives in Lisbon with his two cats.")
+    created = promote(vault, OfflineModel(), load_config(vault.root), force=True).notes_created
+    tomas = vault.root / next(p for p in created if p.endswith("tomas.md"))
+    archived = vault.ltm_root / "archive" / tomas.relative_to(vault.ltm_root)
+    from braniac.vault.moves import Move, apply_moves
+    apply_moves(vault, [Move(tomas, archived, "archived")], set())   # as organization archives it
+    git(vault.root, "add", "-A")
+    git(vault.root, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "archived")
+    vault.remember("My friend Tomas adopted a third cat called Pixel.")
+    report = promote(vault, OfflineModel(), load_config(vault.root), force=True)
+    assert tomas.exists() and not archived.exists() and report.commit
+    assert uncommitted(vault.root) == []
+    assert vault.relative(tomas) in git(vault.root, "ls-files").splitlines()
+
+
+# ------------------------------------------------------------------------------ 11: git's index.lock
+
+def stale_lock(root: Path) -> Path:
+    """The index.lock a git process killed mid-command leaves (empty, and old by now)."""
+    lock = root / ".git" / "index.lock"
+    lock.write_bytes(b"")
+    os.utime(lock, (time.time() - 600, time.time() - 600))
+    return lock
+
+
+def test_an_index_lock_left_by_a_killed_git_is_removed_and_the_promotion_commits(tmp_path):
+    vault, _ = Vault.init(tmp_path / "v", use_git=True)
+    vault.remember("The staging database password rotates every Monday.")
+    lock = stale_lock(vault.root)
+    result = cli(vault.root, "promote", "--force")
+    assert result.returncode == 0, result.stderr
+    assert "index.lock" in result.stderr and not lock.exists()
+    assert uncommitted(vault.root) == []
+    assert "promote 1 events" in git(vault.root, "log", "-1", "--format=%s")
+
+
+def test_the_index_lock_of_a_git_still_running_is_left_alone(tmp_path):
+    """A person's `git commit -a` waiting for its message editor holds the lock for as long as
+    the editor is open: never braniac's to remove, however old."""
+    vault, _ = Vault.init(tmp_path / "v", use_git=True)
+    (vault.root / "system" / "core_identity.md").write_text("edited by the person\n", encoding="utf-8")
+    person = subprocess.Popen(["git", "-c", "user.name=p", "-c", "user.email=p@p", "commit", "-a", "-q"],
+                              cwd=vault.root, env={**clean_env(), "GIT_EDITOR": "sleep 60; true"},
+                              start_new_session=True, stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        lock = vault.root / ".git" / "index.lock"
+        deadline = time.time() + 10
+        while not lock.exists() and time.time() < deadline:
+            time.sleep(0.02)
+        assert lock.exists(), "git commit -a did not take its index lock"
+        os.utime(lock, (time.time() - 600, time.time() - 600))
+        vault.remember("The office moves to the fifth floor in March.")
+        result = cli(vault.root, "promote", "--force")
+        assert lock.exists()
+        assert result.returncode == 2, result.stderr
+        assert result.stderr.strip().splitlines()[-1].startswith("braniac: git is busy in this vault")
+        assert len(stm_event_ids(vault)) == 1   # refused before writing anything
+    finally:
+        os.killpg(person.pid, signal.SIGKILL)
+        person.wait()

@@ -3,8 +3,12 @@
 The named write primitives: `atomic_write` (and `update_text` over it) for memory files,
 `create_file` for a file that must not exist yet, `write_derived` for state a rebuild
 recomputes, `append_line`/`append_bytes` for logs, `append_journal` for journals a reader
-replays, `swap_directory`, `publish_directory`, `remove_directory` and `copy_tree` for whole
-folders, `claim` for taking a journal file away from other processes.
+replays, `remove_file` for a file that moved away, `swap_directory`, `publish_directory`,
+`remove_directory` and `copy_tree` for whole folders, `claim` for taking a journal file away
+from other processes.
+
+Inside `announcing(callback)`, each of them first tells the callback which files it is about
+to change (a worker records them, so that what a killed run changed is still committed).
 
 Every write goes to a temp file in the target's folder, is fsynced, then os.replace()d over
 the target, so a crash at any instant leaves the old file or the new one, never half of each.
@@ -32,6 +36,40 @@ MAX_TEXT_BYTES = 5 * 1024 * 1024  # a Markdown memory file larger than this is r
 TEMP_SUFFIX = ".braniac-tmp"
 
 
+# ---------------------------------------------------------------------------- announcing
+
+_intent = threading.local()
+
+
+@contextlib.contextmanager
+def announcing(callback: Callable[[Path], None]) -> Iterator[None]:
+    """While inside, every change this thread makes through fsio is first announced to `callback`
+    (the path of each file about to be written, created, renamed or removed)."""
+    previous = getattr(_intent, "callback", None)
+    _intent.callback = callback
+    try:
+        yield
+    finally:
+        _intent.callback = previous
+
+
+def _announce(*paths: Path) -> None:
+    callback = getattr(_intent, "callback", None)
+    if callback is not None:
+        for path in paths:
+            callback(Path(path))
+
+
+def _files_under(folder: Path, as_under: Path | None = None) -> list[Path]:
+    """The files under `folder` (named as under `as_under`, where they are going)."""
+    found = []
+    for here, _dirs, files in os.walk(folder):
+        for name in files:
+            path = Path(here) / name
+            found.append(path if as_under is None else Path(as_under) / path.relative_to(folder))
+    return found
+
+
 # ---------------------------------------------------------------------------- writes
 
 def atomic_write(path: Path, data: str | bytes, *, expect_unchanged: os.stat_result | None = None,
@@ -44,6 +82,7 @@ def atomic_write(path: Path, data: str | bytes, *, expect_unchanged: os.stat_res
     is rebuilt if a crash loses it: readers still never see a half-written file.
     """
     path = Path(path)
+    _announce(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     folder = path.parent
     folder.mkdir(parents=True, exist_ok=True)
@@ -110,6 +149,7 @@ def create_file(path: Path, data: str | bytes) -> bool:
     full beside it, then linked into place, so it is never seen half-written nor overwrites a
     file that appeared meanwhile."""
     path = Path(path)
+    _announce(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     temp = path.parent / f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
     with open(temp, "xb") as handle:
@@ -155,6 +195,7 @@ def append_line(path: Path, line: str) -> None:
 def append_bytes(path: Path, data: bytes, *, durable: bool = False) -> None:
     """Append with a single O_APPEND write, so concurrent appenders never interleave within it;
     `durable` fsyncs it (an append that must survive a crash before the caller goes on)."""
+    _announce(path)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, data)
@@ -206,6 +247,7 @@ def copy_tree(source: Path, target: Path, *, hard_links: bool = False) -> None:
 
 def claim(path: Path, claimed: Path) -> bool:
     """Take a file for this process by renaming it; only one of several racing processes wins."""
+    _announce(path, claimed)
     try:
         os.replace(path, claimed)
         return True
@@ -217,6 +259,7 @@ def publish_directory(staging: Path, target: Path) -> bool:
     """Move a fully prepared directory (e.g. a new folder with its _index.md) into place in one
     rename, so nobody sees it half made; False if `target` appeared meanwhile (theirs stands,
     and `staging` is removed)."""
+    _announce(*_files_under(staging, as_under=target))
     try:
         os.rename(staging, target)
         return True
@@ -227,9 +270,16 @@ def publish_directory(staging: Path, target: Path) -> bool:
 
 def remove_directory(folder: Path) -> None:
     """Remove a folder in one rename out of sight, then delete it: never seen half deleted."""
+    _announce(*_files_under(folder))
     hidden = folder.with_name(f".{folder.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
     os.rename(folder, hidden)
     shutil.rmtree(hidden, ignore_errors=True)
+
+
+def remove_file(path: Path) -> None:
+    """Remove a file braniac moved elsewhere (organization's moves, the rotated access log)."""
+    _announce(path)
+    os.unlink(path)
 
 
 # ----------------------------------------------------------------------------- reads

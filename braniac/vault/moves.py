@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from . import folder_index, notes
 from ..infra.errors import NoteError
-from ..infra.fsio import atomic_write, read_text, remove_directory
+from ..infra.fsio import atomic_write, read_text, remove_directory, remove_file
 from .folders import publish_folders, refresh_indexes
 from .layout import FOLDER_INDEX
 from .links import find_links, relative_target
@@ -141,7 +141,7 @@ def _remove(vault: "VaultStore", path: Path) -> None:
             and [p.name for p in folder.iterdir()] == [FOLDER_INDEX]):
         remove_directory(folder)
         return
-    os.unlink(path)
+    remove_file(path)
 
 
 def _retarget(text: str, old_file: Path, new_file: Path, mapping: dict[Path, Path]) -> str:

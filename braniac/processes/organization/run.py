@@ -3,6 +3,7 @@ propose a plan, check it, pass it through the retrieval gate, apply it, rotate t
 commit, all under the long-term-memory lock."""
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -16,7 +17,7 @@ from ...model.organization_types import OrganizationPlan, OrganizationRequest
 from ...search.index import update_after_write
 from ...vault.moves import finish, pending
 from ...vault.usage import read_usage
-from ..commits import commit_now
+from ..commits import WorkerCommits, commit_leftovers
 from .apply import apply, note_moves
 from .gate import gate
 from .operations import Operation, Rejected, Relocation, parse, without_conflicts
@@ -27,6 +28,7 @@ if TYPE_CHECKING:
     from ...infra.config import Config
     from ...vault.store import VaultStore
 
+WORKER = "organization"
 ARCHIVE_AFTER_DAYS = 180
 MAX_OPERATIONS = 500
 MAX_COMMIT_LINES = 200
@@ -47,11 +49,17 @@ def organize(vault: "VaultStore", config: "Config", *, model: MemoryModel | None
 
 def _organize(vault, config, model, report, dry_run, archive_days) -> OrganizeReport:
     written: set[Path] = set()
+    autocommit = not dry_run and config.git_autocommit and git.is_repo(vault.root)
+    commits = WorkerCommits(vault, WORKER)
     leftovers = pending(vault)
     if leftovers and not dry_run:
         notice(f"finishing {len(leftovers)} moves of an interrupted organize run")
-        note_moves(vault, leftovers)   # (perhaps again: noting a move twice changes nothing)
-        finish(vault, leftovers, written)
+        with commits.recording() if autocommit else contextlib.nullcontext():
+            note_moves(vault, leftovers)   # (perhaps again: noting a move twice changes nothing)
+            finish(vault, leftovers, written)
+    if autocommit:   # what killed runs changed, committed before anything new
+        report.commit = commit_leftovers(vault, also=written, worker=WORKER)
+        written = set()
     finish_rotation(vault)
     history = read_usage(vault.logs_dir)
     recent = read_usage(vault.logs_dir, only_current=True)
@@ -65,16 +73,17 @@ def _organize(vault, config, model, report, dry_run, archive_days) -> OrganizeRe
     if any(isinstance(op, Relocation) for op in operations):
         operations = gate(vault, history, operations, report)
         report.operations = operations
-    if operations:
-        apply(vault, operations, written)
-    if rotate(vault):
-        written |= {vault.access_log_path, *vault.access_log_path.parent.glob("access-*.log")}
-    vault.record_run("organization")
-    report.files = sorted(vault.relative(p) for p in written if p.exists())
-    if written:
-        update_after_write(vault, written)
-        if config.git_autocommit and git.is_repo(vault.root):
-            report.commit = _commit(vault, written, operations)
+    with commits.recording() if autocommit else contextlib.nullcontext():
+        if operations:
+            apply(vault, operations, written)
+        if rotate(vault):
+            written |= {vault.access_log_path, *vault.access_log_path.parent.glob("access-*.log")}
+        vault.record_run("organization")
+        report.files = sorted(vault.relative(p) for p in written if p.exists())
+        if written:
+            update_after_write(vault, written)
+        if autocommit:
+            report.commit = _commit(commits, written, operations) or report.commit
     if report.status != "gated":
         report.status = "done"
     return report
@@ -111,7 +120,7 @@ def _reject(vault: "VaultStore", report: OrganizeReport, reason: str) -> None:
     append_line(log, f"{clock.iso(clock.now())} | REJECTED | {reason}")
 
 
-def _commit(vault: "VaultStore", written: set[Path], operations: list[Operation]) -> str | None:
+def _commit(commits: WorkerCommits, written: set[Path], operations: list[Operation]) -> str | None:
     lines = [op.summary() for op in operations[:MAX_COMMIT_LINES]]
     message = "braniac: organize long-term memory\n\n" + "\n".join(lines) + "\n"
-    return commit_now(vault, written, message)
+    return commits.commit(written, message)

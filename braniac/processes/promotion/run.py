@@ -78,19 +78,20 @@ def _promote(vault, model, config, report, *, force, dry_run) -> PromotionReport
     bookkeeping.remove_stale_temp_files(vault)
     if autocommit:
         bookkeeping.checkpoint(vault)
-    bookkeeping.start_journal(vault, report.events)
-    by_uuid = uuid_paths(vault)
-    if config.git_autocommit:
-        bookkeeping.remember_targets(vault, _targets(vault, events, drafts, by_uuid))
-    open_items, done_items = structured_items(doc)
-    written = _write_long_term(vault, archived, events, drafts, by_uuid, done_items, report)
-    _finish_short_term(vault, model, doc.events, events, open_items)
-    written.add(vault.stm_path)
-    vault.record_run("promotion")
-    report.files = sorted(vault.relative(p) for p in written if p.exists())
-    update_after_write(vault, written)
-    if autocommit:
-        report.commit = bookkeeping.commit_promotion(vault, written, report)
+    with bookkeeping.recording(vault, autocommit):
+        bookkeeping.start_journal(vault, report.events)
+        by_uuid = uuid_paths(vault)
+        if autocommit:
+            bookkeeping.remember_targets(vault, _targets(vault, events, drafts, by_uuid))
+        open_items, done_items = structured_items(doc)
+        written = _write_long_term(vault, archived, events, drafts, by_uuid, done_items, report)
+        _finish_short_term(vault, model, doc.events, events, open_items)
+        written.add(vault.stm_path)
+        vault.record_run("promotion")
+        report.files = sorted(vault.relative(p) for p in written if p.exists())
+        update_after_write(vault, written)
+        if autocommit:
+            report.commit = bookkeeping.commit_promotion(vault, written, report)
     bookkeeping.end_journal(vault)
     return report
 
