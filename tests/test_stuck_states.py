@@ -61,24 +61,60 @@ def with_duplicate_id(vault: Vault, first: str, second: str) -> str:
 def killed_at(root: Path, hook: str, args: list[str], *, when: str = "True") -> int:
     """Run `braniac ARGS` in a real process that SIGKILLs itself when `hook` (module:attribute)
     is called with arguments for which `when` (an expression over `args`) holds."""
-    module, name = hook.split(":")
-    code = textwrap.dedent(f"""
-        import os, signal, sys, importlib
-        target = importlib.import_module({module!r})
-        original = getattr(target, {name!r})
-        def hooked(*args, **kwargs):
-            if {when}:
-                os.kill(os.getpid(), signal.SIGKILL)
-            return original(*args, **kwargs)
-        setattr(target, {name!r}, hooked)
-        from braniac.app.cli import main
-        sys.argv = ["braniac", "--vault", {str(root)!r}, *{args!r}]
-        main()
-    """)
-    proc = forked.start(code=code, env=clean_env(), stderr=subprocess.PIPE)
+    proc = start_hooked(root, hook, args, when=when, action="os.kill(os.getpid(), signal.SIGKILL)")
     _, err = proc.communicate(timeout=120)
     assert proc.returncode == -signal.SIGKILL, f"the hook {hook} was never reached: {err}"
     return proc.returncode
+
+
+def disk_full_at(root: Path, hook: str, args: list[str], *, when: str = "True") -> subprocess.CompletedProcess:
+    """Run `braniac ARGS` in a real process whose disk is full (ENOSPC) from the moment `hook` is
+    called with arguments for which `when` holds: that call and every later write fail."""
+    proc = start_hooked(root, hook, args, when=when, action="disk_full(args)", setup=DISK_FULL)
+    out, err = proc.communicate(timeout=120)
+    return subprocess.CompletedProcess(args, proc.returncode, out, err)
+
+
+# the child's disk fills up when disk_full() is called: os.write and every open for writing fail
+DISK_FULL = """
+import builtins, io
+full = []
+real_write, real_io_open = os.write, io.open
+def disk_full(args):
+    full.append(1)
+    raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(args[0]) if args else None)
+def write(fd, data):
+    if full:
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC))
+    return real_write(fd, data)
+def io_open(file, mode="r", *a, **k):
+    if full and any(c in mode for c in "wax+"):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(file))
+    return real_io_open(file, mode, *a, **k)
+os.write = write
+builtins.open = io.open = io_open
+"""
+
+
+def start_hooked(root: Path, hook: str, args: list[str], *, when: str, action: str, setup: str = "") -> forked.Forked:
+    """`braniac ARGS` in a real process where `hook` (module:attribute) runs `action` (a statement
+    over `args`) when it is called with arguments for which `when` holds."""
+    module, name = hook.split(":")
+    code = "\n".join([
+        "import errno, os, signal, sys, importlib",
+        setup,
+        f"target = importlib.import_module({module!r})",
+        f"original = getattr(target, {name!r})",
+        "def hooked(*args, **kwargs):",
+        f"    if {when}:",
+        f"        {action}",
+        "    return original(*args, **kwargs)",
+        f"setattr(target, {name!r}, hooked)",
+        "from braniac.app.cli import main",
+        f"sys.argv = ['braniac', '--vault', {str(root)!r}, *{args!r}]",
+        "main()",
+    ])
+    return forked.start(code=code, env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
 
 
 def cli(root: Path, *args: str) -> subprocess.CompletedProcess:
@@ -240,3 +276,33 @@ def test_the_index_lock_of_a_git_still_running_is_left_alone(tmp_path):
     finally:
         os.killpg(person.pid, signal.SIGKILL)
         person.wait()
+
+
+# ------------------------------------------------------------------------------ 10: half-made folders
+
+def temps(root: Path) -> list[str]:
+    return sorted(str(p.relative_to(root)) for p in root.rglob("*.braniac-tmp"))
+
+
+def test_a_folder_a_killed_organize_run_was_making_is_cleared_by_the_next_run(tmp_path):
+    scenario = build_scenario(tmp_path / "v", use_git=True)
+    root = scenario.vault.root
+    killed_at(root, "braniac.vault.folders:publish_directory", ["organize"], when="'/.braniac/' not in str(args[1])")
+    assert temps(root), "the kill came before the hidden folder was made"
+    assert cli(root, "organize").returncode == 0
+    assert temps(root) == []
+    assert not [f for f in scenario.vault.doctor() if "temp" in f.reason]
+    assert uncommitted(root) == []
+
+
+def test_a_full_disk_while_making_a_folder_fails_cleanly_and_leaves_nothing_behind(tmp_path):
+    scenario = build_scenario(tmp_path / "v", use_git=True)
+    root = scenario.vault.root
+    result = disk_full_at(root, "braniac.vault.folders:write_new_index",
+                          ["organize"], when="'/.braniac/' not in str(args[2]) and '.braniac-tmp' in str(args[2])")
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith("braniac: No space left on device")
+    assert temps(root) == []
+    assert cli(root, "organize").returncode == 0      # the disk has room again
+    assert temps(root) == [] and uncommitted(root) == []
+    check_healthy(scenario.vault)

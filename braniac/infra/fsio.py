@@ -21,9 +21,11 @@ Lock order, outermost first, for any worker that holds more than one:
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
 import shutil
+import stat
 import threading
 from pathlib import Path
 from typing import Callable, Iterator
@@ -147,26 +149,34 @@ def update_text(path: Path, change: Callable[[str], str], *, attempts: int = 5) 
 def create_file(path: Path, data: str | bytes) -> bool:
     """Create `path` with `data` unless it exists (then False, and nothing changes): written in
     full beside it, then linked into place, so it is never seen half-written nor overwrites a
-    file that appeared meanwhile."""
+    file that appeared meanwhile. A failed write (a full disk) leaves nothing behind."""
     path = Path(path)
     _announce(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     temp = path.parent / f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
-    with open(temp, "xb") as handle:
-        handle.write(payload)
-        handle.flush()
-        os.fsync(handle.fileno())
     try:
-        os.link(temp, path)
-        return True
-    except FileExistsError:
-        return False
-    except OSError:
-        # a file system without hard links (exFAT, some network shares): create it exclusively
-        # in place; never an overwrite, though a crash mid-write could leave it short
-        return _create_in_place(path, payload)
+        with open(temp, "xb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+        try:
+            os.link(temp, path)
+            return True
+        except FileExistsError:
+            return False
+        except OSError as exc:
+            if exc.errno not in _NO_HARD_LINKS:
+                raise  # a full disk, a read-only one: not a reason to write in place
+            # a file system without hard links (exFAT, some network shares): create it
+            # exclusively in place; never an overwrite, and removed again if the write fails
+            return _create_in_place(path, payload)
     finally:
-        os.unlink(temp)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+
+
+# what link() says on a file system that has no hard links
+_NO_HARD_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS, errno.EXDEV}
 
 
 def _create_in_place(path: Path, payload: bytes) -> bool:
@@ -174,10 +184,18 @@ def _create_in_place(path: Path, payload: bytes) -> bool:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     except FileExistsError:
         return False
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(payload)
-        handle.flush()
-        os.fsync(handle.fileno())
+    mine = os.fstat(fd)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            now = os.stat(path)
+            if (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino):
+                os.unlink(path)  # ours, half written: gone, as if never created
+        raise
     return True
 
 
@@ -273,7 +291,44 @@ def remove_directory(folder: Path) -> None:
     _announce(*_files_under(folder))
     hidden = folder.with_name(f".{folder.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
     os.rename(folder, hidden)
-    shutil.rmtree(hidden, ignore_errors=True)
+    remove_tree(hidden)
+
+
+def remove_tree(folder: Path) -> bool:
+    """Delete a folder of braniac's own (a scratch copy, a folder out of sight on its way out),
+    even where a permission copied along made part of it read-only: what braniac leaves behind
+    must never block a later run. False when some of it could not be removed."""
+    folder = Path(folder)
+    if folder.is_symlink() or not folder.is_dir():
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(folder)
+        return True
+    _make_removable(folder)
+    for here, dirs, _files in os.walk(folder):
+        for name in dirs:
+            _make_removable(Path(here) / name)
+    shutil.rmtree(folder, ignore_errors=True)
+    return not folder.exists()
+
+
+def _make_removable(folder: Path) -> None:
+    """u+rwx on a real folder (never through a symlink): its entries can be listed and removed."""
+    with contextlib.suppress(OSError):
+        mode = os.lstat(folder).st_mode
+        if stat.S_ISDIR(mode) and mode & stat.S_IRWXU != stat.S_IRWXU:
+            os.chmod(folder, stat.S_IMODE(mode) | stat.S_IRWXU)
+
+
+def remove_stale_temps(root: Path) -> None:
+    """Remove what killed writers left under `root`: temp files and half-made folders out of
+    sight (`.name.XXXX.braniac-tmp/`). Only for a caller holding the lock every writer there
+    takes (the LTM lock for memory/long_term/), so none of them is being written now."""
+    for temp in stale_temp_files(root):
+        if temp.is_dir() and not temp.is_symlink():
+            remove_tree(temp)
+        else:
+            with contextlib.suppress(FileNotFoundError):
+                os.unlink(temp)   # (or inside a folder removed just before)
 
 
 def remove_file(path: Path) -> None:

@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from . import folder_index, notes
 from ..infra.errors import NoteError
-from ..infra.fsio import TEMP_SUFFIX, atomic_write, publish_directory
+from ..infra.fsio import TEMP_SUFFIX, atomic_write, publish_directory, remove_tree
 from .claims import parse_fact, stable_uuid
 from .folder_index import Entry, IndexFile
 from .layout import FOLDER_INDEX
@@ -49,7 +49,11 @@ def publish_folders(vault: "VaultStore", folder: Path, written: set[Path]) -> No
     for path in [p for p in reversed(folders_up(vault, folder)[:-1]) if not p.exists()]:
         hidden = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
         hidden.mkdir()
-        write_new_index(vault, path, hidden)
+        try:
+            write_new_index(vault, path, hidden)
+        except BaseException:
+            remove_tree(hidden)   # (a full disk, say): never a half-made folder left behind
+            raise
         publish_directory(hidden, path)   # False when made meanwhile by someone else: theirs stands
         written.add(path / FOLDER_INDEX)
     ensure_folder(vault, folder, written)   # (a folder that exists but lacks its _index.md)

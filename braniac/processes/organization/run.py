@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ...infra import clock, git
 from ...infra.errors import BraniacError, LockBusy
-from ...infra.fsio import append_line, locked
+from ...infra.fsio import append_line, locked, remove_stale_temps
 from ...infra.notices import notice
 from ...model import MemoryModel
 from ...model.offline import OfflineModel
@@ -51,6 +51,8 @@ def _organize(vault, config, model, report, dry_run, archive_days) -> OrganizeRe
     written: set[Path] = set()
     autocommit = not dry_run and config.git_autocommit and git.is_repo(vault.root)
     commits = WorkerCommits(vault, WORKER)
+    if not dry_run:
+        remove_stale_temps(vault.ltm_root)   # a killed run's (we hold the LTM lock: no writer runs)
     leftovers = pending(vault)
     if leftovers and not dry_run:
         notice(f"finishing {len(leftovers)} moves of an interrupted organize run")

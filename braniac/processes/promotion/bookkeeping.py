@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ContextManager
 
 from ...infra import clock, git
-from ...infra.fsio import remove_directory, stale_temp_files, write_derived
+from ...infra.fsio import remove_stale_temps, write_derived
 from .. import commits
 from ..commits import WorkerCommits
 from .report import PromotionReport
@@ -21,14 +21,10 @@ WORKER = "promotion"
 
 
 def remove_stale_temp_files(vault: "VaultStore") -> None:
-    """Temp files a killed promotion left in long-term memory. Every writer of memory/long_term/
-    holds the LTM lock, which this run holds, so none of them is being written now; left alone
-    they would show up in `git status` (and in a person's `git add -A`)."""
-    for temp in stale_temp_files(vault.ltm_root):
-        if temp.is_dir():
-            remove_directory(temp)  # a new folder a killed move had not put in place yet
-        else:
-            temp.unlink(missing_ok=True)
+    """Temp files and half-made folders a killed run left in long-term memory. Every writer of
+    memory/long_term/ holds the LTM lock, which this run holds, so none of them is being written
+    now; left alone they would show up in `git status` and in folders that should be empty."""
+    remove_stale_temps(vault.ltm_root)
 
 
 def journal_path(vault: "VaultStore") -> Path:
