@@ -6,11 +6,12 @@ and that nothing was lost or left uncommitted.
 """
 from __future__ import annotations
 
+import errno
 import os
 import re
+import shutil
 import signal
 import subprocess
-import textwrap
 import time
 from pathlib import Path
 
@@ -23,7 +24,7 @@ from braniac.processes.promotion import promote
 from braniac.vault import notes
 
 import forked
-from helpers import check_healthy, clean_env
+from helpers import check_healthy, clean_env, scratch_dir
 from test_organize import build_scenario
 
 EVENTS = "memory/long_term/events"
@@ -94,6 +95,33 @@ def io_open(file, mode="r", *a, **k):
 os.write = write
 builtins.open = io.open = io_open
 """
+
+
+# a person's process, not root's (a read-only folder stops only them): as root, the child gives
+# itself the uid of `nobody`, which owns the vault (see owned_by_person)
+AS_PERSON = """
+import pwd
+import encodings.latin_1   # what the person's process imports later, while it still can read it
+if os.getuid() == 0:
+    person = pwd.getpwnam("nobody")
+    os.setgroups([])
+    os.setgid(person.pw_gid)
+    os.setuid(person.pw_uid)
+"""
+
+
+def owned_by_person(root: Path) -> None:
+    """The vault belongs to the user AS_PERSON runs as."""
+    if os.getuid() != 0:
+        return
+    import pwd
+    person = pwd.getpwnam("nobody")
+    for here, dirs, files in os.walk(root):
+        for name in [here, *(os.path.join(here, n) for n in dirs + files)]:
+            os.lchown(name, person.pw_uid, person.pw_gid)
+    for folder in [root, *root.parents]:   # every folder above it must let them through
+        if folder.stat().st_mode & 0o005 != 0o005:
+            os.chmod(folder, folder.stat().st_mode | 0o005)
 
 
 def start_hooked(root: Path, hook: str, args: list[str], *, when: str, action: str, setup: str = "") -> forked.Forked:
@@ -306,3 +334,103 @@ def test_a_full_disk_while_making_a_folder_fails_cleanly_and_leaves_nothing_behi
     assert cli(root, "organize").returncode == 0      # the disk has room again
     assert temps(root) == [] and uncommitted(root) == []
     check_healthy(scenario.vault)
+
+
+# ------------------------------------------------------------------------------ 12: a read-only folder
+
+def test_a_read_only_folder_is_named_up_front_and_never_leaves_organize_stuck():
+    base = scratch_dir("braniac-read-only-")
+    try:
+        scenario = build_scenario(base / "v")
+        root = scenario.vault.root
+        misc = root / "memory/long_term/concrete/misc"    # cobol.md, to be archived, lives here
+        owned_by_person(root)
+        os.chmod(misc, 0o555)
+        for _run in range(2):
+            proc = start_hooked(root, "braniac.app.cli:main", ["organize"], when="False", action="pass",
+                                setup=AS_PERSON)
+            out, err = proc.communicate(timeout=120)
+            assert proc.returncode == 0, err
+            assert "Traceback" not in err
+            rejected = [line for line in err.splitlines() if "rejected:" in line]
+            assert rejected and all("memory/long_term/concrete/misc/ is read-only" in line for line in rejected), err
+            assert not list((root / ".braniac" / "organize").glob("staging*"))
+        assert (misc / "cobol.md").exists()
+        assert not (root / MOVED_FROM).exists()     # the rest of the plan landed
+    finally:
+        for here, dirs, _files in os.walk(base):
+            for name in dirs:
+                os.chmod(os.path.join(here, name), 0o755)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+# ------------------------------------------------------------------------------ 13: the index copied under its lock
+
+PROBE_INDEX_LOCK = """
+import subprocess
+probed = []
+def probe_index_lock(args):
+    if probed or '/.braniac/index' not in os.fspath(args[0]):
+        return
+    probed.append(1)
+    code = ("import sys\\n"
+            "from braniac.infra.errors import LockBusy\\n"
+            "from braniac.infra.fsio import locked\\n"
+            "from braniac.vault.store import VaultStore\\n"
+            "vault = VaultStore(sys.argv[1])\\n"
+            "try:\\n"
+            "    with locked(vault.lock_path('index'), timeout=0):\\n"
+            "        print('free')\\n"
+            "except LockBusy:\\n"
+            "    print('busy')\\n")
+    said = subprocess.run([sys.executable, "-c", code, VAULT], capture_output=True, text=True)
+    print("index lock while copied:", said.stdout.strip(), said.stderr.strip(), file=sys.stderr)
+"""
+
+
+def test_organize_copies_the_search_index_under_its_lock(tmp_path):
+    """While the gate copies the live index, any other process that would change it waits."""
+    scenario = build_scenario(tmp_path / "v")
+    root = scenario.vault.root
+    assert cli(root, "reindex").returncode == 0
+    proc = start_hooked(root, "shutil:copy2", ["organize"], when="True", action="probe_index_lock(args)",
+                        setup=f"VAULT = {str(root)!r}\n" + PROBE_INDEX_LOCK)
+    _, err = proc.communicate(timeout=120)
+    assert proc.returncode == 0, err
+    assert "index lock while copied: busy" in err
+
+
+def test_a_file_that_goes_away_while_a_folder_is_copied_is_left_out(tmp_path):
+    """A writer's temp file renamed into place, a note a person deleted: not an error."""
+    from braniac.infra import fsio
+    source = tmp_path / "src"
+    source.mkdir()
+    for name in ("a.md", "b.md", "c.md"):
+        (source / name).write_text(name, encoding="utf-8")
+    real = shutil.copy2
+
+    def copy_while_b_goes(src, dst, **kwargs):
+        (source / "b.md").unlink(missing_ok=True)
+        return real(src, dst, **kwargs)
+
+    shutil.copy2 = copy_while_b_goes
+    try:
+        fsio.copy_tree(source, tmp_path / "copy")
+    finally:
+        shutil.copy2 = real
+    assert sorted(p.name for p in (tmp_path / "copy").iterdir()) == ["a.md", "c.md"]
+
+
+def test_a_copy_that_fails_says_why_in_one_oserror(tmp_path, monkeypatch):
+    from braniac.infra import fsio
+    source = tmp_path / "src"
+    source.mkdir()
+    (source / "a.md").write_text("a", encoding="utf-8")
+
+    def full(src, dst, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), dst)
+
+    monkeypatch.setattr(shutil, "copy2", full)
+    with pytest.raises(OSError) as caught:
+        fsio.copy_tree(source, tmp_path / "copy")
+    assert type(caught.value) is OSError and caught.value.errno == errno.ENOSPC

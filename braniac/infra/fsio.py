@@ -252,15 +252,36 @@ def swap_directory(staging: Path, target: Path) -> None:
 def copy_tree(source: Path, target: Path, *, hard_links: bool = False) -> None:
     """A scratch copy of a folder (organization's staging vault under .braniac/); with
     `hard_links`, files are linked, not copied, which is safe for files braniac only ever
-    replaces and never edits in place. A missing source copies nothing."""
+    replaces and never edits in place. A missing source copies nothing. A file that goes away
+    while the copy runs (a writer's temp file renamed into place, a note a person deleted) is
+    simply not in the copy; any other failure is raised as the OSError it was (a full disk),
+    never as shutil's list of errors."""
+    failures: list[OSError] = []
+
     def link_or_copy(src: str, dst: str) -> None:
         try:
-            os.link(src, dst)
-        except OSError:
+            if hard_links:
+                with contextlib.suppress(OSError):
+                    os.link(src, dst)
+                    return
             shutil.copy2(src, dst)
+        except OSError as exc:
+            if os.path.lexists(src):
+                failures.append(exc)
+                raise
+            # gone meanwhile: not in the copy
 
-    if Path(source).is_dir():
-        shutil.copytree(source, target, symlinks=True, copy_function=link_or_copy if hard_links else shutil.copy2)
+    if not Path(source).is_dir():
+        return
+    try:
+        shutil.copytree(source, target, symlinks=True, copy_function=link_or_copy,
+                        ignore=shutil.ignore_patterns(f"*{TEMP_SUFFIX}"))
+    except shutil.Error as exc:
+        if failures:
+            raise failures[0] from None
+        real = [e for e in exc.args[0] if not (isinstance(e, tuple) and not os.path.lexists(e[0]))]
+        if real:   # (a folder that could not be listed or given its permissions)
+            raise OSError(f"could not copy {real[0][0]}: {real[0][2]}") from None
 
 
 def claim(path: Path, claimed: Path) -> bool:

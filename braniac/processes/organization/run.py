@@ -23,6 +23,7 @@ from .gate import gate
 from .operations import Operation, Rejected, Relocation, parse, without_conflicts
 from .report import OrganizeReport
 from .rotation import finish_rotation, rotate
+from .writable import writable_only
 
 if TYPE_CHECKING:
     from ...infra.config import Config
@@ -68,6 +69,7 @@ def _organize(vault, config, model, report, dry_run, archive_days) -> OrganizeRe
     report.log_lines, report.malformed_log_lines = recent.lines, len(recent.malformed)
     plan = _propose(model, OrganizationRequest(vault, history, recent, archive_days))
     operations = without_conflicts(_checked(vault, plan, report))
+    operations = writable_only(vault, operations, lambda reason: _reject(vault, report, reason))
     report.operations = operations
     if dry_run:
         report.status = "dry-run"
