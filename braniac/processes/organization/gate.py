@@ -34,8 +34,6 @@ def gate(vault: VaultStore, history: Usage, operations: list[Operation], report:
             report.reason = "no probes to check moves and archives against; they wait for a run with usage data"
         return links_only
     before = _measure(vault, probes, vault)
-    for old in _staging_parent(vault).glob("staging*"):
-        remove_tree(old)   # a killed run's (this run holds the LTM lock: no other gate is running)
     staging = _staging(vault)
     try:
         apply(staging, operations, set())
@@ -68,6 +66,12 @@ def _no_worse(after: dict, before: dict) -> bool:
 
 def _staging_parent(vault: VaultStore) -> Path:
     return vault.state_dir / "organize"
+
+
+def clear_staging(vault: VaultStore) -> None:
+    """Remove the staging copies killed runs left (the caller holds the LTM lock: no gate runs)."""
+    for old in _staging_parent(vault).glob("staging*"):
+        remove_tree(old)
 
 
 def _staging(vault: VaultStore) -> VaultStore:

@@ -19,7 +19,7 @@ from ...vault.moves import finish, pending
 from ...vault.usage import read_usage
 from ..commits import WorkerCommits, commit_leftovers
 from .apply import apply, note_moves
-from .gate import gate
+from .gate import clear_staging, gate
 from .operations import Operation, Rejected, Relocation, parse, without_conflicts
 from .report import OrganizeReport
 from .rotation import finish_rotation, rotate
@@ -52,8 +52,9 @@ def _organize(vault, config, model, report, dry_run, archive_days) -> OrganizeRe
     written: set[Path] = set()
     autocommit = not dry_run and config.git_autocommit and git.is_repo(vault.root)
     commits = WorkerCommits(vault, WORKER)
-    if not dry_run:
-        remove_stale_temps(vault.ltm_root)   # a killed run's (we hold the LTM lock: no writer runs)
+    if not dry_run:   # what killed runs left (we hold the LTM lock: no writer runs)
+        remove_stale_temps(vault.ltm_root)
+        clear_staging(vault)
     leftovers = pending(vault)
     if leftovers and not dry_run:
         notice(f"finishing {len(leftovers)} moves of an interrupted organize run")
