@@ -17,13 +17,14 @@ from pathlib import Path
 
 import pytest
 
-from braniac import Vault
+from braniac import ScriptedModel, Vault
 from braniac.infra.config import load as load_config
 from braniac.model.offline import OfflineModel
 from braniac.processes.promotion import promote
 from braniac.vault import notes
 
 import forked
+from fake_llm import Raw, configure_vault
 from helpers import check_healthy, clean_env, scratch_dir
 from test_organize import build_scenario
 
@@ -434,3 +435,49 @@ def test_a_copy_that_fails_says_why_in_one_oserror(tmp_path, monkeypatch):
     with pytest.raises(OSError) as caught:
         fsio.copy_tree(source, tmp_path / "copy")
     assert type(caught.value) is OSError and caught.value.errno == errno.ENOSPC
+
+
+# ------------------------------------------------------------------------------ 16: deeply nested JSON from a model
+
+NESTED = Raw("[" * 100_000 + "]" * 100_000)          # past Python's recursion limit
+DEEP_OBJECT = Raw('{"queries": ' + "[" * 500 + '"x"' + "]" * 500 + "}")   # parses, then nests too deep
+
+
+@pytest.fixture
+def model_vault(tmp_path, fake_llm, net_guard, monkeypatch):
+    base_url, server = fake_llm
+    for name in [k for k in os.environ if k.startswith("BRANIAC_")]:
+        monkeypatch.delenv(name)
+    monkeypatch.setenv("FAKE_LLM_KEY", "test")
+    vault, _ = Vault.init(tmp_path / "vault")
+    configure_vault(vault.root, base_url, timeout=5)
+    vault.remember("My sister Alice lives in Bordeaux and teaches chemistry.")
+    return vault, server
+
+
+def test_deeply_nested_json_from_the_model_is_a_bad_reply_in_ask_and_the_prompt_is_kept(model_vault):
+    vault, server = model_vault
+    server.queries.extend([NESTED, DEEP_OBJECT])          # the reply, and the retry's
+    server.reflections.extend([NESTED, NESTED])
+    turn = vault.ask("Where does Alice live now?")
+    assert turn.answer
+    assert any("Where does Alice live now?" in (e.fields.get("User") or "") for e in vault.read_stm().events)
+
+
+def test_deeply_nested_json_from_the_model_falls_back_in_promote_and_organize(model_vault):
+    vault, server = model_vault
+    server.always = NESTED
+    report = vault.promote(force=True)
+    assert report.status == "done" and vault.read_stm().events == []
+    assert vault.organize().status in ("done", "gated")
+
+
+def test_a_turn_that_fails_with_any_error_still_keeps_the_prompt(vault):
+    class Broken(ScriptedModel):
+        def search_queries(self, wm):
+            raise RuntimeError("a bug of ours, or of a model object")
+
+    with pytest.raises(RuntimeError):
+        vault.ask("Remind me what the plumber said about the boiler.", model=Broken())
+    users = [e.fields.get("User") for e in vault.read_stm().events]
+    assert "Remind me what the plumber said about the boiler." in users
