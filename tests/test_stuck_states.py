@@ -481,3 +481,59 @@ def test_a_turn_that_fails_with_any_error_still_keeps_the_prompt(vault):
         vault.ask("Remind me what the plumber said about the boiler.", model=Broken())
     users = [e.fields.get("User") for e in vault.read_stm().events]
     assert "Remind me what the plumber said about the boiler." in users
+
+
+# ------------------------------------------------------------------------------ 17: a full disk in the chat, a huge line
+
+def test_a_full_disk_in_the_chats_reflection_is_a_notice_and_the_chat_goes_on(vault, monkeypatch):
+    import io
+    import threading
+
+    from braniac.app.repl import Chat
+    from braniac.vault.store import VaultStore
+
+    died = []
+    monkeypatch.setattr(threading, "excepthook", lambda args: died.append(args.exc_value))
+
+    def disk_full(self, *args, **kwargs):
+        raise OSError(errno.ENOSPC, os.strerror(errno.ENOSPC), str(self.stm_path))
+
+    monkeypatch.setattr(VaultStore, "append_event", disk_full)
+    out, err = io.StringIO(), io.StringIO()
+    chat = Chat(vault, out=out, err=err)
+    try:
+        assert chat.handle("The spare key is under the blue flowerpot.")
+        chat.ready_session().reflector.flush()
+        assert chat.handle("What colour is the flowerpot?")
+        chat.ready_session().reflector.flush()
+    finally:
+        chat.close()
+    assert died == [], died
+    assert "Traceback" not in err.getvalue()
+    assert "No space left on device" in err.getvalue() and "journaled" in err.getvalue()
+    assert len(out.getvalue().strip().splitlines()) >= 2          # both turns were answered
+    monkeypatch.undo()                                            # room on the disk again
+    Vault(vault.root).ask("Anything else?")                       # the next session replays the journal
+    said = [e.fields.get("User") for e in vault.read_stm().events]
+    assert "The spare key is under the blue flowerpot." in said and "What colour is the flowerpot?" in said
+
+
+HUGE_LINES = {"sentences": "Ana met Bob in Lisbon today. " * 14_000,     # ~400 KB, one line
+              "full stops": "A. " * 140_000,
+              "capitals": "Ab " * 140_000}
+
+
+@pytest.mark.parametrize("line", HUGE_LINES.values(), ids=HUGE_LINES.keys())
+def test_one_huge_line_in_short_term_memory_keeps_ask_and_promote_quick(vault, line):
+    vault.remember("Ana likes green tea in the morning.")
+    text = vault.stm_path.read_text(encoding="utf-8")
+    start = text.index("### 20")
+    vault.stm_path.write_text(text[:start] + f'### 2025-01-01T10:00:00Z\n**User:** "{line}"\n\n' + text[start:],
+                              encoding="utf-8")
+    for args in (["ask", "What did Ana do?"], ["promote", "--force"]):
+        started = time.monotonic()
+        result = forked.run(["--vault", str(vault.root), *args], env=clean_env(), timeout=30)
+        assert result.returncode == 0, result.stderr
+        assert time.monotonic() - started < 15, f"{args[0]} took {time.monotonic() - started:.0f} s"
+    archived = [p for p in (vault.root / EVENTS).rglob("2025-01-01T10-00-00Z.md")]
+    assert archived and line.strip() in archived[0].read_text(encoding="utf-8")   # kept whole

@@ -36,7 +36,9 @@ sometimes also though even still maybe actually especially probably recently
 """.split())
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
-_ENTITY = re.compile(r"\b([A-Z][\w'’-]*(?:\s+(?:of|de|van|von|the|and|&)?\s*[A-Z][\w'’-]*)*)")
+# a name is a few capitalized words ("Universidade de Lisboa"), not a run of thousands of them
+_ENTITY = re.compile(r"\b([A-Z][\w'’-]*(?:\s+(?:of|de|van|von|the|and|&)?\s*[A-Z][\w'’-]*){0,6})")
+MAX_NAME_CHARS = 80
 _DATE = re.compile(
     r"\b(\d{4}-\d{2}-\d{2}|\d{1,2}\s+(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?,?\s+\d{4}"
     r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}"
@@ -78,7 +80,19 @@ _SENTENCE_START_COMMON = STOP_WORDS | {"what", "when", "where", "who", "why", "h
 _CALENDAR = frozenset("""january february march april may june july august september october november december
 jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday
 today tomorrow yesterday""".split())
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*|[\"“(]\s*)$")
+
+
+def _opens_sentence(text: str, start: int) -> bool:
+    """Whether `text[start]` begins a sentence: at the very start, after a line break, after
+    .!?:; and a space, or after an opening quote or parenthesis. It looks back only over the
+    spaces before `start`, so going through all of a long text stays linear."""
+    gap = start
+    while gap > 0 and text[gap - 1].isspace():
+        gap -= 1
+    spaces = text[gap:start]
+    if gap == 0:
+        return start == 0 or "\n" in spaces
+    return "\n" in spaces or (text[gap - 1] in ".!?:;" and bool(spaces)) or text[gap - 1] in "\"“("
 
 
 def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[str]:
@@ -88,7 +102,7 @@ def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[
     for match in _ENTITY.finditer(text):
         name = match.group(1).strip(" '’-")
         parts = name.split()
-        at_start = bool(_SENTENCE_START.search(text[: match.start()]))
+        at_start = _opens_sentence(text, match.start())
         while parts and (parts[0].lower() in _SENTENCE_START_COMMON or parts[0].lower() in _CALENDAR):
             parts = parts[1:]
             at_start = False
@@ -98,7 +112,7 @@ def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[
         name = re.sub(r"['’]s$", "", " ".join(parts))  # "Gina's store" is about Gina
         if at_start and len(parts) == 1 and name not in known:
             continue
-        if len(name) >= 2 and name.lower() not in STOP_WORDS:
+        if 2 <= len(name) <= MAX_NAME_CHARS and name.lower() not in STOP_WORDS:
             found.setdefault(name, None)
     return list(found)
 

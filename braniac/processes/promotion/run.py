@@ -16,7 +16,7 @@ from ...vault.claims import event_path
 from ...vault.folders import folders_up, refresh_indexes
 from ...vault.layout import FOLDER_INDEX
 from . import bookkeeping
-from .drafts import make_drafts
+from .drafts import event_record, make_drafts
 from .places import note_path, target, uuid_paths
 from .report import PromotionReport
 from .short_term import new_summary, reset_structured, set_summary, structured_items
@@ -55,7 +55,7 @@ def _promote(vault, model, config, report, *, force, dry_run) -> PromotionReport
     with locked(vault.lock_path("stm"), what="short-term memory"):
         doc = vault.read_stm()
     archived = archive_names(vault, doc.events)   # ids as archived and cited: unique in the vault
-    events = [EventRecord(e.id, e.fields) for e in archived]
+    events = [event_record(e) for e in archived]
     if not events:
         report.status, report.reason = "nothing", "short-term memory has no events to promote"
         report.commit = bookkeeping.commit_leftovers(vault, config)
@@ -139,7 +139,7 @@ def _finish_short_term(vault: "VaultStore", model: "MemoryModel", promoted: list
 
     def finalize(text: str) -> str:
         current = stm.parse(text)
-        remaining = [EventRecord(e.id, e.fields) for e in current.events if stm.event_key(e) not in gone]
+        remaining = [event_record(e) for e in current.events if stm.event_key(e) not in gone]
         summary = new_summary(model, events, remaining, open_items)
         current.remove_exact(promoted)
         reset_structured(current)
