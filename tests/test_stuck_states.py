@@ -537,3 +537,67 @@ def test_one_huge_line_in_short_term_memory_keeps_ask_and_promote_quick(vault, l
         assert time.monotonic() - started < 15, f"{args[0]} took {time.monotonic() - started:.0f} s"
     archived = [p for p in (vault.root / EVENTS).rglob("2025-01-01T10-00-00Z.md")]
     assert archived and line.strip() in archived[0].read_text(encoding="utf-8")   # kept whole
+
+
+# ------------------------------------------------------------------------------ 19: init and the search index on a full disk
+
+def template_files(root: Path) -> list[Path]:
+    return sorted(p for p in root.rglob("*") if p.is_file() and ".git" not in p.parts and ".braniac" not in p.parts)
+
+
+def test_init_on_a_full_disk_leaves_no_empty_file_and_init_force_completes_it(tmp_path):
+    root = tmp_path / "v"
+    code = ("import errno, os, sys\n" + DISK_FULL +
+            "real_link = os.link\n"
+            "def link(src, dst, *a, **k):\n"
+            "    if str(dst).endswith('short_term.md'):\n"
+            "        disk_full([dst])\n"          # the disk fills up while init creates its files
+            "    return real_link(src, dst, *a, **k)\n"
+            "os.link = link\n"
+            "from braniac.app.cli import main\n"
+            f"sys.argv = ['braniac', 'init', {str(root)!r}]\n"
+            "main()\n")
+    proc = forked.start(code=code, env=clean_env(), stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+    _, err = proc.communicate(timeout=60)
+    assert proc.returncode == 2 and "Traceback" not in err, err
+    assert err.strip().splitlines()[-1].startswith("braniac: No space left on device")
+    assert not (root / "memory" / "short_term.md").exists()        # whole or not at all
+    assert [p.name for p in template_files(root) if p.name.endswith(".braniac-tmp")] == []
+    result = cli(root, "init", "--force", str(root))
+    assert result.returncode == 0, result.stderr
+    vault = Vault(root)
+    assert vault.read_stm().missing_sections() == []
+    check_healthy(vault)
+
+
+def test_init_force_completes_the_empty_files_an_earlier_init_left(tmp_path):
+    vault, _ = Vault.init(tmp_path / "v")
+    index = vault.ltm_root / "concrete" / "_index.md"
+    for path in (vault.stm_path, index):
+        path.write_bytes(b"")
+    kept = vault.identity_path.read_text(encoding="utf-8") + "A line of the person's own.\n"
+    vault.identity_path.write_text(kept, encoding="utf-8")
+    _, created = Vault.init(vault.root, force=True)
+    assert sorted(created) == sorted([vault.stm_path, index])
+    assert vault.read_stm().missing_sections() == [] and notes.read(index).uuid
+    assert vault.identity_path.read_text(encoding="utf-8") == kept
+    check_healthy(vault)
+
+
+def index_files(vault: Vault) -> dict[str, int]:
+    folder = vault.state_dir / "index"
+    return {p.name: p.stat().st_size for p in folder.iterdir()}
+
+
+def test_a_full_disk_while_the_search_index_is_written_is_said_as_such_and_changes_nothing(vault):
+    assert cli(vault.root, "search", "anything").returncode == 0          # the index is built
+    before = index_files(vault)
+    (vault.ltm_root / "concrete" / "kayak.md").write_text(
+        notes.Note.new(title="Kayak", body="The red kayak is in the garage.\n").render(), encoding="utf-8")
+    result = disk_full_at(vault.root, "braniac.search.segments:commit", ["search", "kayak"])
+    assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+    assert "No space left on device" in result.stderr
+    assert "damaged" not in result.stderr and "rebuilding" not in result.stderr
+    assert index_files(vault) == before
+    found = cli(vault.root, "search", "kayak")                              # room again: it catches up
+    assert found.returncode == 0 and "kayak.md" in found.stdout
