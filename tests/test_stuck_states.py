@@ -20,6 +20,7 @@ import pytest
 from braniac import ScriptedModel, Vault
 from braniac.infra.config import load as load_config
 from braniac.model.offline import OfflineModel
+from braniac.model.organization_types import OrganizationPlan
 from braniac.processes.promotion import promote
 from braniac.vault import notes
 
@@ -258,6 +259,21 @@ def test_a_promotion_that_brings_an_archived_note_back_commits_the_archive_copys
     assert tomas.exists() and not archived.exists() and report.commit
     assert uncommitted(vault.root) == []
     assert vault.relative(tomas) in git(vault.root, "ls-files").splitlines()
+
+
+def test_what_a_worker_logs_as_refused_is_in_its_commit_too(tmp_path):
+    """logs/promotion.log and logs/organize.log are braniac's changes like any other: never
+    left for the person's own `git commit` to sweep in."""
+    from braniac.model.types import Candidate
+    vault, _ = Vault.init(tmp_path / "v", use_git=True)
+    event = vault.remember("My friend Tomas lives in Lisbon with his two cats.")
+    model = ScriptedModel().enqueue("analyze", [Candidate("concrete", ["../../outside"], "Tomas", [event.id])])
+    report = vault.promote(force=True, model=model)
+    assert report.rejected and (vault.logs_dir / "promotion.log").exists()
+    assert uncommitted(vault.root) == []
+    plan = ScriptedModel().enqueue("propose_organization", OrganizationPlan([{"op": "delete", "path": "x.md"}]))
+    assert vault.organize(model=plan).rejected
+    assert uncommitted(vault.root) == []
 
 
 # ------------------------------------------------------------------------------ 11: git's index.lock

@@ -19,7 +19,7 @@ from typing import Iterable, Iterator
 
 from ..infra import git
 from ..infra.errors import BraniacError
-from ..infra.fsio import announcing, append_bytes
+from ..infra.fsio import TEMP_SUFFIX, announcing, append_bytes
 from ..infra.notices import notice
 from ..vault.store import VaultStore
 
@@ -66,8 +66,8 @@ class WorkerCommits:
             rel = full.relative_to(self.vault.root).as_posix()
         except ValueError:
             return
-        if rel in self._noted or rel.split("/", 1)[0] in (".braniac", ".git"):
-            return
+        if rel in self._noted or rel.split("/", 1)[0] in (".braniac", ".git") or TEMP_SUFFIX in rel:
+            return   # derived state, git's own, or a temp name that is never committed
         self.pending.parent.mkdir(parents=True, exist_ok=True)
         append_bytes(self.pending, (rel + "\n").encode("utf-8"), durable=True)
         self._noted.add(rel)

@@ -55,30 +55,31 @@ def _organize(vault, config, model, report, dry_run, archive_days) -> OrganizeRe
     if not dry_run:   # what killed runs left (we hold the LTM lock: no writer runs)
         remove_stale_temps(vault.ltm_root)
         clear_staging(vault)
-    leftovers = pending(vault)
-    if leftovers and not dry_run:
-        notice(f"finishing {len(leftovers)} moves of an interrupted organize run")
-        with commits.recording() if autocommit else contextlib.nullcontext():
+    recording = commits.recording if autocommit else contextlib.nullcontext
+    with recording():   # what a killed run left half done
+        leftovers = pending(vault)
+        if leftovers and not dry_run:
+            notice(f"finishing {len(leftovers)} moves of an interrupted organize run")
             note_moves(vault, leftovers)   # (perhaps again: noting a move twice changes nothing)
             finish(vault, leftovers, written)
+        finish_rotation(vault)
     if autocommit:   # what killed runs changed, committed before anything new
         report.commit = commit_leftovers(vault, also=written, worker=WORKER)
         written = set()
-    finish_rotation(vault)
-    history = read_usage(vault.logs_dir)
-    recent = read_usage(vault.logs_dir, only_current=True)
-    report.log_lines, report.malformed_log_lines = recent.lines, len(recent.malformed)
-    plan = _propose(model, OrganizationRequest(vault, history, recent, archive_days))
-    operations = without_conflicts(_checked(vault, plan, report))
-    operations = writable_only(vault, operations, lambda reason: _reject(vault, report, reason))
-    report.operations = operations
-    if dry_run:
-        report.status = "dry-run"
-        return report
-    if any(isinstance(op, Relocation) for op in operations):
-        operations = gate(vault, history, operations, report)
+    with recording():
+        history = read_usage(vault.logs_dir)
+        recent = read_usage(vault.logs_dir, only_current=True)
+        report.log_lines, report.malformed_log_lines = recent.lines, len(recent.malformed)
+        plan = _propose(model, OrganizationRequest(vault, history, recent, archive_days))
+        operations = without_conflicts(_checked(vault, plan, report))
+        operations = writable_only(vault, operations, lambda reason: _reject(vault, report, reason))
         report.operations = operations
-    with commits.recording() if autocommit else contextlib.nullcontext():
+        if dry_run:
+            report.status = "dry-run"
+            return report
+        if any(isinstance(op, Relocation) for op in operations):
+            operations = gate(vault, history, operations, report)
+            report.operations = operations
         if operations:
             apply(vault, operations, written)
         if rotate(vault):

@@ -81,4 +81,5 @@ def commit_promotion(vault: "VaultStore", written: set[Path], report: PromotionR
                + f"Claims: {report.claims['added']} added, {report.claims['strengthened']} strengthened, "
                  f"{report.claims['superseded']} superseded\n"
                + f"Events: {report.events[-1]} … {report.events[0]}\n")
-    return WorkerCommits(vault, WORKER).commit(written, message)
+    # with what it refused (logged while the model thought, before anything was recorded)
+    return WorkerCommits(vault, WORKER).commit(written | {vault.logs_dir / "promotion.log"}, message)
