@@ -419,7 +419,7 @@ def test_organize_copies_the_search_index_under_its_lock(tmp_path):
 
 def test_a_file_that_goes_away_while_a_folder_is_copied_is_left_out(tmp_path):
     """A writer's temp file renamed into place, a note a person deleted: not an error."""
-    from braniac.infra import fsio
+    from braniac.infra import fsio_folders as fsio
     source = tmp_path / "src"
     source.mkdir()
     for name in ("a.md", "b.md", "c.md"):
@@ -439,7 +439,7 @@ def test_a_file_that_goes_away_while_a_folder_is_copied_is_left_out(tmp_path):
 
 
 def test_a_copy_that_fails_says_why_in_one_oserror(tmp_path, monkeypatch):
-    from braniac.infra import fsio
+    from braniac.infra import fsio_folders as fsio
     source = tmp_path / "src"
     source.mkdir()
     (source / "a.md").write_text("a", encoding="utf-8")

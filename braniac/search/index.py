@@ -22,7 +22,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from ..infra.errors import BraniacError, IndexError_
-from ..infra.fsio import locked, swap_directory
+from ..infra.fsio import locked
+from ..infra.fsio_folders import swap_directory
 from ..infra.notices import notice
 from ..vault.layout import READ_COUNTS, SEARCH_INDEX_DIR
 from ..vault.reads import read_counts

@@ -10,7 +10,8 @@ from typing import TYPE_CHECKING, Iterable
 
 from . import folder_index, notes
 from ..infra.errors import NoteError
-from ..infra.fsio import TEMP_SUFFIX, atomic_write, publish_directory, remove_tree
+from ..infra.fsio import TEMP_SUFFIX, atomic_write
+from ..infra.fsio_folders import publish_directory, remove_tree
 from .claims import parse_fact, stable_uuid
 from .folder_index import Entry, IndexFile
 from .layout import FOLDER_INDEX

@@ -21,7 +21,8 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from . import folder_index, notes
 from ..infra.errors import NoteError
-from ..infra.fsio import atomic_write, read_text, remove_directory, remove_file
+from ..infra.fsio import atomic_write, read_text, remove_file
+from ..infra.fsio_folders import remove_directory
 from .folders import publish_folders, refresh_indexes
 from .layout import FOLDER_INDEX
 from .links import find_links, relative_target

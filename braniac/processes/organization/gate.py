@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...infra.errors import LockBusy
-from ...infra.fsio import copy_tree, locked, remove_tree
+from ...infra.fsio import locked
+from ...infra.fsio_folders import copy_tree, remove_tree
 from ...search.index import SearchIndex
 from ...vault.layout import LOGS, MEMORY_ROOTS, SEARCH_INDEX_DIR, STATE_DIR
 from ...vault.store import VaultStore

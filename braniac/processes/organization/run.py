@@ -9,7 +9,8 @@ from typing import TYPE_CHECKING
 
 from ...infra import clock, git
 from ...infra.errors import BraniacError, LockBusy
-from ...infra.fsio import append_line, locked, remove_stale_temps
+from ...infra.fsio import append_line, locked
+from ...infra.fsio_folders import remove_stale_temps
 from ...infra.notices import notice
 from ...model import MemoryModel
 from ...model.offline import OfflineModel

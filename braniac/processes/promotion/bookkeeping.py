@@ -8,7 +8,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ContextManager
 
 from ...infra import clock, git
-from ...infra.fsio import remove_stale_temps, write_derived
+from ...infra.fsio import write_derived
+from ...infra.fsio_folders import remove_stale_temps
 from .. import commits
 from ..commits import WorkerCommits
 from .report import PromotionReport
