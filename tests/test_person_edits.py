@@ -313,11 +313,14 @@ def test_edits_to_short_term_memory_during_a_promotion_are_kept(vault):
 
     # the next promotion records what the person changed, and only then takes it out
     report = promote_at(vault, 2)
-    assert report.events == [lisbon]
+    # the corrected event is another event of that id: archived under the next free id (§6)
+    assert len(report.events) == 1 and report.events[0].startswith(lisbon.rstrip("Z"))
+    corrected = report.events[0]
+    assert corrected != lisbon
     doc = vault.read_stm()
     assert doc.events == [] and doc.items(stm.FACTS) == [] and doc.items(stm.TASKS) == []
-    archived = archive_of(vault, lisbon).read_text(encoding="utf-8")
-    assert LISBON in archived and CORRECTED in archived        # both versions, nothing lost
+    assert LISBON in archive_of(vault, lisbon).read_text(encoding="utf-8")      # both versions,
+    assert CORRECTED in archive_of(vault, corrected).read_text(encoding="utf-8")  # nothing lost
     digest = (archive_of(vault, lisbon).parent / "digest.md").read_text(encoding="utf-8")
     assert "task done: call the dentist on Friday" in digest
     assert PERSON_FACT[2:] in digest
