@@ -111,10 +111,10 @@ def document(root: Path, rel: str, data: bytes | None, digest: str) -> tuple[dic
     title = (note.title if note else "") or Path(rel).stem
     if kind == "stm":
         title = "Short-term memory"
-    elif kind == "index" and not meta.get("title"):
+    elif kind == "index" and not (note and note.text("title")):
         title = f"{Path(rel).parent.name} (index)"
     tags = note.tags if note else []
-    uuid = str(meta.get("uuid") or "")
+    uuid = note.uuid if note else ""
     parts = rel.split("/")
     depth = max(len(parts) - 3, 0) if parts[:2] == _LONG_TERM_PARTS else 0
     record.update({"u": uuid, "out": _links_out(root, path, body)})

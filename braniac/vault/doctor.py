@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from . import folder_index, notes
 from ..infra.errors import NoteError, STMError
-from ..infra.fsio import inside, stale_temp_files
-from .layout import FOLDER_INDEX, is_memory_name
+from ..infra.fsio import inside, is_regular_file, is_symlink_loop, stale_temp_files
+from .layout import FOLDER_INDEX, is_event_id, is_memory_name, printable_id
 from .links import find_links
 from .moves import pending
 
@@ -102,9 +102,12 @@ def _walk_all(vault: "VaultStore", add) -> list[Path]:
             if name.startswith("."):
                 continue
             if path.is_symlink() and not inside(vault.root, path):
-                add(path, "symlink leaves the vault; braniac does not follow it")
+                add(path, "symlink loop; braniac cannot read it" if is_symlink_loop(path)
+                    else "symlink leaves the vault; braniac does not follow it")
                 continue
-            if name.endswith(".md"):
+            if name.endswith(".md") and path != vault.stm_path and not is_regular_file(path):
+                add(path, "not a regular file (a FIFO, socket or device); braniac never reads it")
+            elif name.endswith(".md"):
                 found.append(path)
             elif path.is_relative_to(vault.root / "memory"):
                 add(path, "not a Markdown file; braniac ignores it", "warning")
@@ -123,7 +126,11 @@ def _check_stm(vault: "VaultStore", add) -> None:
         add(vault.stm_path, f"section '{name}' is missing (vault-format.md §5)")
     seen = set()
     for event in doc.events:
-        if event.id in seen:
+        if not is_event_id(event.id):
+            add(vault.stm_path, f"event heading '### {printable_id(event.id)}' is not an event id; promotion leaves "
+                                "this event in short-term memory until it has a UTC timestamp heading "
+                                "(### 2025-03-06T09:00:00Z)")
+        elif event.id in seen:
             add(vault.stm_path, f"event id {event.id} appears twice")
         seen.add(event.id)
 

@@ -80,7 +80,7 @@ def describe(path: Path) -> tuple[str, str | None, str]:
         index = IndexFile(note=note, path=target, sections=folder_index.split_sections(note.body))
         summary = " ".join(index.summary.split())
         return path.name + "/", note.uuid or None, summary[:140]
-    description = note.meta.get("description") or ""
+    description = note.text("description")
     if not description:  # a braniac note is best described by its first claim
         for line in note.body.splitlines():
             fact = parse_fact(line)

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from ...model.types import NoteDraft
 from ...search.index import SearchIndex
 from ...vault.claims import stable_uuid
+from ...vault.layout import LONG_TERM
 from ...vault.notes import slugify
 
 if TYPE_CHECKING:
@@ -15,9 +16,10 @@ if TYPE_CHECKING:
 
 
 def note_path(vault: "VaultStore", draft: NoteDraft) -> Path:
-    """The draft's place in the hierarchy: <tier>/<folder…>/<slug of the title>.md."""
-    return vault.ltm_root / draft.kind / Path(*draft.folder) / f"{slugify(draft.title)}.md" if draft.folder else \
-        vault.ltm_root / draft.kind / f"{slugify(draft.title)}.md"
+    """The draft's place in the hierarchy: <tier>/<folder…>/<slug of the title>.md, confined to
+    that tier (UnsafePath if a folder on the way is a symlink leading out of it)."""
+    rel = Path(LONG_TERM, draft.kind, *draft.folder, f"{slugify(draft.title)}.md")
+    return vault.confined(rel, within=vault.ltm_root / draft.kind)
 
 
 def draft_uuid(draft: NoteDraft) -> str:

@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING
 from ...infra import clock, git
 from ...infra.errors import LockBusy
 from ...infra.fsio import locked, update_text
+from ...infra.notices import notice
 from ...model.types import EventRecord, NoteDraft
 from ...search.index import update_after_write
 from ...vault import stm
 from ...vault.claims import event_path
 from ...vault.folders import folders_up, refresh_indexes
-from ...vault.layout import FOLDER_INDEX
+from ...vault.layout import FOLDER_INDEX, is_event_id, printable_id
 from . import bookkeeping
 from .drafts import make_drafts
 from .places import note_path, target, uuid_paths
@@ -40,21 +41,20 @@ def promote(vault: "VaultStore", model: "MemoryModel", config: "Config", *, forc
 
 
 def idle_for(vault: "VaultStore") -> timedelta | None:
-    """How long since the newest event in short-term memory (None when the log is empty)."""
-    events = vault.read_stm().events
-    if not events:
-        return None
-    try:
-        newest = max(clock.parse_iso(e.id) for e in events)
-    except ValueError:
-        return None
-    return clock.now() - newest
+    """How long since the newest event in short-term memory (None when it has none to promote)."""
+    stamps = []
+    for event in promotable(vault.read_stm(), quiet=True):   # a heading that is no id has no time
+        try:
+            stamps.append(clock.parse_iso(event.id))
+        except ValueError:
+            continue   # an id-shaped heading that is no real time (2025-13-45T…)
+    return clock.now() - max(stamps) if stamps else None
 
 
 def _promote(vault, model, config, report, *, force, dry_run) -> PromotionReport:
     with locked(vault.lock_path("stm"), what="short-term memory"):
         doc = vault.read_stm()
-    events = [EventRecord(e.id, e.fields) for e in doc.events]
+    events = [EventRecord(e.id, e.fields) for e in promotable(doc)]
     if not events:
         report.status, report.reason = "nothing", "short-term memory has no events to promote"
         report.commit = bookkeeping.commit_leftovers(vault, config)
@@ -94,6 +94,19 @@ def _promote(vault, model, config, report, *, force, dry_run) -> PromotionReport
     return report
 
 
+def promotable(doc: stm.ShortTermMemory, *, quiet: bool = False) -> list[stm.Event]:
+    """The events promotion may take: those whose heading is an event id. Any other `### `
+    heading (a title a person typed, or a path such as `../..`) names no place in the archive:
+    that event stays in short-term memory, untouched, and the person is told how to fix it."""
+    valid = [e for e in doc.events if is_event_id(e.id)]
+    if not quiet:
+        for event in doc.events:
+            if not is_event_id(event.id):
+                notice(f"short-term memory: the event '### {printable_id(event.id)}' stays there: its heading is not "
+                       f"an event id; give it a UTC timestamp heading (### 2025-03-06T09:00:00Z) to promote it")
+    return valid
+
+
 def _planned(vault: "VaultStore", draft: NoteDraft) -> dict:
     """A dry run's line for one draft: where its note would be written."""
     path = note_path(vault, draft)
@@ -114,7 +127,7 @@ def _targets(vault: "VaultStore", events: list[EventRecord], drafts: list[NoteDr
 def _write_long_term(vault: "VaultStore", doc: stm.ShortTermMemory, events: list[EventRecord], drafts: list[NoteDraft],
                      by_uuid: dict[str, Path], done_items: list[str], report: PromotionReport) -> set[Path]:
     written: set[Path] = set()
-    for event in doc.events:
+    for event in promotable(doc, quiet=True):
         archive_event(vault, event, written)
     for draft in drafts:
         write_note(vault, draft, drafts, by_uuid, report, written)

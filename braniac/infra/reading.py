@@ -1,0 +1,161 @@
+"""Reading vault files safely, and keeping paths inside the vault (re-exported by `fsio`).
+
+Every read of a memory file goes through `read_bytes`/`read_text`: never through a symlink
+that leaves the vault, never from a FIFO, socket or device (opening one would block for ever),
+never past a size limit. Every path braniac derives from file content or a model's reply goes
+through `confine` (`VaultStore.confined`) before anything is read or written there.
+"""
+from __future__ import annotations
+
+import errno
+import os
+import stat
+from pathlib import Path
+
+from .errors import NoteError, UnsafePath
+
+MAX_TEXT_BYTES = 5 * 1024 * 1024  # a Markdown memory file larger than this is refused
+
+
+def read_bytes(path: Path, *, limit: int = MAX_TEXT_BYTES, root: Path | None = None) -> bytes:
+    """The bytes of a vault file, read safely: never through a symlink that leaves the vault
+    (`root`, else the vault the path is in), never from a FIFO, socket or device (opening one
+    for reading would block for ever), never more than `limit` bytes. Refusals are NoteErrors
+    naming the file."""
+    path = Path(path)
+    real = _confined_for_reading(path, root)
+    try:
+        # O_NONBLOCK: a FIFO opens at once instead of waiting for a writer; O_NOFOLLOW: the
+        # checked real path cannot have been swapped for a symlink meanwhile
+        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+    except FileNotFoundError:
+        raise NoteError(f"{path}: file not found") from None
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise UnsafePath(f"{path}: symlink loop; braniac will not follow it") from None
+        raise
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise NoteError(f"{path}: not a regular file ({_kind(info.st_mode)}); braniac reads only plain files")
+        if info.st_size > limit:
+            raise NoteError(f"{path}: too large ({info.st_size / 1048576:.1f} MB; "
+                            f"the limit is {limit / 1048576:.0f} MB)")
+        chunks, size = [], 0
+        while size <= limit:   # the file may grow while it is read: never past the limit
+            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
+            if not chunk:
+                break
+            chunks.append(chunk)
+            size += len(chunk)
+        if size > limit:
+            raise NoteError(f"{path}: too large (grew past the limit of {limit / 1048576:.0f} MB while read)")
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+def read_text(path: Path, *, limit: int = MAX_TEXT_BYTES, root: Path | None = None) -> str:
+    """Read a Markdown/text file (through `read_bytes`), refusing what a memory file cannot be:
+    huge, binary, not UTF-8, not a regular file, or behind a symlink that leaves the vault."""
+    data = read_bytes(path, limit=limit, root=root)
+    if b"\x00" in data:
+        raise NoteError(f"{path}: binary file (contains NUL bytes), not a Markdown note")
+    try:
+        return data.decode("utf-8")
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise NoteError(f"{path}:{line}: not valid UTF-8 (byte 0x{data[exc.start]:02x})") from None
+
+
+def _confined_for_reading(path: Path, root: Path | None) -> str:
+    """The real path to open: `path` itself, or where its symlinks lead if that stays inside the
+    vault. Without a `root`, the vault is the nearest folder above `path` that is one (a file
+    outside any vault, such as a packaged prompt, is read as it is)."""
+    absolute = os.path.abspath(path)
+    real = os.path.realpath(absolute)
+    if real == absolute:
+        return absolute    # no symlink on the way: the common case costs one realpath
+    if root is None:
+        root = vault_root_of(absolute)
+    if root is not None and not inside(root, real):
+        raise UnsafePath(f"{path}: leaves the vault (a symlink to {real}); braniac will not follow it")
+    return real
+
+
+def vault_root_of(path: str | Path) -> Path | None:
+    """The nearest folder at or above `path` that is a braniac vault (has system/ and memory/)."""
+    folder = os.path.dirname(os.path.abspath(path))
+    while True:
+        if os.path.isdir(os.path.join(folder, "system")) and os.path.isdir(os.path.join(folder, "memory")):
+            return Path(folder)
+        parent = os.path.dirname(folder)
+        if parent == folder:
+            return None
+        folder = parent
+
+
+def _kind(mode: int) -> str:
+    for test, name in ((stat.S_ISDIR, "a folder"), (stat.S_ISFIFO, "a FIFO"), (stat.S_ISSOCK, "a socket"),
+                       (stat.S_ISCHR, "a character device"), (stat.S_ISBLK, "a block device")):
+        if test(mode):
+            return name
+    return "not a plain file"
+
+
+def is_regular_file(path: Path) -> bool:
+    """Whether `path` (followed if it is a symlink) is a plain file: what a walk may read. A
+    FIFO, socket or device named `*.md`, or a symlink loop, is not."""
+    try:
+        return stat.S_ISREG(os.stat(path).st_mode)
+    except OSError:
+        return False
+
+
+def real_path(path: Path) -> Path:
+    """`path` with every symlink resolved; a symlink loop is left as it is (never an error)."""
+    return Path(os.path.realpath(path))
+
+
+def inside(root: Path, path: Path) -> bool:
+    """True when `path`, with every symlink resolved, stays inside `root` (a symlink loop on
+    the way leads nowhere, so not)."""
+    try:
+        real = os.path.realpath(path)
+        top = os.path.realpath(root)
+        return os.path.commonpath([real, top]) == top and not is_symlink_loop(real)
+    except (OSError, ValueError):
+        return False
+
+
+def is_symlink_loop(path: str | Path) -> bool:
+    """Whether resolving `path` runs into a symlink loop (realpath stops at the looping link)."""
+    probe = os.path.realpath(path)
+    while not os.path.lexists(probe):
+        parent = os.path.dirname(probe)
+        if parent == probe:
+            return False
+        probe = parent
+    return os.path.islink(probe)
+
+
+def ensure_inside(root: Path, path: Path) -> Path:
+    if not inside(root, path):
+        raise UnsafePath(f"{path}: leaves the vault (symlink or path outside {root}); braniac will not follow it")
+    return Path(path)
+
+
+def confine(root: Path, path: str | Path, *, within: Path | None = None) -> Path:
+    """`path` (relative to `root`, or absolute) as a normalized path, if it stays inside
+    `within` (default: `root`) both as written (no `..` or absolute path leading out) and with
+    every symlink resolved; else UnsafePath. Every path braniac derives from file content or a
+    model's reply (event ids, titles, folders, move targets) goes through here before use."""
+    limit = os.path.normpath(within if within is not None else root)
+    text = os.fspath(path)
+    if "\x00" in text or not text:
+        raise UnsafePath(f"{text!r}: not a usable path")
+    normal = os.path.normpath(os.path.join(root, text))
+    if os.path.commonpath([normal, limit]) != limit or not inside(limit, normal):
+        where = os.path.relpath(limit, root) if limit != os.path.normpath(root) else "the vault"
+        raise UnsafePath(f"{text}: leaves {where} (a path or symlink outside it); braniac will not use it")
+    return Path(normal)
