@@ -31,7 +31,7 @@ from .errors import LockBusy
 # the read side (every read of a vault file, and keeping paths inside the vault), re-exported
 # so that every caller finds reads and writes in one place
 from .reading import (MAX_TEXT_BYTES, confine, ensure_inside, inside, is_regular_file, is_symlink_loop,  # noqa: F401
-                      read_bytes, read_text, real_path, vault_root_of)
+                      open_regular, read_bytes, read_text, real_path, vault_root_of)
 
 TEMP_SUFFIX = ".braniac-tmp"
 

@@ -1,6 +1,6 @@
 """Reading vault files safely, and keeping paths inside the vault (re-exported by `fsio`).
 
-Every read of a memory file goes through `read_bytes`/`read_text`: never through a symlink
+Every read of a vault file goes through `open_regular` (`read_bytes`, `read_text`): never through a symlink
 that leaves the vault, never from a FIFO, socket or device (opening one would block for ever),
 never past a size limit. Every path braniac derives from file content or a model's reply goes
 through `confine` (`VaultStore.confined`) before anything is read or written there.
@@ -11,48 +11,55 @@ import errno
 import os
 import stat
 from pathlib import Path
+from typing import BinaryIO
 
 from .errors import NoteError, UnsafePath
 
 MAX_TEXT_BYTES = 5 * 1024 * 1024  # a Markdown memory file larger than this is refused
 
 
-def read_bytes(path: Path, *, limit: int = MAX_TEXT_BYTES, root: Path | None = None) -> bytes:
-    """The bytes of a vault file, read safely: never through a symlink that leaves the vault
-    (`root`, else the vault the path is in), never from a FIFO, socket or device (opening one
-    for reading would block for ever), never more than `limit` bytes. Refusals are NoteErrors
-    naming the file."""
+def open_regular(path: Path, *, root: Path | None = None) -> BinaryIO:
+    """`path` opened for reading in binary, if it is a regular file braniac may read: never
+    through a symlink that leaves the vault (`root`, else the vault the path is in), never a
+    FIFO, socket or device (opening one for reading would block for ever). Refusals are
+    NoteErrors naming the file; a missing file is FileNotFoundError."""
     path = Path(path)
     real = _confined_for_reading(path, root)
     try:
         # O_NONBLOCK: a FIFO opens at once instead of waiting for a writer; O_NOFOLLOW: the
         # checked real path cannot have been swapped for a symlink meanwhile
         fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
-    except FileNotFoundError:
-        raise NoteError(f"{path}: file not found") from None
     except OSError as exc:
         if exc.errno == errno.ELOOP:
             raise UnsafePath(f"{path}: symlink loop; braniac will not follow it") from None
         raise
     try:
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            raise NoteError(f"{path}: not a regular file ({_kind(info.st_mode)}); braniac reads only plain files")
-        if info.st_size > limit:
-            raise NoteError(f"{path}: too large ({info.st_size / 1048576:.1f} MB; "
-                            f"the limit is {limit / 1048576:.0f} MB)")
-        chunks, size = [], 0
-        while size <= limit:   # the file may grow while it is read: never past the limit
-            chunk = os.read(fd, min(1 << 20, limit + 1 - size))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            size += len(chunk)
-        if size > limit:
-            raise NoteError(f"{path}: too large (grew past the limit of {limit / 1048576:.0f} MB while read)")
-        return b"".join(chunks)
-    finally:
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
+            raise NoteError(f"{path}: not a regular file ({_kind(mode)}); braniac reads only plain files")
+        return os.fdopen(fd, "rb")
+    except BaseException:
         os.close(fd)
+        raise
+
+
+def read_bytes(path: Path, *, limit: int | None = MAX_TEXT_BYTES, root: Path | None = None) -> bytes:
+    """The bytes of a vault file, through `open_regular`, never more than `limit` bytes
+    (None: a log, read whole)."""
+    try:
+        handle = open_regular(path, root=root)
+    except FileNotFoundError:
+        raise NoteError(f"{path}: file not found") from None
+    with handle:
+        if limit is None:
+            return handle.read()
+        size = os.fstat(handle.fileno()).st_size
+        if size > limit:
+            raise NoteError(f"{path}: too large ({size / 1048576:.1f} MB; the limit is {limit / 1048576:.0f} MB)")
+        data = handle.read(limit + 1)   # the file may grow while it is read: never past the limit
+        if len(data) > limit:
+            raise NoteError(f"{path}: too large (grew past the limit of {limit / 1048576:.0f} MB while read)")
+        return data
 
 
 def read_text(path: Path, *, limit: int = MAX_TEXT_BYTES, root: Path | None = None) -> str:
