@@ -23,16 +23,29 @@ def open_regular(path: Path, *, root: Path | None = None) -> BinaryIO:
     through a symlink that leaves the vault (`root`, else the vault the path is in), never a
     FIFO, socket or device (opening one for reading would block for ever). Refusals are
     NoteErrors naming the file; a missing file is FileNotFoundError."""
-    path = Path(path)
-    real = _confined_for_reading(path, root)
+    absolute = os.path.abspath(path)
     try:
-        # O_NONBLOCK: a FIFO opens at once instead of waiting for a writer; O_NOFOLLOW: the
-        # checked real path cannot have been swapped for a symlink meanwhile
-        fd = os.open(real, os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0))
+        # the common case, a plain file: opened without following a last symlink, then where
+        # it really is asked of the open file itself (no race with a swap on the way)
+        fd = os.open(absolute, _FLAGS)
     except OSError as exc:
-        if exc.errno == errno.ELOOP:
-            raise UnsafePath(f"{path}: symlink loop; braniac will not follow it") from None
-        raise
+        if exc.errno != errno.ELOOP:
+            raise
+        # a symlink (or a loop): followed only to a place inside the vault
+        real = os.path.realpath(absolute)
+        _check_inside(path, absolute, real, root)
+        try:
+            fd = os.open(real, _FLAGS)
+        except OSError as again:
+            if again.errno == errno.ELOOP:
+                raise UnsafePath(f"{path}: symlink loop; braniac will not follow it") from None
+            raise
+    else:
+        try:
+            _check_inside(path, absolute, _opened_path(fd, absolute), root)
+        except BaseException:
+            os.close(fd)
+            raise
     try:
         mode = os.fstat(fd).st_mode
         if not stat.S_ISREG(mode):
@@ -43,6 +56,29 @@ def open_regular(path: Path, *, root: Path | None = None) -> BinaryIO:
         raise
 
 
+# O_NONBLOCK: a FIFO opens at once instead of waiting for a writer (then refused by fstat)
+_FLAGS = os.O_RDONLY | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_CLOEXEC", 0)
+_PROC_FD = "/proc/self/fd"
+
+
+def _opened_path(fd: int, absolute: str) -> str:
+    """Where an open file really is: one readlink where /proc has it, else realpath."""
+    try:
+        return os.readlink(f"{_PROC_FD}/{fd}")
+    except OSError:
+        return os.path.realpath(absolute)
+
+
+def _check_inside(path: Path, absolute: str, real: str, root: Path | None) -> None:
+    """UnsafePath if `real` (where `path` leads) leaves the vault: `root`, else the nearest
+    vault above `path` (a file outside any vault, such as a packaged prompt, is read as it is)."""
+    if real == absolute:
+        return    # no symlink on the way
+    root = root if root is not None else vault_root_of(absolute)
+    if root is not None and not inside(root, real):
+        raise UnsafePath(f"{path}: leaves the vault (a symlink to {real}); braniac will not follow it")
+
+
 def read_bytes(path: Path, *, limit: int | None = MAX_TEXT_BYTES, root: Path | None = None) -> bytes:
     """The bytes of a vault file, through `open_regular`, never more than `limit` bytes
     (None: a log, read whole)."""
@@ -51,15 +87,19 @@ def read_bytes(path: Path, *, limit: int | None = MAX_TEXT_BYTES, root: Path | N
     except FileNotFoundError:
         raise NoteError(f"{path}: file not found") from None
     with handle:
-        if limit is None:
-            return handle.read()
-        size = os.fstat(handle.fileno()).st_size
-        if size > limit:
+        fd = handle.fileno()
+        size = os.fstat(fd).st_size
+        if limit is not None and size > limit:
             raise NoteError(f"{path}: too large ({size / 1048576:.1f} MB; the limit is {limit / 1048576:.0f} MB)")
-        data = handle.read(limit + 1)   # the file may grow while it is read: never past the limit
-        if len(data) > limit:
-            raise NoteError(f"{path}: too large (grew past the limit of {limit / 1048576:.0f} MB while read)")
-        return data
+        chunks, total = [], 0
+        while True:   # the file may grow while it is read: never past the limit
+            chunk = os.read(fd, max(size + 1 - total, 65536))
+            if not chunk:
+                return b"".join(chunks)
+            chunks.append(chunk)
+            total += len(chunk)
+            if limit is not None and total > limit:
+                raise NoteError(f"{path}: too large (grew past the limit of {limit / 1048576:.0f} MB while read)")
 
 
 def read_text(path: Path, *, limit: int = MAX_TEXT_BYTES, root: Path | None = None) -> str:
@@ -73,21 +113,6 @@ def read_text(path: Path, *, limit: int = MAX_TEXT_BYTES, root: Path | None = No
     except UnicodeDecodeError as exc:
         line = data[: exc.start].count(b"\n") + 1
         raise NoteError(f"{path}:{line}: not valid UTF-8 (byte 0x{data[exc.start]:02x})") from None
-
-
-def _confined_for_reading(path: Path, root: Path | None) -> str:
-    """The real path to open: `path` itself, or where its symlinks lead if that stays inside the
-    vault. Without a `root`, the vault is the nearest folder above `path` that is one (a file
-    outside any vault, such as a packaged prompt, is read as it is)."""
-    absolute = os.path.abspath(path)
-    real = os.path.realpath(absolute)
-    if real == absolute:
-        return absolute    # no symlink on the way: the common case costs one realpath
-    if root is None:
-        root = vault_root_of(absolute)
-    if root is not None and not inside(root, real):
-        raise UnsafePath(f"{path}: leaves the vault (a symlink to {real}); braniac will not follow it")
-    return real
 
 
 def vault_root_of(path: str | Path) -> Path | None:
