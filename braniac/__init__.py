@@ -20,10 +20,10 @@ _EXPORTS = {
     "Vault": ".api",
     "MemoryModel": ".model", "OfflineModel": ".model.offline", "ScriptedModel": ".model.scripted",
     "Hit": ".search.index", "Turn": ".processes.core_loop", "PromotionReport": ".processes.promotion",
-    "OrganizeReport": ".processes.organization", "Finding": ".vault.doctor", "StoredEvent": ".vault.store",
+    "OrganizeReport": ".processes.organization", "UndoReport": ".processes.undo", "WorkerRun": ".processes.undo", "Finding": ".vault.doctor", "StoredEvent": ".vault.store",
     **{name: ".infra.errors" for name in (
         "BraniacError", "VaultNotFound", "VaultExists", "ConfigError", "NoteError", "UnsafePath", "STMError",
-        "LockBusy", "IndexError_", "ModelError", "InputError")},
+        "LockBusy", "ReadOnlyFile", "IndexError_", "ModelError", "InputError")},
 }
 __all__ = [*_EXPORTS, "__version__"]
 
@@ -45,6 +45,7 @@ if TYPE_CHECKING:   # the same names, for type checkers and editors ("X as X": a
     from .infra.errors import BraniacError as BraniacError, ConfigError as ConfigError
     from .infra.errors import IndexError_ as IndexError_, InputError as InputError, LockBusy as LockBusy
     from .infra.errors import ModelError as ModelError, NoteError as NoteError, STMError as STMError
+    from .infra.errors import ReadOnlyFile as ReadOnlyFile
     from .infra.errors import UnsafePath as UnsafePath, VaultExists as VaultExists, VaultNotFound as VaultNotFound
     from .model import MemoryModel as MemoryModel
     from .model.offline import OfflineModel as OfflineModel

@@ -25,6 +25,8 @@ from .processes.organization import organize as run_organization
 from .processes.promotion import PromotionReport
 from .processes.promotion import promote as run_promotion
 from .processes.reflection import remember as remember_text
+from .processes.undo import UndoReport, WorkerRun, list_runs, require_repo
+from .processes.undo import undo as run_undo
 from .search.index import Hit, SearchIndex, SyncReport
 from .session import Session
 from .vault import doctor as doctor_module
@@ -88,6 +90,16 @@ class Vault(VaultStore):
         """`braniac organize`: learn from use, restructure and archive; returns the report."""
         config, chosen = configured_model(self.root, model)
         return run_organization(self, config, model=chosen, dry_run=dry_run, archive_after_days=archive_after_days)
+
+    def undo(self, run: str | None = None, *, dry_run: bool = False) -> UndoReport:
+        """`braniac undo`: take one promotion or organization (default: the latest not yet undone)
+        back out of the vault, whatever came after it; the undo is a commit of its own. Needs git."""
+        return run_undo(self, run, dry_run=dry_run)
+
+    def runs(self, *, limit: int = 20) -> list[WorkerRun]:
+        """`braniac undo --list`: the latest promotion and organization runs, newest first."""
+        require_repo(self)
+        return list_runs(self, limit=limit)
 
     # ------------------------------------------------------------------ health and numbers
     def doctor(self) -> list[Finding]:

@@ -12,6 +12,7 @@ from .model import MemoryModel, configured_model
 from .model.offline import OfflineModel
 from .processes.core_loop import CoreLoop, Turn
 from .processes.reflection import Reflector
+from .vault.links import rebase
 from .vault.store import VaultStore
 
 
@@ -43,10 +44,13 @@ class Session:
                 ai = f"{said.rstrip()} [cut off: {exc}]" if said.strip() else f"[no answer: {exc}]"
                 self.reflector.reflect_now(prompt, ai, model=OfflineModel())
             raise
+        # an answer quoting a note carries that note's relative links: aimed from short_term.md
+        quoted = [self.vault.root / path for path in dict.fromkeys(e.path for e in turn.excerpts)]
+        stored = rebase(turn.answer, quoted, self.vault.stm_path)
         if background:
-            self.reflector.submit(prompt, turn.answer)
+            self.reflector.submit(prompt, stored)
         else:
-            self.reflector.reflect_now(prompt, turn.answer)
+            self.reflector.reflect_now(prompt, stored)
         return turn
 
     def close(self) -> None:

@@ -5,6 +5,7 @@ Fixtures live in shared_fixtures.py and fake_llm.py, which conftest.py registers
 from __future__ import annotations
 
 import os
+import re
 import subprocess
 import sys
 import tempfile
@@ -78,3 +79,17 @@ def scratch_dir(prefix: str) -> Path:
     """A temp folder in /dev/shm when there is one (the fault tests write hundreds of vaults)."""
     shm = Path("/dev/shm")
     return Path(tempfile.mkdtemp(prefix=prefix, dir=shm if shm.is_dir() and os.access(shm, os.W_OK) else None))
+
+
+_RANDOM_UUID = re.compile(r"\b[0-9a-f]{8}-[0-9a-f]{4}-4[0-9a-f]{3}-[89ab][0-9a-f]{3}-[0-9a-f]{12}\b")
+
+
+def canonical_uuids(files: dict[str, str]) -> dict[str, str]:
+    """Files' texts (by path) with each random uuid (a new note's) replaced by its order of first
+    appearance, files taken by path: two runs that make the same notes, with the same links
+    between them, compare equal; a link carrying another uuid than its note's does not."""
+    names: dict[str, str] = {}
+    out = {}
+    for path in sorted(files):
+        out[path] = _RANDOM_UUID.sub(lambda m: names.setdefault(m.group(0), f"uuid-{len(names) + 1}"), files[path])
+    return out

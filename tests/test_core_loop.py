@@ -292,8 +292,8 @@ def test_journal_waits_while_short_term_memory_is_missing(vault, notices):
 
 PROVIDED = {
     "answer": {"now", "identity", "conversation", "short_term", "memories"},
-    "search_queries": {"now", "conversation", "short_term", "prompt"},
-    "reflect": {"user", "ai", "short_term"},
+    "search_queries": {"now", "identity", "conversation", "short_term", "prompt"},
+    "reflect": {"identity", "user", "ai", "short_term"},
 }
 
 
@@ -311,7 +311,7 @@ def test_vault_override_is_used(vault):
     (vault.root / "prompts" / "answer.md").write_text("Mine: $memories at $now\n")
     assert prompts.render("answer", vault.root, now="T", memories="M", identity="", conversation="",
                           short_term="") == "Mine: M at T\n"
-    assert prompts.render("reflect", vault.root, user="u", ai="a", short_term="s").startswith("You keep")
+    assert prompts.render("reflect", vault.root, identity="i", user="u", ai="a", short_term="s").startswith("You keep")
 
 
 def test_unknown_variable_is_a_clear_config_error(vault):

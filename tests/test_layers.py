@@ -134,3 +134,38 @@ def test_the_checks_see_what_they_must(tmp_path):
 def test_no_module_over_400_lines(module):
     lines = MODULES[module].read_text(encoding="utf-8").count("\n")
     assert lines <= MAX_LINES, f"{MODULES[module]} has {lines} lines; split it by job"
+
+
+# ------------------------------------------------------------------ one home for writes
+
+# The calls that write, replace or remove a file's content. Only infra/fsio.py (and checked.py, its
+# checked replaces) makes them; the
+# rest of the package goes through its named primitives (issue 16, item 13). Creating a folder
+# or removing one's own journal or lock-held temp file is not writing content.
+_WRITERS = {"write_text", "write_bytes", "replace", "rename", "renames", "copy", "copy2", "copyfile",
+            "copytree", "move", "truncate", "ftruncate", "pwrite", "write"}
+_WRITE_MODES = ("w", "a", "x", "+")
+WRITES_ALLOWED = {"braniac.infra.fsio", "braniac.infra.checked"}   # checked.py: fsio's checked replaces
+
+
+def _writes(path: Path) -> list[str]:
+    found = []
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if not isinstance(node, ast.Call):
+            continue
+        func = node.func
+        name = func.attr if isinstance(func, ast.Attribute) else func.id if isinstance(func, ast.Name) else ""
+        owner = func.value.id if isinstance(func, ast.Attribute) and isinstance(func.value, ast.Name) else ""
+        if (owner in ("os", "shutil") and name in _WRITERS) or name in ("write_text", "write_bytes"):
+            found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: {owner + '.' if owner else ''}{name}()")
+        if name == "open":
+            modes = [a.value for a in node.args[1:2] if isinstance(a, ast.Constant)]
+            modes += [k.value.value for k in node.keywords if k.arg == "mode" and isinstance(k.value, ast.Constant)]
+            if any(isinstance(m, str) and any(c in m for c in _WRITE_MODES) for m in modes):
+                found.append(f"{path.relative_to(PACKAGE)}:{node.lineno}: open(..., {modes[0]!r})")
+    return found
+
+
+def test_only_fsio_writes_files():
+    offenders = [w for module, path in MODULES.items() if module not in WRITES_ALLOWED for w in _writes(path)]
+    assert not offenders, "write through braniac/infra/fsio.py's primitives:\n" + "\n".join(offenders)

@@ -25,7 +25,7 @@ from braniac.model.offline import OfflineModel
 from braniac.processes.promotion import promote
 from braniac.processes.reflection import Reflector
 
-from helpers import REPO, check_healthy, clean_env, run_cli
+from helpers import REPO, canonical_uuids, check_healthy, clean_env, run_cli
 
 T0 = datetime(2025, 3, 2, 9, 0, tzinfo=timezone.utc)
 OLD_SUMMARY = "An old summary from before this promotion: nothing about anyone yet."
@@ -274,7 +274,7 @@ def test_cli_and_library_promotions_write_identical_notes(tmp_path):
             assert run_cli("--vault", vault.root, "promote", "--force").returncode == 0
         bodies.append({rel(vault, p): p.read_text(encoding="utf-8").split("\n---\n", 1)[1]
                        for p in ltm_notes(vault, ("concrete", "skills", "events"))})
-    assert bodies[0] == bodies[1]
+    assert canonical_uuids(bodies[0]) == canonical_uuids(bodies[1])
 
 
 # ------------------------------------------------------------------------------ merging

@@ -37,7 +37,7 @@ from braniac.processes.promotion import promote
 
 import forked
 from fake_llm import FakeLLM, Fail, NetworkGuard, Raw, guard_env
-from helpers import REPO, check_healthy, clean_env, run_cli, scratch_dir
+from helpers import REPO, canonical_uuids, check_healthy, clean_env, run_cli, scratch_dir
 from suite_plugin import TEST_SEED
 from test_promotion import (T0, archived, check_citations,
                             check_manifests, check_no_duplicates, facts_of, fill, frontmatter, ltm_notes, section,
@@ -109,7 +109,7 @@ def masked(root: Path) -> dict[str, str]:
         text = path.read_text(encoding="utf-8")
         text = re.sub(r"^(created_at|updated_at): .*$", r"\1: T", text, flags=re.M)
         out[path.relative_to(root).as_posix()] = text
-    return out
+    return canonical_uuids(out)
 
 
 # ------------------------------------------------------------------------------ SIGKILL at random instants

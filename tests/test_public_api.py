@@ -17,9 +17,9 @@ from helpers import REPO, clean_env, run_cli
 
 EXPORTS = {
     "Vault", "MemoryModel", "OfflineModel", "ScriptedModel",
-    "Hit", "Turn", "PromotionReport", "OrganizeReport", "Finding", "StoredEvent",
+    "Hit", "Turn", "PromotionReport", "OrganizeReport", "UndoReport", "WorkerRun", "Finding", "StoredEvent",
     "BraniacError", "VaultNotFound", "VaultExists", "ConfigError", "NoteError", "UnsafePath", "STMError",
-    "LockBusy", "IndexError_", "ModelError", "InputError",
+    "LockBusy", "ReadOnlyFile", "IndexError_", "ModelError", "InputError",
     "__version__",
 }
 VAULT_METHODS = {
@@ -30,6 +30,8 @@ VAULT_METHODS = {
     "archived_event_ids", "relative", "lock_path", "record_run", "last_run",
     # search and the processes
     "search", "reindex", "ask", "promote", "organize",
+    # taking a run back
+    "undo", "runs",
     # health and numbers
     "doctor", "stats",
 }
@@ -48,7 +50,7 @@ def test_all_is_pinned_and_every_name_resolves():
 def test_errors_share_one_root():
     for name in EXPORTS - {"__version__"}:
         obj = getattr(braniac, name)
-        if name.endswith(("Error", "Error_")) or name in {"VaultNotFound", "VaultExists", "UnsafePath", "LockBusy"}:
+        if name.endswith(("Error", "Error_")) or name in {"VaultNotFound", "VaultExists", "UnsafePath", "LockBusy", "ReadOnlyFile"}:
             assert issubclass(obj, braniac.BraniacError), name
 
 

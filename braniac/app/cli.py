@@ -265,6 +265,38 @@ def organize(ctx: click.Context, dry_run: bool, archive_days: float | None, mode
         say(f"  rejected: {reason}", err=True)
 
 
+@cli.command()
+@click.argument("run", required=False)
+@click.option("--list", "show_list", is_flag=True, help="List the latest promotion and organization runs.")
+@click.option("--dry-run", is_flag=True, help="Show what the undo would change; change nothing.")
+@click.option("--json", "as_json", is_flag=True, help="Print the report as JSON.")
+@click.pass_context
+def undo(ctx: click.Context, run: str | None, show_list: bool, dry_run: bool, as_json: bool) -> None:
+    """Undo one promotion or organization (RUN: its commit; default: the latest), keeping all that came after.
+
+    Files changed since the run keep those changes; a file changed in the same places is left
+    as it is and listed (exit 1). Needs the vault in git."""
+    vault = open_vault(ctx)
+    if show_list:
+        runs = vault.runs()
+        if as_json:
+            emit_json([r.as_dict() for r in runs])
+            return
+        for r in runs:
+            undone = f"  (undone by {r.undone_by[:8]})" if r.undone_by else ""
+            click.echo(f"{r.short}  {r.date}  {r.subject}{undone}")
+        if not runs:
+            click.echo("no promotion or organization runs in this vault's git history")
+        return
+    report = vault.undo(run, dry_run=dry_run)
+    if as_json:
+        emit_json(report.as_dict())
+    else:
+        click.echo(report.describe())
+    if report.kept:
+        ctx.exit(EXIT_PROBLEMS)
+
+
 def main() -> None:
     cli(prog_name="braniac")
 

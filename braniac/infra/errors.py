@@ -8,6 +8,7 @@
     │   └── UnsafePath           a path (or symlink) that leaves the vault
     ├── STMError                 short_term.md is unreadable or its structure is broken
     ├── LockBusy                 another braniac process holds a lock we could not wait for
+    ├── ReadOnlyFile             a file or folder the person made read-only: braniac will not replace it
     ├── IndexError_              the search index could not be used or rebuilt
     ├── ModelError               the LLM (or the offline engine) failed in a way a person can act on
     └── InputError               bad input given on the command line or through the API
@@ -47,6 +48,10 @@ class STMError(BraniacError):
 
 class LockBusy(BraniacError):
     pass
+
+
+class ReadOnlyFile(BraniacError):
+    """A file (or its folder) that a person made read-only: braniac leaves it as it is."""
 
 
 class IndexError_(BraniacError):

@@ -5,12 +5,14 @@ The named write primitives: `atomic_write` (and `update_text` over it) for memor
 `create_file` for a file that must not exist yet, `write_derived` for state a rebuild
 recomputes, `append_line`/`append_bytes` for logs, `append_journal` for journals a reader
 replays, `swap_directory`, `publish_directory`, `remove_directory` and `copy_tree` for whole
-folders, `claim` for taking a journal file away from other processes.
+folders, `remove_unchanged` for the old copy of a moved note, `claim` for taking a journal
+file away from other processes.
 
-Every write goes to a temp file in the target's folder, is fsynced, then os.replace()d over
-the target, so a crash at any instant leaves the old file or the new one, never half of each.
-Locks are filelock locks under `.braniac/locks/`, one object per path per process (two
-FileLock objects on one path in one process would block each other).
+Every write goes to a temp file in the target's folder, is fsynced, then renamed over the
+target (or, when the file must be the one braniac read, exchanged with it in one step), so a
+crash at any instant leaves the old file or the new one, never half of each. A file a person
+made read-only is never replaced, and one still being written in place is waited for.
+The cross-process locks (infra/locks.py) are taken through `fsio.locked`.
 
 Lock order, outermost first, for any worker that holds more than one:
     ltm  ->  stm  ->  index
@@ -21,13 +23,15 @@ import contextlib
 import os
 import secrets
 import shutil
-import threading
 from pathlib import Path
-from typing import Callable, Iterator
-
-from filelock import FileLock, Timeout
+from typing import Callable
 
 from .errors import LockBusy
+from .locks import locked as locked  # (the locks live in locks.py; every worker takes them from here)
+from .checked import MOVING_SUFFIX as MOVING_SUFFIX, ConcurrentEdit as ConcurrentEdit, fsync_dir as _fsync_dir
+from .checked import recover_removal as recover_removal, remove_unchanged as remove_unchanged, replace_unchanged
+from .filestate import exchange as exchange, mark_complete, refuse_read_only as refuse_read_only
+from .filestate import same_version as same_version, settled_stat as settled_stat
 # the read side (every read of a vault file, and keeping paths inside the vault), re-exported
 # so that every caller finds reads and writes in one place
 from .reading import (MAX_TEXT_BYTES, confine, ensure_inside, inside, is_regular_file, is_symlink_loop,  # noqa: F401
@@ -39,73 +43,74 @@ TEMP_SUFFIX = ".braniac-tmp"
 # ---------------------------------------------------------------------------- writes
 
 def atomic_write(path: Path, data: str | bytes, *, expect_unchanged: os.stat_result | None = None,
-                 durable: bool = True) -> None:
-    """Replace `path` with `data` atomically.
+                 durable: bool = True) -> os.stat_result:
+    """Replace `path` with `data` atomically; returns the stat of the file written (what a later
+    `expect_unchanged` compares with).
 
     With `expect_unchanged` (a stat taken when the file was read), refuse with ConcurrentEdit
     if someone else (a person's editor, say) changed the file meanwhile, so their edit is
-    never overwritten by a stale copy. `durable=False` skips the fsyncs, for derived state that
-    is rebuilt if a crash loses it: readers still never see a half-written file.
+    never overwritten by a stale copy: the check and the replacement are one step (see
+    `checked.replace_unchanged`). A file or folder a person made read-only is never replaced
+    (ReadOnlyFile). `durable=False` skips the fsyncs, for derived state that is rebuilt if a
+    crash loses it: readers still never see a half-written file.
     """
     path = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     folder = path.parent
     folder.mkdir(parents=True, exist_ok=True)
+    try:
+        current: os.stat_result | None = os.stat(path)
+    except FileNotFoundError:
+        current = None
+    if durable:  # (derived state under .braniac/ is braniac's own)
+        refuse_read_only(path, current)
+    if expect_unchanged is not None and (current is None or not same_version(current, expect_unchanged)):
+        raise ConcurrentEdit(path)
     temp = folder / f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
     fd = os.open(temp, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
+    ours = os.fstat(fd).st_ino
     try:
         with os.fdopen(fd, "wb") as handle:
             handle.write(payload)
             handle.flush()
+            if current is not None:
+                os.chmod(temp, current.st_mode & 0o777)
+            mark_complete(handle.fileno())
             if durable:
                 os.fsync(handle.fileno())
-        with contextlib.suppress(FileNotFoundError):
-            os.chmod(temp, os.stat(path).st_mode & 0o777)
-        if expect_unchanged is not None and _changed_since(path, expect_unchanged):
-            raise ConcurrentEdit(path)
-        os.replace(temp, path)
+            written = os.fstat(handle.fileno())
+        if expect_unchanged is not None:
+            replace_unchanged(temp, path, expect_unchanged, ours)
+        else:
+            os.replace(temp, path)
     except BaseException:
         with contextlib.suppress(FileNotFoundError):
-            os.unlink(temp)
+            if os.lstat(temp).st_ino == ours:  # only ever our own temp file
+                os.unlink(temp)
         raise
     if durable:
         _fsync_dir(folder)
+    return written
 
 
-class ConcurrentEdit(Exception):
-    """The file changed between our read and our write; the caller re-reads and retries."""
-
-
-def _changed_since(path: Path, before: os.stat_result) -> bool:
-    try:
-        now = os.stat(path)
-    except FileNotFoundError:
-        return True
-    return (now.st_mtime_ns, now.st_size, now.st_ino) != (before.st_mtime_ns, before.st_size, before.st_ino)
-
-
-def _fsync_dir(folder: Path) -> None:
-    with contextlib.suppress(OSError):
-        fd = os.open(folder, os.O_RDONLY)
-        try:
-            os.fsync(fd)
-        finally:
-            os.close(fd)
-
-
-def update_text(path: Path, change: Callable[[str], str], *, attempts: int = 5) -> str:
-    """Read, change and atomically rewrite a text file, retrying if it was edited meanwhile."""
+def update_text(path: Path, change: Callable[[str], str], *, attempts: int = 5,
+                versions: dict[Path, os.stat_result] | None = None) -> str:
+    """Read, change and atomically rewrite a text file, retrying if it was edited meanwhile
+    (the change is applied again to the fresh text, so the other edit is kept). When it writes,
+    `versions[path]` (if given) gets the stat of what it wrote."""
     for _ in range(attempts):
-        before = os.stat(path)
+        before = settled_stat(path)
         text = read_text(path)
         new_text = change(text)
         if new_text == text:
             return text
         try:
-            atomic_write(path, new_text, expect_unchanged=before)
-            return new_text
+            written = atomic_write(path, new_text, expect_unchanged=before)
         except ConcurrentEdit:
             continue
+        if versions is not None:
+            versions[Path(path)] = written
+        return new_text
     raise LockBusy(f"{path}: kept changing while braniac tried to update it; try again")
 
 
@@ -115,10 +120,14 @@ def create_file(path: Path, data: str | bytes) -> bool:
     file that appeared meanwhile."""
     path = Path(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
+    if os.path.lexists(path):
+        return False
+    refuse_read_only(path)  # (its folder)
     temp = path.parent / f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
     with open(temp, "xb") as handle:
         handle.write(payload)
         handle.flush()
+        mark_complete(handle.fileno())
         os.fsync(handle.fileno())
     try:
         os.link(temp, path)
@@ -236,35 +245,6 @@ def remove_directory(folder: Path) -> None:
     shutil.rmtree(hidden, ignore_errors=True)
 
 
-# ----------------------------------------------------------------------------- locks
-
-_locks: dict[str, FileLock] = {}
-_locks_guard = threading.Lock()
-
-
-def _lock_for(path: Path) -> FileLock:
-    key = str(Path(path).absolute())
-    with _locks_guard:
-        lock = _locks.get(key)
-        if lock is None:
-            Path(key).parent.mkdir(parents=True, exist_ok=True)
-            lock = _locks[key] = FileLock(key)
-        return lock
-
-
-@contextlib.contextmanager
-def locked(path: Path, *, timeout: float = 30.0, what: str = "") -> Iterator[None]:
-    """Hold the cross-process lock at `path`. timeout=0 tries once (for background passes)."""
-    lock = _lock_for(path)
-    try:
-        lock.acquire(timeout=timeout)
-    except Timeout:
-        name = what or Path(path).stem
-        raise LockBusy(f"another braniac process is using the {name} (lock {path}); try again shortly") from None
-    try:
-        yield
-    finally:
-        lock.release()
 
 
 def stale_temp_files(root: Path) -> list[Path]:

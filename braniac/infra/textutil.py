@@ -1,10 +1,12 @@
-"""Plain-text helpers shared by the offline engine and retrieval: words, entities, dates."""
+"""Plain-text helpers shared by the offline engine and retrieval: words, entities, values, dates."""
 from __future__ import annotations
 
+import gzip
 import re
 from calendar import monthrange
 from datetime import date, timedelta
 from functools import lru_cache
+from pathlib import Path
 
 STOP_WORDS = frozenset("""
 a about above after again against all also am an and any are aren't as at be because been before
@@ -77,27 +79,57 @@ _SENTENCE_START_COMMON = STOP_WORDS | {"what", "when", "where", "who", "why", "h
 
 _CALENDAR = frozenset("""january february march april may june july august september october november december
 jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday
-today tomorrow yesterday""".split())
+mon tue tues wed thu thur thurs fri sat sun today tomorrow yesterday""".split())
 _SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*|[\"“(]\s*)$")
 
 
+def _opens_sentence(text: str, start: int) -> bool:
+    """Does the word at `start` open a sentence? (The few characters before it tell.)"""
+    return start == 0 or bool(_SENTENCE_START.search(text, max(0, start - 12), start))
+
+
+def _is_calendar(word: str) -> bool:
+    lowered = word.lower()
+    return lowered in _CALENDAR or lowered.endswith("s") and lowered[:-1] in _CALENDAR   # "Tuesdays"
+
+
+_LEXICON = Path(__file__).with_name("lexicon") / "english-words.txt.gz"
+
+
+@lru_cache(maxsize=1)
+def _english_words() -> frozenset[str]:
+    with gzip.open(_LEXICON, "rt", encoding="utf-8") as handle:
+        return frozenset(line for line in handle.read().split("\n") if line and not line.startswith("#"))
+
+
+def is_common_word(word: str) -> bool:
+    """Is this an ordinary English word (a dictionary's lowercase entry, inflections included)?
+    A capitalized word that opens a sentence is a name only if it is not one ("Tomas starts
+    Monday" names Tomas; "Remind me…" names nobody)."""
+    lowered = re.sub(r"'s$", "", word.lower().replace("’", "'"))
+    return lowered in STOP_WORDS or lowered in _english_words()
+
+
 def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[str]:
-    """Capitalized names (people, places, projects, tools). A capitalized word that only opens
-    a sentence ("Remind me…") counts only if it is `known` as a name from elsewhere."""
+    """Capitalized names (people, places, projects, tools). A capitalized word that opens a
+    sentence counts if it is not an ordinary English word, or if it is `known` as a name from
+    elsewhere (a word that is both, like "Bill", needs that evidence)."""
     found: dict[str, None] = {}
     for match in _ENTITY.finditer(text):
         name = match.group(1).strip(" '’-")
         parts = name.split()
-        at_start = bool(_SENTENCE_START.search(text[: match.start()]))
-        while parts and (parts[0].lower() in _SENTENCE_START_COMMON or parts[0].lower() in _CALENDAR):
-            parts = parts[1:]
+        at_start = _opens_sentence(text, match.start())
+        while parts and (parts[0].lower() in _SENTENCE_START_COMMON or _is_calendar(parts[0])
+                         or at_start and len(parts) > 1 and parts[0] not in known and is_common_word(parts[0])):
+            parts = parts[1:]  # "Met Tomas at…": the verb that opens the sentence is not part of the name
             at_start = False
-        parts = [p for p in parts if p.lower() not in _CALENDAR]
+        parts = [p for p in parts if not _is_calendar(p)]
         if not parts:
             continue
         name = re.sub(r"['’]s$", "", " ".join(parts))  # "Gina's store" is about Gina
-        if at_start and len(parts) == 1 and name not in known:
-            continue
+        if at_start and len(parts) == 1 and name not in known and \
+                (is_common_word(name) or re.match(r"\s*[,!?.]", text[match.end():])):
+            continue  # a word that opens a sentence and stands alone ("Woah, …") is no evidence of a name
         if len(name) >= 2 and name.lower() not in STOP_WORDS:
             found.setdefault(name, None)
     return list(found)
@@ -111,6 +143,40 @@ def names_in(texts: list[str]) -> set[str]:
             if match.group(1).lower() not in _CALENDAR and match.group(1).lower() not in STOP_WORDS:
                 known.add(match.group(1))
     return known
+
+
+_QUOTED = re.compile(r"[\"“]([^\"”\n]{1,80})[\"”]|(?<![\w'’])['‘]([^'’\n]{1,80})['’](?!\w)")
+_TOKEN = re.compile(r"\S+")
+_EDGE = "\"'“”‘’()[]{}<>,;:!?.*_`"
+
+
+def values(text: str) -> frozenset[str]:
+    """The values a statement states, lowercased: numbers, amounts, versions, times and dates
+    (any token with a digit: "8080", "$40", "v2.1", "10:30", "2025-03-02"), e-mail addresses and
+    URLs, quoted strings, and names (a capitalized word that is not a stop word; at the start of
+    a sentence only if it is not an ordinary English word). Two statements of the same thing
+    that state different values disagree; the words around the values say what the thing is."""
+    found: set[str] = set()
+    for match in _QUOTED.finditer(text):
+        found.add(" ".join((match.group(1) or match.group(2)).lower().split()))
+    for match in _TOKEN.finditer(text):
+        raw = match.group(0)
+        token = raw.strip(_EDGE)
+        if not token:
+            continue
+        start = match.start() + len(raw) - len(raw.lstrip(_EDGE))
+        if any(c.isdigit() for c in token):
+            found.add(re.sub(r"(?<=\d),(?=\d{3}\b)", "", token.lower()))  # "8,080" is 8080
+        elif "://" in token or re.fullmatch(r"[^@\s]+@[^@\s]+\.\w+", token):
+            found.add(token.lower())
+        elif token[0].isupper() and len(token) > 1:
+            word = re.sub(r"['’]s$", "", token).lower()
+            if word in _SENTENCE_START_COMMON or word in STOP_WORDS:
+                continue
+            if _opens_sentence(text, start) and is_common_word(word):
+                continue  # "Deploys happen…": capitalized only because it opens the sentence
+            found.add(word)
+    return frozenset(found)
 
 
 def dates(text: str) -> list[str]:

@@ -15,7 +15,9 @@ from typing import Any, Callable, Iterator
 
 from . import prompts
 from ..infra.config import ModelConfig
-from ..infra.errors import ModelError
+from ..infra.errors import BraniacError, ModelError
+from ..infra.fsio import read_text
+from ..vault.layout import IDENTITY
 from .organization_types import OrganizationPlan, OrganizationRequest
 from .types import Candidate, Claim, EventRecord, ModelUnavailable, NoteDraft, Reflection, WorkingMemory
 
@@ -106,8 +108,20 @@ class LLMModel:
             # without any error from LiteLLM: an empty answer is a failure, not a reply
             raise ModelError(f"the model {self.name} returned an empty reply (the server's response had no text)")
 
+    def identity(self) -> str:
+        """The core identity, fenced: the spec loads it into the working memory of every task
+        (the core loop passes the copy it read for the turn)."""
+        text = ""
+        if self.vault_root is not None:
+            try:
+                text = read_text(Path(self.vault_root) / IDENTITY)
+            except (OSError, BraniacError):
+                text = ""  # a missing or unreadable identity is doctor's to report, not a reason to stop
+        return prompts.fence("identity", text or "(no core identity)")
+
     def complete_json(self, prompt_name: str, validate: Callable[[Any], Any], **values: str) -> Any:
         """Ask for JSON, validate it; one retry with the problem explained; then ModelError."""
+        values.setdefault("identity", self.identity())
         messages = [{"role": "user", "content": prompts.render(prompt_name, self.vault_root, **values)}]
         problem = ""
         for _attempt in range(2):
@@ -124,8 +138,8 @@ class LLMModel:
     # ---------------------------------------------------------------- the tasks
     def search_queries(self, wm: WorkingMemory) -> list[str]:
         ctx = prompts.fenced_context(wm)
-        return self.complete_json("search_queries", _valid_queries, now=wm.now, conversation=ctx["conversation"],
-                                  short_term=ctx["short_term"], prompt=wm.prompt)
+        return self.complete_json("search_queries", _valid_queries, now=wm.now, identity=ctx["identity"],
+                                  conversation=ctx["conversation"], short_term=ctx["short_term"], prompt=wm.prompt)
 
     def answer(self, wm: WorkingMemory) -> Iterator[str]:
         ctx = prompts.fenced_context(wm)

@@ -50,6 +50,10 @@ def kind_of(rel: str) -> str:
         return "stm"
     if parts[0] == "system":
         return "identity"
+    # what is archived is decided by place alone, before anything else: an _index.md moved into
+    # archive/ is as retired as the notes beside it (search leaves it out unless asked)
+    if parts[:3] == [*_LONG_TERM_PARTS, ARCHIVE] and len(parts) > 3:
+        return ARCHIVE
     if parts[-1] == FOLDER_INDEX:
         return "index"
     if parts[:2] == _LONG_TERM_PARTS and len(parts) > 3:

@@ -19,8 +19,9 @@ MANIFEST = "braniac-files.json"     # the file list: one record per indexed file
 JOURNAL = "braniac-files.jsonl"     # records changed since, appended by each sync
 COMPACT_AT = 2000                   # journal lines before the file list is rewritten whole
 # Bump when the schema, the storage or the file list changes. 2: plain (non-compound) segment
-# files, uuid-first link records, an index id in the file list.
-FORMAT = 2
+# files, uuid-first link records, an index id in the file list. 3: an _index.md under archive/ is
+# of kind archive.
+FORMAT = 3
 
 
 class CorruptIndex(Exception):

@@ -7,13 +7,15 @@ ending with links to the archived events it came from:
     - 2025-03-02: Ana moved to Lisbon. ([2025-03-02T10:00:00Z](../../events/2025/03/02/2025-03-02T10-00-00Z.md))
 
 Merging is idempotent: a claim already present only gains a citation; a claim that
-contradicts one in place moves the old one, dated and cited, to `## History`.
+contradicts one in place (another value of the same thing: `compare`) moves the old one, dated
+and cited, to `## History`.
 """
 from __future__ import annotations
 
 import re
 import uuid as uuidlib
 from dataclasses import dataclass, field
+from functools import lru_cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
@@ -49,9 +51,6 @@ def event_path(vault: "VaultStore", event_id: str) -> Path:
 class Fact:
     text: str
     sources: list[str] = field(default_factory=list)   # event ids
-
-    def key(self) -> frozenset[str]:
-        return frozenset(textutil.stem(w) for w in textutil.content_words(self.text))
 
 
 def citation(from_file: Path, vault: "VaultStore", event_ids: Iterable[str]) -> str:
@@ -113,15 +112,15 @@ class FactNote:
     def facts(self, section: str = FACTS) -> list[Fact]:
         return [f for f in (parse_fact(l) for l in self._get(section)) if f is not None]
 
-    def merge(self, new: Fact, vault: "VaultStore", *, supersedes: str | None = None) -> str:
-        """Add one claim. Returns 'added', 'strengthened', 'superseded' or 'unchanged'."""
+    def merge(self, new: Fact, vault: "VaultStore", *, supersedes: str | None = None, log: bool = False) -> str:
+        """Add one claim. Returns 'added', 'strengthened', 'superseded' or 'unchanged'. In a
+        `log` (a day's digest: one line per thing that happened) nothing is superseded."""
         lines = self._get(FACTS)
-        new_key = new.key()
         for i, line in enumerate(lines):
             old = parse_fact(line)
             if old is None:
                 continue
-            if old.text == new.text or _similar(old.key(), new_key):
+            if old.text == new.text or compare(old, new) == SAME:
                 missing = [s for s in new.sources if s not in old.sources]
                 if not missing:
                     return "unchanged"
@@ -132,13 +131,16 @@ class FactNote:
         # a claim already superseded (in History, citing the same events) stays there: merging it
         # again, as the re-run after a killed promotion does, must not bring it back
         for old in self.facts(HISTORY):
-            base = _SUPERSEDED.sub("", old.text)
-            if (base == new.text or _similar(Fact(base).key(), new_key)) and set(new.sources) <= set(old.sources):
+            base = Fact(_SUPERSEDED.sub("", old.text))
+            if (base.text == new.text or compare(base, new) == SAME) and set(new.sources) <= set(old.sources):
                 return "unchanged"
         replaced = None
         for i, line in enumerate(lines):
             old = parse_fact(line)
-            if old is not None and (supersedes and _similar(old.key(), Fact(supersedes).key()) or contradicts(old, new)):
+            if log or old is None:
+                continue
+            if supersedes and (old.text == supersedes or compare(old, Fact(supersedes)) == SAME) \
+                    or compare(old, new) == CHANGED or contradicts(old, new):
                 replaced = i
                 break
         status = "added"
@@ -193,10 +195,84 @@ def _latest(sources: list[str]):
     return max(moments) if moments else clock.now()
 
 
-def _similar(a: frozenset[str], b: frozenset[str]) -> bool:
+def _similar(a: frozenset[str] | set[str], b: frozenset[str] | set[str]) -> bool:
     if not a or not b:
         return False
     return len(a & b) / len(a | b) >= 0.8
+
+
+SAME, CHANGED, MORE, OTHER = "same", "changed", "more", "other"
+MIN_SHARED_CONTEXT = 2   # words the two statements share besides their values: what makes them one thing
+
+
+def compare(old: Fact, new: Fact) -> str:
+    """How a new claim stands to one in place. The values each states (numbers, dates, names,
+    amounts, versions, addresses, quoted strings: `textutil.values`) are set apart from the
+    words around them, which say what the claim is about; those must agree (80% of the stemmed
+    content words) for the two to be about one thing. Then:
+
+    - SAME: the new one states no value the old one does not mention (a restatement; it may
+      leave out a detail);
+    - CHANGED: each states a value the other does not ("the port is 8080" / "the port is
+      9090"): the newer value supersedes;
+    - MORE: the new one adds a value and drops none (a more precise claim, kept beside);
+    - OTHER: they are about different things."""
+    a, b = _read(old.text), _read(new.text)
+    # what they share can only shrink once values are set apart: most pairs end here, cheaply
+    if len(a.stems & b.stems) < 0.8 * max(len(a.stems) - a.value_stems, len(b.stems) - b.value_stems, 1):
+        return OTHER
+    only_old, only_new = a.unmentioned_in(b), b.unmentioned_in(a)
+    context_old, context_new = a.context(only_old), b.context(only_new)
+    if not _similar(context_old, context_new):
+        return OTHER
+    if not only_new:
+        return SAME
+    if only_old and len(context_old & context_new) >= MIN_SHARED_CONTEXT:
+        return CHANGED
+    return MORE
+
+
+@dataclass(frozen=True)
+class _Read:
+    """A claim's text read once for comparisons (claims are compared with every line of a note)."""
+    lowered: str
+    values: frozenset[str]
+    mentions: frozenset[str]       # every word and value: what the text mentions
+    stems: frozenset[str]          # stemmed content words
+    value_stems: int               # how many of those belong to values
+
+    def unmentioned_in(self, other: "_Read") -> set[str]:
+        return {v for v in self.values if v not in other.mentions and not (" " in v and v in other.lowered)}
+
+    def context(self, differing: set[str]) -> set[str]:
+        """The stemmed content words without the values this claim alone states."""
+        if not differing:
+            return set(self.stems)
+        lowered = self.lowered
+        for value in differing:
+            lowered = re.sub(rf"(?<!\w){re.escape(value)}(?!\w)", " ", lowered)
+        return {textutil.stem(w) for w in textutil.content_words(lowered)}
+
+
+@lru_cache(maxsize=16384)
+def _read(text: str) -> _Read:
+    plain = _plain(text)
+    found = textutil.values(plain)
+    stems = frozenset(textutil.stem(w) for w in textutil.content_words(plain))
+    in_values = {textutil.stem(w) for v in found for w in textutil.words(v)}
+    return _Read(plain.lower(), found, frozenset(textutil.words(plain)) | found, stems, len(stems & in_values))
+
+
+def stated_values(text: str) -> frozenset[str]:
+    """The values a claim states (`textutil.values`), the date that opens it left out."""
+    return _read(text).values
+
+
+def unmentioned(values: frozenset[str] | set[str], text: str) -> set[str]:
+    """Those of `values` that `text` (a claim, an event: not remembered) does not mention at all."""
+    lowered = text.lower()
+    mentions = set(textutil.words(text)) | textutil.values(text)
+    return {v for v in values if v not in mentions and not (" " in v and v in lowered)}
 
 
 _VALUE_VERB = re.compile(r"^(?P<subject>.+?)\b(?P<verb>is|are|was|lives in|works at|works as|moved to|prefers|likes)\b\s+(?P<value>.+)$", re.I)
@@ -210,7 +286,9 @@ def contradicts(old: Fact, new: Fact) -> bool:
         return False
     same_verb = a["verb"].lower() == b["verb"].lower()
     return same_verb and _same_subject(a["subject"], b["subject"], a["verb"].lower()) and \
-        set(textutil.content_words(a["value"])) != set(textutil.content_words(b["value"]))
+        (set(textutil.content_words(a["value"])) != set(textutil.content_words(b["value"]))
+         or bool(unmentioned(textutil.values(a["value"]), b["value"]))
+         and bool(unmentioned(textutil.values(b["value"]), a["value"])))
 
 
 _ONE_VALUE = {"lives in", "works at", "works as", "moved to"}  # relations with one current value

@@ -28,6 +28,12 @@ def description(weight: float, renewed: datetime) -> str:
     return f"{CO_ACCESSED}, weight {weight:.2f} (renewed {renewed:%Y-%m-%d})"
 
 
+def weight_of(description_text: str) -> float:
+    """A co-access line's weight; 1 for any other link (a person's, promotion's)."""
+    match = _WEIGHT.search(description_text)
+    return float(match.group(1)) if match else 1.0
+
+
 def existing_links(vault: "VaultStore") -> dict[tuple[str, str], tuple[float, datetime | None]]:
     """The co-access links organization made earlier, by sorted pair of vault-relative paths:
     (weight, date last renewed)."""

@@ -9,11 +9,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from . import folder_index, notes
-from ..infra.errors import NoteError
-from ..infra.fsio import TEMP_SUFFIX, atomic_write, publish_directory
+from ..infra.errors import NoteError, ReadOnlyFile
+from ..infra.fsio import TEMP_SUFFIX, ConcurrentEdit, atomic_write, publish_directory, settled_stat
+from ..infra.notices import notice
 from .claims import parse_fact, stable_uuid
 from .folder_index import Entry, IndexFile
+from .folder_related import refresh_related
 from .layout import FOLDER_INDEX
+from .links import plain
 
 if TYPE_CHECKING:
     from .store import VaultStore
@@ -93,7 +96,8 @@ def describe(path: Path) -> tuple[str, str | None, str]:
             if text and not text.startswith(("#", "- ", "* ", "|", ">", "```")):
                 description = text
                 break
-    return note.title, note.uuid or None, " ".join(str(description).split())[:140]
+    # a one-line description is no place for a link (it would point from the wrong folder)
+    return plain(note.title), note.uuid or None, " ".join(plain(str(description)).split())[:140]
 
 
 def _written_by_braniac(description: str, child: Path) -> bool:
@@ -124,10 +128,28 @@ def _refresh_index(vault: "VaultStore", folder: Path, written: set[Path]) -> Non
         if not any(folder.iterdir()):
             return  # an emptied folder on its way out gets no new _index.md
         ensure_folder(vault, folder, written)
-    try:
-        index = folder_index.read(index_path)
-    except NoteError:
-        return  # a broken _index.md is the person's to fix (doctor names it); never overwrite it
+    for _ in range(5):
+        try:
+            read_at = settled_stat(index_path)
+            index = folder_index.read(index_path)
+        except (NoteError, FileNotFoundError):
+            return  # a broken _index.md is the person's to fix (doctor names it); never overwrite it
+        if not _refreshed(vault, folder, index):
+            return
+        index.note.touch()
+        try:
+            atomic_write(index_path, index.render(), expect_unchanged=read_at)
+        except ConcurrentEdit:
+            continue   # a person saved it meanwhile: refreshed again from their text
+        except ReadOnlyFile as exc:
+            notice(f"{vault.relative(index_path)}: not refreshed ({exc})")
+            return
+        written.add(index_path)
+        return
+
+
+def _refreshed(vault: "VaultStore", folder: Path, index: IndexFile) -> bool:
+    """Bring `index` in line with what `folder` holds; whether that changed it."""
     before = index.render()
     old = {e.path.resolve(): e for e in index.manifest if e.path.exists()}
     entries = []
@@ -142,11 +164,9 @@ def _refresh_index(vault: "VaultStore", folder: Path, written: set[Path]) -> Non
             description = kept.description  # a person's description is kept; braniac's own is refreshed
         entries.append(Entry(title, target, uuid, description))
     index.set_manifest(entries)
+    refresh_related(vault, index, children)
     if index.note.meta.get("summary_by") == "braniac" and entries:
         names = ", ".join(e.text.rstrip("/") for e in entries[:12])
         more = f" and {len(entries) - 12} more" if len(entries) > 12 else ""
         index.set_summary(f"Memories about {folder.name.replace('-', ' ')}: {names}{more}.")
-    if index.render() != before:
-        index.note.touch()
-        atomic_write(index_path, index.render())
-        written.add(index_path)
+    return index.render() != before

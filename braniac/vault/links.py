@@ -54,5 +54,37 @@ def make_link(text: str, from_file: Path, to_file: Path, uuid: str | None) -> st
     return f"[{safe_text}]({relative_target(from_file, to_file)}{title})"
 
 
+def relink(link: Link, from_file: Path, target: Path, uuid: str | None = None) -> str:
+    """`link` written again in a file at `from_file`, aimed at `target` (its '#section' and uuid kept)."""
+    raw = link.target[1:-1] if link.target.startswith("<") else link.target
+    anchor = "#" + raw.split("#", 1)[1] if "#" in raw else ""
+    uuid = uuid or link.uuid
+    title = f' "uuid:{uuid}"' if uuid else ""
+    return f"[{link.text}]({relative_target(from_file, target)}{anchor}{title})"
+
+
+def rebase(text: str, sources: list[Path], to_file: Path) -> str:
+    """Text moving into the file `to_file` from `sources` (the file it was in; for an answer, the
+    notes it quoted): each relative link that reaches a file from one of them is re-aimed from
+    its new place, so it keeps working. A link that reaches nothing is left as written."""
+    out, last = [], 0
+    for link in find_links(text):
+        if link.is_external or not link.target:
+            continue
+        target = next((t for t in (link.resolve(s) for s in sources) if t.exists()), None)
+        if target is None or target == link.resolve(to_file):
+            continue
+        out.append(text[last:link.start])
+        out.append(relink(link, to_file, target))
+        last = link.end
+    out.append(text[last:])
+    return "".join(out)
+
+
+def plain(text: str) -> str:
+    """Text with its Markdown links flattened to their words (a one-line description, a title)."""
+    return LINK.sub(lambda m: unescape_text(m["text"]), text)
+
+
 def unescape_text(text: str) -> str:
     return re.sub(r"\\(.)", r"\1", text)

@@ -2,7 +2,8 @@
 
 A move takes the old file out of its folder's manifest, writes the note at its new place (its
 own relative links re-aimed from there), then rewrites every link in the vault that pointed at
-the old place (found by path or by the uuid in the link), then removes the old file, then
+the old place (found by path or by the uuid in the link), then removes the old file (only as it
+was copied: a person's save to the old place meanwhile is copied again, never deleted), then
 refreshes the `_index.md` files involved. Every step is atomic and the list of moves is
 journaled first, so a run killed at any instant leaves links that all resolve (the old file
 stays until nothing points at it), and the next run finishes the job.
@@ -15,16 +16,20 @@ from __future__ import annotations
 
 import json
 import os
+from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from . import folder_index, notes
-from ..infra.errors import NoteError
-from ..infra.fsio import atomic_write, read_text, remove_directory
+from ..infra.errors import NoteError, ReadOnlyFile
+from ..infra.fsio import ConcurrentEdit, atomic_write, read_text, recover_removal, remove_unchanged, settled_stat
+from ..infra.fsio import locked, same_version, update_text
+
+from ..infra.notices import notice
 from .folders import publish_folders, refresh_indexes
 from .layout import FOLDER_INDEX
-from .links import find_links, relative_target
+from .links import find_links, relink
 
 if TYPE_CHECKING:
     from .store import VaultStore
@@ -70,30 +75,24 @@ def apply_moves(vault: "VaultStore", moves: list[Move], written: set[Path],
 
 def finish(vault: "VaultStore", moves: list[Move], written: set[Path]) -> None:
     """Steps 2-5 (idempotent): copy, repair every referrer, remove the old files, indexes."""
+    for move in moves:   # what a killed run had taken out of sight goes back first
+        recover_removal(move.old)
+        if move.old.name == FOLDER_INDEX:
+            recover_removal(move.old.parent)
     mapping = {m.old: m.new for m in moves}
     by_uuid: dict[str, Path] = {}
     renamed: dict[str, str] = {}   # old uuid -> new uuid (Move.uuid)
+    copied: dict[Path, os.stat_result] = {}     # old file -> its version as copied (and relinked)
+    versions: dict[Path, os.stat_result] = {}   # new file -> its version as braniac last wrote it
     # first out of the old manifests: else, once the copy exists, a manifest would name its uuid
     # at the old place while it is (also) at the new one, which doctor rightly calls a problem
     _unlist(vault, [m.old for m in moves if m.old.exists() and not m.new.exists()], written)
     for move in moves:
         if move.old.exists():
             try:
-                note = notes.read(move.old)
+                copied[move.old], versions[move.new] = _copy(vault, move, mapping, by_uuid, renamed, written)
             except NoteError:
                 continue
-            if move.status:
-                note.set("status", move.status)
-            if move.uuid and note.uuid and move.uuid != note.uuid:
-                renamed[note.uuid] = move.uuid
-                by_uuid[note.uuid] = move.new
-                note.set("uuid", move.uuid)
-            note.body = _retarget(note.body, move.old, move.new, mapping)
-            publish_folders(vault, move.new.parent, written)
-            atomic_write(move.new, note.render())
-            written.add(move.new)
-            if note.uuid:
-                by_uuid[note.uuid] = move.new
         elif move.new.exists():
             try:
                 uuid = notes.read(move.new).uuid
@@ -101,15 +100,63 @@ def finish(vault: "VaultStore", moves: list[Move], written: set[Path]) -> None:
                     by_uuid[uuid] = move.new
             except NoteError:
                 pass
-    repair_links(vault, mapping, by_uuid, written, renamed=renamed)
+    repair_links(vault, mapping, by_uuid, written, renamed=renamed, pinned=copied, versions=versions)
     # (again: a refresh by another worker after a killed run may have listed an old file anew)
     _unlist(vault, [m.old for m in moves if m.old.exists() and m.new.exists()], written)
     for move in moves:
-        if move.old.exists() and move.new.exists():
-            _remove(vault, move.old)
-            written.add(move.old)
+        if move.old.exists() and move.new.exists() and move.old in copied:
+            _remove_old(vault, move, mapping, copied, versions, written)
     refresh_indexes(vault, {m.old.parent for m in moves} | {m.new.parent for m in moves}, written)
     journal_path(vault).unlink(missing_ok=True)
+
+
+def _copy(vault: "VaultStore", move: Move, mapping: dict[Path, Path], by_uuid: dict[str, Path],
+          renamed: dict[str, str], written: set[Path],
+          expect_new: os.stat_result | None = None) -> tuple[os.stat_result, os.stat_result]:
+    """Write the note at its new place, its links re-aimed from there. Returns the stats of the
+    old file as read and of the copy as written (the removal checks the first; a second copy
+    expects the second, so an edit to the copy is not overwritten either)."""
+    read_at = settled_stat(move.old)
+    note = notes.read(move.old)
+    if move.status:
+        note.set("status", move.status)
+    if move.uuid and note.uuid and move.uuid != note.uuid:
+        renamed[note.uuid] = move.uuid
+        by_uuid[note.uuid] = move.new
+        note.set("uuid", move.uuid)
+    note.body = _retarget(note.body, move.old, move.new, mapping)
+    publish_folders(vault, move.new.parent, written)
+    copy_at = atomic_write(move.new, note.render(), expect_unchanged=expect_new)
+    written.add(move.new)
+    if note.uuid:
+        by_uuid[note.uuid] = move.new
+    return read_at, copy_at
+
+
+def _remove_old(vault: "VaultStore", move: Move, mapping: dict[Path, Path], copied: dict[Path, os.stat_result],
+                versions: dict[Path, os.stat_result], written: set[Path]) -> None:
+    """Remove the old file, only as it was copied: a person's save to the old place since the
+    copy is copied again (up to a few times), never deleted. Should they have edited the new
+    copy as well, both stay (the journal is done with them) and a notice names both."""
+    for _ in range(3):
+        read_at, copy_at = copied[move.old], versions.get(move.new)
+        folder = move.old.parent
+        if (move.old.name == FOLDER_INDEX and folder.parent != vault.ltm_root and folder != vault.ltm_root
+                and [p.name for p in folder.iterdir()] == [FOLDER_INDEX]):
+            # a folder's _index.md that was all it held takes the folder with it, in one rename
+            # out of sight: never a folder without its _index.md
+            done = remove_unchanged(folder, read_at, check=move.old)
+        else:
+            done = remove_unchanged(move.old, read_at)
+        if done:
+            written.add(move.old)
+            return
+        try:
+            copied[move.old], versions[move.new] = _copy(vault, move, mapping, {}, {}, written, expect_new=copy_at)
+        except (ConcurrentEdit, NoteError):
+            break
+    notice(f"{vault.relative(move.old)} changed while organize moved it to {vault.relative(move.new)}; "
+           "both are kept: merge them and delete the one you do not want")
 
 
 def _unlist(vault: "VaultStore", olds: list[Path], written: set[Path]) -> None:
@@ -121,27 +168,22 @@ def _unlist(vault: "VaultStore", olds: list[Path], written: set[Path]) -> None:
         index_path = folder / FOLDER_INDEX
         if not folder.is_relative_to(vault.ltm_root) or not index_path.exists():
             continue
+        def unlisted(text: str, index_path: Path = index_path) -> str:
+            index = folder_index.parse(text, index_path)
+            entries = index.manifest
+            kept = [e for e in entries if Path(os.path.normpath(e.path)) not in gone]
+            if len(kept) == len(entries):
+                return text
+            index.set_manifest(kept)
+            return index.render()
         try:
-            index = folder_index.read(index_path)
+            before = read_text(index_path)
+            if update_text(index_path, unlisted) != before:
+                written.add(index_path)
         except NoteError:
             continue
-        entries = index.manifest
-        kept = [e for e in entries if Path(os.path.normpath(e.path)) not in gone]
-        if len(kept) < len(entries):
-            index.set_manifest(kept)
-            atomic_write(index_path, index.render())
-            written.add(index_path)
-
-
-def _remove(vault: "VaultStore", path: Path) -> None:
-    """Remove a moved file. A folder's _index.md that was all the folder held takes the folder
-    with it in one rename (out of sight, then deleted): never a folder without its _index.md."""
-    folder = path.parent
-    if (path.name == FOLDER_INDEX and folder.parent != vault.ltm_root and folder != vault.ltm_root
-            and [p.name for p in folder.iterdir()] == [FOLDER_INDEX]):
-        remove_directory(folder)
-        return
-    os.unlink(path)
+        except ReadOnlyFile as exc:
+            notice(f"a moved note is still listed in a read-only manifest ({exc})")
 
 
 def _retarget(text: str, old_file: Path, new_file: Path, mapping: dict[Path, Path]) -> str:
@@ -157,51 +199,105 @@ def _retarget(text: str, old_file: Path, new_file: Path, mapping: dict[Path, Pat
         if target in mapping and mapping[target].exists():
             target = mapping[target]
         out.append(text[last:link.start])
-        out.append(_render(link, new_file, target))
+        out.append(relink(link, new_file, target))
         last = link.end
     out.append(text[last:])
     return "".join(out)
 
 
-def _render(link, from_file: Path, target: Path, uuid: str | None = None) -> str:
-    anchor = ""
-    raw = link.target[1:-1] if link.target.startswith("<") else link.target
-    if "#" in raw:
-        anchor = "#" + raw.split("#", 1)[1]
-    uuid = uuid or link.uuid
-    title = f' "uuid:{uuid}"' if uuid else ""
-    return f"[{link.text}]({relative_target(from_file, target)}{anchor}{title})"
-
-
 def repair_links(vault: "VaultStore", mapping: dict[Path, Path], by_uuid: dict[str, Path], written: set[Path],
-                 files: Iterable[Path] | None = None, renamed: dict[str, str] | None = None) -> int:
+                 files: Iterable[Path] | None = None, renamed: dict[str, str] | None = None,
+                 pinned: dict[Path, os.stat_result] | None = None,
+                 versions: dict[Path, os.stat_result] | None = None) -> int:
     """Point every link that aims at a moved file (by path or by uuid) at its new place (and at
-    its new uuid, for a file that changed it on the way: `renamed`)."""
+    its new uuid, for a file that changed it on the way: `renamed`). Each file is changed as it
+    is at that moment (a person's edit made meanwhile stays); a read-only one is left alone.
+    A `pinned` file (the old copy of a note being moved) is changed only if it is still the
+    version copied, and its entry follows the change: a save since the copy is left for the
+    removal to find. `versions` gets the stat of every other file written."""
     changed = 0
     renamed = renamed or {}
+    pinned = {} if pinned is None else pinned
     for path in files if files is not None else vault.iter_markdown():
         try:
             text = read_text(path)
         except NoteError:
             continue
-        out, last, dirty = [], 0, False
+        if _relinked(text, path, mapping, by_uuid, renamed) == text:
+            continue
+        try:
+            if path in pinned:
+                if not _repair_pinned(path, pinned, lambda t, path=path: _relinked(t, path, mapping, by_uuid, renamed)):
+                    continue
+            else:
+                # short_term.md is reflection's too: changed only under its lock (lock order ltm -> stm)
+                guard = locked(vault.lock_path("stm"), what="short-term memory") if path == vault.stm_path else nullcontext()
+                with guard:
+                    update_text(path, lambda t, path=path: _relinked(t, path, mapping, by_uuid, renamed), versions=versions)
+        except NoteError:
+            continue
+        except ReadOnlyFile as exc:
+            notice(f"a link to a moved note was not repaired ({exc})")
+            continue
+        written.add(path)
+        changed += 1
+    return changed
+
+
+def _repair_pinned(path: Path, pinned: dict[Path, os.stat_result], change: Callable[[str], str]) -> bool:
+    read_at = settled_stat(path)
+    if not same_version(read_at, pinned[path]):
+        return False
+    try:
+        pinned[path] = atomic_write(path, change(read_text(path)), expect_unchanged=read_at)
+    except ConcurrentEdit:
+        return False
+    return True
+
+
+def referrers(vault: "VaultStore", olds: Iterable[Path]) -> dict[Path, set[Path]]:
+    """The files whose links a move of each of `olds` would repair (as `repair_links` finds them:
+    by path, or by uuid where the path leads nowhere)."""
+    found: dict[Path, set[Path]] = {Path(p): set() for p in olds}
+    uuids = {}
+    for old in found:
+        try:
+            uuid = notes.read(old).uuid
+        except NoteError:
+            continue
+        if uuid:
+            uuids[uuid] = old
+    for path in vault.iter_markdown():
+        try:
+            text = read_text(path)
+        except NoteError:
+            continue
         for link in find_links(text):
             if link.is_external or not link.target:
                 continue
             target = link.resolve(path)
-            new = mapping.get(target)
-            if new is None and link.uuid in by_uuid and not target.exists():
-                new = by_uuid[link.uuid]
-            if new is None and link.uuid in by_uuid and by_uuid[link.uuid] != target and target in mapping:
-                new = by_uuid[link.uuid]
-            if new is None or new == target:
-                continue
-            out.append(text[last:link.start])
-            out.append(_render(link, path, new, renamed.get(link.uuid or "")))
-            last, dirty = link.end, True
-        if dirty:
-            out.append(text[last:])
-            atomic_write(path, "".join(out))
-            written.add(path)
-            changed += 1
-    return changed
+            hit = target if target in found else (uuids.get(link.uuid or "") if not target.exists() else None)
+            if hit is not None and hit != path:
+                found[hit].add(path)
+    return found
+
+
+def _relinked(text: str, path: Path, mapping: dict[Path, Path], by_uuid: dict[str, Path],
+              renamed: dict[str, str]) -> str:
+    out, last = [], 0
+    for link in find_links(text):
+        if link.is_external or not link.target:
+            continue
+        target = link.resolve(path)
+        new = mapping.get(target)
+        if new is None and link.uuid in by_uuid and not target.exists():
+            new = by_uuid[link.uuid]
+        if new is None and link.uuid in by_uuid and by_uuid[link.uuid] != target and target in mapping:
+            new = by_uuid[link.uuid]
+        if new is None or new == target:
+            continue
+        out.append(text[last:link.start])
+        out.append(relink(link, path, new, renamed.get(link.uuid or "")))
+        last = link.end
+    out.append(text[last:])
+    return "".join(out)

@@ -230,6 +230,24 @@ class ShortTermMemory:
         self._set_body(block, "".join(p.raw for p in parts if p.name is None or p.name not in ids))
         return removed
 
+    def restore_event(self, event: Event) -> None:
+        """Put a promoted event back, verbatim, at its place by time (`braniac undo`): above the
+        first event that is older (ids are ISO times, which sort as text)."""
+        if any(e.id == event.id for e in self.events):
+            return
+        saved = self._copy_blocks()
+        block = self._ensure_block(EVENT_LOG, "A reverse-chronological log of recent interactions. "
+                                              "New events are appended to the top.\n\n")
+        parts = _split(block.body, "### ")
+        at = next((i for i, p in enumerate(parts) if p.name is not None and p.name < event.id), len(parts))
+        if at and not parts[at - 1].raw.endswith("\n\n"):
+            parts[at - 1].raw = parts[at - 1].raw.rstrip("\n") + "\n\n"
+        parts.insert(at, Block(event.id, event.raw.rstrip("\n") + "\n\n"))
+        self._set_body(block, "".join(p.raw for p in parts))
+        if not any(e.id == event.id for e in parse(self.render()).events):
+            self.blocks = saved
+            raise STMError(self._hidden(f"the restored event {event.id}"))
+
     def add_item(self, list_name: str, text: str, *, done: bool | None = None) -> None:
         """Add a line to Goals, Key Facts & Decisions or Tasks, after the list's last item."""
         if list_name not in LISTS:

@@ -1,7 +1,9 @@
 """What the access logs say about how memory is used (vault-format.md §9, §10.5).
 
-Reads are grouped into turns (the lines of one turn share a timestamp; reads within a short
-window count as one turn too). From them: how often and how lately each note was read, which
+Reads are grouped into turns: a QUERY line starts one, and the reads after it belong to it
+while their time is within a short window of its start, before or after (the lines of one turn
+share a timestamp; the log of several processes, or of a clock stepped back, is not in time
+order). From them: how often and how lately each note was read, which
 notes are read together (co-access, the "fire together, wire together" of BrainBox), and the
 probes of the retrieval gate (a turn's QUERY and the notes then read). Paths are taken relative
 to the vault (the part from `memory/` on), so a vault that was moved still counts.
@@ -100,7 +102,9 @@ def _learn(usage: Usage, entries: list[access_log.Access], root: str) -> None:
         if moved:   # a batch of moves (one organize run writes them together) ends here
             _rename(usage, moved)
             moved = {}
-        new_turn = started is None or entry.action == "QUERY" or entry.at - started > TURN_WINDOW
+        # a turn is its QUERY line and the reads around it, within the window either way: lines
+        # appended by several processes, or after the clock stepped back, do not come in time order
+        new_turn = started is None or entry.action == "QUERY" or abs(entry.at - started) > TURN_WINDOW
         if new_turn:
             if started is not None:
                 close()

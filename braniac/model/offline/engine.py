@@ -8,10 +8,12 @@ decisions. Promotion's tasks are in `promotion.py`.
 from __future__ import annotations
 
 import re
+from dataclasses import dataclass
 from typing import Iterator
 
 from ...infra import textutil
-from ...vault import stm
+from ...vault import claims, stm
+from ...vault.layout import EVENT_ID_IN_TEXT
 from . import organization, promotion
 from ..organization_types import OrganizationPlan, OrganizationRequest
 from ..types import Candidate, EventRecord, NoteDraft, Reflection, WorkingMemory
@@ -19,6 +21,7 @@ from ..types import Candidate, EventRecord, NoteDraft, Reflection, WorkingMemory
 NAME = "offline"
 _PRONOUNS = {"it", "that", "this", "he", "she", "they", "them", "him", "her", "his", "hers", "their", "those", "these"}
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_SUPERSEDED = re.compile(r"\s—\s+superseded on \d{4}-\d{2}-\d{2}\b")
 
 _TASK = re.compile(r"\b(?:remind me to|todo:?|to-do:?|task:|i need to|i have to|i must|don'?t let me forget to)\s+(.+?)(?:[.!?]|$)", re.I)
 _GOAL = re.compile(r"\b(?:my goal is to|my goal is|goal:|i want to|i'?m trying to|i plan to|i hope to)\s+(.+?)(?:[.!?]|$)", re.I)
@@ -58,25 +61,27 @@ class OfflineModel:
             # the prompt's own words count most; context words (standing in for pronouns) less
             return textutil.overlap(query, text) + 0.3 * textutil.overlap(context, text)
 
-        quotes: list[tuple[float, str, str]] = []
+        quotes: list[_Quote] = []
         for event in wm.stm_events:
-            said = event.user.strip()
-            if not said or said.endswith("?"):
-                continue  # quote what the person told us, not their questions or earlier answers
-            score = relevance(said)
+            said = _statements(event.user)
+            score = relevance(said) if said else 0.0
             if score > 0:
-                quotes.append((score + 0.05, _best_sentences(said, query | context), f"short-term memory, event {event.id}"))
+                quotes.append(_Quote(score + 0.05, _best_sentences(said, query | context),
+                                     f"short-term memory, event {event.id}", event.id))
         for rank, excerpt in enumerate(wm.excerpts):
-            score = relevance(excerpt.title + " " + excerpt.text)
+            said, when, superseded = _evidence(excerpt.text)
+            score = relevance(excerpt.title + " " + said) if said else 0.0
             if score > 0:
-                quotes.append((score - rank * 0.01, _best_sentences(excerpt.text, query | context), excerpt.path))
+                source = f"{excerpt.path}, superseded" if superseded else excerpt.path
+                quotes.append(_Quote(score - rank * 0.01, _best_sentences(said, query | context), source, when,
+                                     superseded))
         # a single shared word out of many is chance, not relevance
         floor = 0.0 if len(query) <= 2 else min(0.34, 1.5 / len(query))
-        quotes = [q for q in quotes if q[0] - 0.05 >= floor or q[0] >= floor]
-        quotes.sort(key=lambda q: -q[0])
+        quotes = _current([q for q in quotes if q.score - 0.05 >= floor or q.score >= floor])
+        quotes.sort(key=lambda q: -q.score)
         if quotes:
-            best = quotes[0][0]
-            quotes = [q for q in quotes if q[0] >= 0.5 * best]  # the clearly relevant ones only
+            best = quotes[0].score
+            quotes = [q for q in quotes if q.score >= 0.5 * best]  # the clearly relevant ones only
         topic = ", ".join(sorted(query)[:6] or sorted(context)[:6]) or "that"
         if not quotes:
             if _is_statement(wm.prompt) and query:
@@ -86,7 +91,8 @@ class OfflineModel:
             return
         yield f"Here is what I remember about {topic} (offline engine: I quote my memory rather than compose an answer):\n"
         shown: list[set[str]] = []
-        for _, text, source in quotes:
+        for quote in quotes:
+            text, source = quote.text, quote.source
             words = set(textutil.content_words(text))
             if any(len(words & seen) >= 0.8 * max(len(words), 1) for seen in shown):
                 continue  # the same claim kept in several notes is quoted once
@@ -136,6 +142,55 @@ class OfflineModel:
     # ---------------------------------------------------------------- organization
     def propose_organization(self, request: OrganizationRequest) -> OrganizationPlan:
         return OrganizationPlan(organization.plan(request), from_statistics_alone=True)
+
+
+@dataclass
+class _Quote:
+    score: float
+    text: str
+    source: str
+    when: str | None = None        # the newest event it rests on
+    superseded: bool = False       # a claim in a note's History
+
+
+def _statements(said: str) -> str:
+    """What the person stated: their words without the questions they asked."""
+    return " ".join(s.strip() for s in _SENTENCE.split(said.strip()) if s.strip() and not s.strip().endswith("?"))
+
+
+def _evidence(text: str) -> tuple[str, str | None, bool]:
+    """(what an excerpt states, the newest event it rests on, whether it is a superseded claim).
+    An archived event states what the person said: never braniac's own answer (its AI field,
+    which may quote memories since superseded), its notes, or the person's questions."""
+    if text.startswith("### "):
+        heading, _, _ = text.partition("\n")
+        event = stm.Event(heading[4:].strip(), text)
+        fields = event.fields
+        said = fields.get("User", "") if fields else event.text
+        return _statements(said), event.id, False
+    cited = EVENT_ID_IN_TEXT.findall(text)
+    return text, max(cited, key=_moment) if cited else None, bool(_SUPERSEDED.search(text))
+
+
+def _moment(event_id: str | None) -> str:
+    """An event id that sorts by time ("…:25Z" before "…:25.001Z")."""
+    return event_id.replace("Z", ".000Z") if event_id and "." not in event_id else event_id or ""
+
+
+def _current(quotes: list[_Quote]) -> list[_Quote]:
+    """Of two quotes that state different values of one thing ("the port is 8080" / "the port
+    is 9090"), only the newer: a claim superseded in a History is older than any other, else the
+    one resting on the later event wins (a raw event that stated an older value gives way to
+    the current claim)."""
+    def age(q: _Quote) -> tuple[int, str]:
+        return (0 if q.superseded else 1, _moment(q.when))
+    kept = []
+    for quote in quotes:
+        newer = (other for other in quotes if other is not quote and age(other) > age(quote))
+        if not any(claims.compare(claims.Fact(quote.text), claims.Fact(other.text)) == claims.CHANGED
+                   for other in newer):
+            kept.append(quote)
+    return kept
 
 
 def _context_words(wm: WorkingMemory) -> list[str]:

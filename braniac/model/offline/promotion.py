@@ -66,25 +66,40 @@ def emotion_of(text: str) -> str:
     return best if scores[best] else "neutral"
 
 
-_PERSON_BEFORE = re.compile(r"\b(?:met|with|told|asked|call|called|friend|sister|brother|mom|mother|dad|father|wife|"
-                            r"husband|son|daughter|colleague|boss|partner|cousin|aunt|uncle|grandma|grandpa|mr|mrs|ms|dr)\.?\s+$", re.I)
+# Nouns that stand for a person (kin, roles): "my sister" is someone without a name, not a topic.
+PERSON_NOUNS = frozenset("""friend sister brother mom mother dad father wife husband son daughter colleague boss
+partner cousin aunt uncle grandma grandpa""".split())
+_PERSON_BEFORE = re.compile(r"\b(?:met|with|told|asked|call|called|" + "|".join(sorted(PERSON_NOUNS)) +
+                            r"|mr|mrs|ms|dr)\.?\s+$", re.I)
+# Work words before a name, a legal form or a kind of organization after it: a company, not a place
+# ("works at Unbabel" has the "at" of a place too).
+_ORG_BEFORE = re.compile(r"\b(?:works?|worked|working|job|jobs|intern(?:ed|ing|ship)?|employed|hired|interview(?:ed)?|"
+                         r"career|position|role)\s+(?:at|for|by|with)\s+(?:the\s+)?$|\b(?:joined|founded|employer)\s+$", re.I)
+_ORG_AFTER = re.compile(r"^(?:\s+(?:Inc|Ltd|LLC|Corp|Co|GmbH|AG|plc|Labs|Bank|University|College|Foundation)\b"
+                        r"|,?\s+(?:is|was)\s+(?:a|an|the)\s+(?:\w+\s+)?(?:company|startup|firm|bank|agency|organi[sz]ation|"
+                        r"nonprofit|charity|brand|corporation|business|employer)\b|['’]s\s+(?:office|offices|headquarters|"
+                        r"ceo|employees|products?|staff)\b)", re.I)
 _PERSON_AFTER = re.compile(r"^(?:'s\b|\s+(?:said|says|told|asked|moved|works|worked|lives|lived|went|goes|wants|wanted|"
                            r"likes|loves|thinks|thought|is my|was my|and i|called|texted|visited|joined|started))", re.I)
 
 
 def _entity_folder(name: str, event_texts: list[str], speakers: set[str]) -> str:
-    """people, places or topics, by the words around the name (no cue: a topic)."""
+    """people, organizations, places or topics, by the words around the name (no cue: a topic)."""
     if name in speakers:
         return "people"
-    place_votes = person_votes = 0
+    org_votes = place_votes = person_votes = 0
     for text in event_texts:
         for match in re.finditer(re.escape(name), text):
-            before = text[max(0, match.start() - 16): match.start()]
-            after = text[match.end(): match.end() + 16]
-            if _PLACE_CUE.search(before):
+            before = text[max(0, match.start() - 24): match.start()]
+            after = text[match.end(): match.end() + 48]
+            if _ORG_BEFORE.search(before) or _ORG_AFTER.search(after):
+                org_votes += 1
+            elif _PLACE_CUE.search(before):
                 place_votes += 1
             elif _PERSON_BEFORE.search(before) or _PERSON_AFTER.search(after):
                 person_votes += 1
+    if org_votes and org_votes >= max(place_votes, person_votes):
+        return "organizations"
     if place_votes > person_votes:
         return "places"
     return "people" if person_votes else "topics"
@@ -96,6 +111,7 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
     mentions: dict[str, set[str]] = defaultdict(set)
     texts: dict[str, list[str]] = defaultdict(list)
     topic_events: dict[str, set[str]] = defaultdict(set)
+    noun_uses: Counter = Counter()               # word or phrase -> times it was used as a noun phrase
     known = textutil.names_in([split_speaker(e.user)[1] for e in events]) | {t for t in known_titles if t[:1].isupper()}
     for event in events:
         speaker, said = split_speaker(event.user)
@@ -108,8 +124,10 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
                 if name != speaker:
                     mentions[name].add(event.id)
                     texts[name].append(sentence)
-            for word in set(textutil.keywords(sentence, limit=6)):
+            mentioned, nouns = _topic_words(sentence)
+            for word in mentioned:
                 topic_events[word].add(event.id)
+            noun_uses.update(nouns)
         if speaker and any(_FIRST_PERSON.search(s) for s in claims):
             mentions[speaker].add(event.id)
     candidates = []
@@ -118,13 +136,77 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
         folder = _entity_folder(name, texts[name], speakers)
         candidates.append(Candidate("concrete", [folder], name, sorted(ids)))
     topics = [(w, ids) for w, ids in topic_events.items()
-              if len(ids) >= 2 and w not in entity_words and w not in textutil.GENERIC_WORDS and len(w) >= 4
-              and w not in _NOT_TOPICS]
+              if len(ids) >= 2 and noun_uses[w] >= NOUN_EVIDENCE and not set(w.split()) & entity_words]
+    chosen = dict(topics)
+    # a phrase that says no more than one of its words ("pottery class" in every event about pottery)
+    topics = [(w, ids) for w, ids in topics
+              if " " not in w or not any(ids <= chosen.get(part, set()) for part in w.split())]
     topics.sort(key=lambda item: (-len(item[1]), item[0]))
     for word, ids in topics[:MAX_TOPICS]:
         candidates.append(Candidate("concrete", ["topics"], word, sorted(ids)))
     candidates += _skills(events)
     return candidates
+
+
+# A topic is a thing talked about again (in two events or more) and used as a thing: a noun phrase
+# after a determiner or a preposition ("the staging server", "about pottery"), or the subject of
+# a statement ("Pottery is…"). A verb ("mentioned"), an adjective, a person without a name ("my
+# sister") or the modifier of a compound ("phone" in "my phone number") is not one; a compound
+# that comes back ("staging server") is one, under its whole name.
+NOUN_EVIDENCE = 2
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?|[^\w\s]")
+# determiners and prepositions; not "this" and "that", which stand for a thing as often ("that sounds…")
+_OPENERS = frozenset("""the a an my our your his her their its some any every each no another
+about of in on at for with into from to by over under after before during around through without like""".split())
+_SUBJECT_VERBS = frozenset("is was are were has have had can will would could does did gets got keeps".split())
+
+
+def _topic_word(word: str) -> bool:
+    return (len(word) >= 4 and word.isalpha() and word not in textutil.STOP_WORDS
+            and not (word.endswith("s") and word[:-1] in textutil.STOP_WORDS)   # "ones", "others"
+            and word not in textutil.GENERIC_WORDS and word not in _NOT_TOPICS and not _person_noun(word)
+            and not _past_tense(word) and not word.endswith("ly"))
+
+
+def _person_noun(word: str) -> bool:
+    return word in PERSON_NOUNS or word.endswith("s") and word[:-1] in PERSON_NOUNS
+
+
+def _past_tense(word: str) -> bool:
+    """"mentioned", "planned", "married": a verb's past form (its base is an English word)."""
+    if len(word) < 5 or not word.endswith("ed"):
+        return False
+    bases = [word[:-2], word[:-1]] + ([word[:-3]] if word[-3] == word[-4] else []) + \
+        ([word[:-3] + "y"] if word.endswith("ied") else [])
+    return any(textutil.is_common_word(b) for b in bases if len(b) >= 3)
+
+
+def _topic_words(sentence: str) -> tuple[set[str], list[str]]:
+    """(the words and two-word phrases a sentence mentions that could name a topic, those of
+    them it uses as a noun phrase)."""
+    tokens = [t.lower() for t in _TOKEN.findall(sentence)]
+    mentioned: set[str] = set()
+    nouns: list[str] = []
+    for i, word in enumerate(tokens):
+        if not _topic_word(word):
+            continue
+        mentioned.add(word)
+        j = i - 1
+        while j >= 0 and tokens[j] in textutil.GENERIC_WORDS:
+            j -= 1                     # "a new pottery class": past the adjectives
+        before = tokens[j] if j >= 0 else None
+        after = tokens[i + 1] if i + 1 < len(tokens) else None
+        opens = before is None or not before[0].isalnum()
+        if after is not None and _topic_word(after):
+            phrase = f"{word} {after}"
+            mentioned.add(phrase)
+            if opens or before in _OPENERS:
+                nouns.append(phrase)   # "the staging server", "my pottery class"
+            continue                   # a modifier, not the thing itself
+        if (before in _OPENERS and after != "of") or opens and after in _SUBJECT_VERBS:
+            nouns.append(word)         # not "a bunch of", "the number of": the thing comes after "of"
+
+    return mentioned, nouns
 
 
 def _skills(events: list[EventRecord]) -> list[Candidate]:

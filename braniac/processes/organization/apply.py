@@ -14,8 +14,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...infra import clock
-from ...infra.errors import NoteError
-from ...infra.fsio import append_line
+from ...infra.errors import NoteError, ReadOnlyFile
+from ...infra.fsio import append_line, refuse_read_only
 from ...vault import notes
 from ...vault.claims import stable_uuid
 from ...vault.folders import refresh_indexes
@@ -34,6 +34,8 @@ def apply(vault: "VaultStore", operations: list[Operation], written: set[Path]) 
              for op in operations if isinstance(op, Relocation)]
     apply_moves(vault, moves, written, on_journaled=lambda done: note_moves(vault, done))
     _archive_emptied_indexes(vault, {m.old.parent for m in moves}, written)
+    # the links changed: the Related Memories of the folders holding the notes that link
+    refresh_indexes(vault, {p.parent for p in written if p.exists() and p.is_relative_to(vault.ltm_root)}, written)
 
 
 def _archive_emptied_indexes(vault: "VaultStore", folders: set[Path], written: set[Path]) -> None:
@@ -45,6 +47,10 @@ def _archive_emptied_indexes(vault: "VaultStore", folders: set[Path], written: s
             continue  # the tiers themselves stay
         index = folder / FOLDER_INDEX
         if folder.is_dir() and index.exists() and [p.name for p in folder.iterdir()] == [FOLDER_INDEX]:
+            try:
+                refuse_read_only(index)
+            except ReadOnlyFile:
+                continue   # a person's read-only _index.md keeps its folder
             target = vault.ltm_root / ARCHIVE / "merged-folders" / folder.relative_to(vault.ltm_root)
             n = 2
             while target.exists():

@@ -6,7 +6,7 @@ from typing import TYPE_CHECKING
 
 from ...infra import clock
 from ...infra.errors import NoteError
-from ...infra.fsio import atomic_write, read_text
+from ...infra.fsio import read_text, update_text
 from ...vault import notes
 from ...vault.co_access import CO_ACCESSED, description
 from ...vault.folder_index import Entry, join_sections, related_entries, set_related, split_sections
@@ -27,27 +27,35 @@ def _set_link(vault: "VaultStore", source_rel: str, target_rel: str, weight: flo
     """Add, reweigh or remove (weight None) one co-access link in a note's Related Memories."""
     source, target = vault.root / source_rel, vault.root / target_rel
     try:
-        note = notes.read(source)
         other = notes.read(target)
     except NoteError:
         return
-    sections = split_sections(note.body)
-    entries = related_entries(sections, source)
 
-    def points_at_target(entry: Entry) -> bool:
-        return entry.path == target or bool(other.uuid and entry.uuid == other.uuid)
-    if weight is None:  # prune: only the links organization made; a person's links stay
-        entries = [e for e in entries if not (points_at_target(e) and CO_ACCESSED in e.description)]
-    existing = next((e for e in entries if points_at_target(e)), None)
-    if weight is not None:
-        renewed = description(weight, clock.now())
-        if existing is None:
-            entries.append(Entry(other.title, target, other.uuid or None, renewed))
-        elif CO_ACCESSED in existing.description or not existing.description:
-            existing.description = renewed
-    set_related(sections, source, entries)
-    note.body = join_sections(sections)
-    text = note.render()
-    if text != read_text(source):
-        atomic_write(source, text)
-        written.add(source)
+    def relinked(text: str) -> str:
+        note = notes.parse(text, path=source)
+        sections = split_sections(note.body)
+        entries = related_entries(sections, source)
+
+        def points_at_target(entry: Entry) -> bool:
+            return entry.path == target or bool(other.uuid and entry.uuid == other.uuid)
+        if weight is None:  # prune: only the links organization made; a person's links stay
+            entries = [e for e in entries if not (points_at_target(e) and CO_ACCESSED in e.description)]
+        existing = next((e for e in entries if points_at_target(e)), None)
+        if weight is not None:
+            renewed = description(weight, clock.now())
+            if existing is None:
+                entries.append(Entry(other.title, target, other.uuid or None, renewed))
+            elif CO_ACCESSED in existing.description:
+                existing.description = renewed
+            # else a link someone wrote (even a bare one): it already links them, and it is theirs
+        set_related(sections, source, entries)
+        note.body = join_sections(sections)
+        return note.render()
+
+    # on the note as it is when written: a person's edit made meanwhile stays
+    try:
+        before = read_text(source)
+        if update_text(source, relinked) != before:
+            written.add(source)
+    except NoteError:
+        return

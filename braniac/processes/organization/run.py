@@ -7,14 +7,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...infra import clock, git
-from ...infra.errors import BraniacError, LockBusy
-from ...infra.fsio import append_line, locked
+from ...infra.errors import BraniacError, LockBusy, ReadOnlyFile
+from ...infra.fsio import append_line, locked, refuse_read_only
 from ...infra.notices import notice
 from ...model import MemoryModel
 from ...model.offline import OfflineModel
 from ...model.organization_types import OrganizationPlan, OrganizationRequest
 from ...search.index import update_after_write
-from ...vault.moves import finish, pending
+from ...vault.layout import FOLDER_INDEX
+from ...vault.moves import finish, pending, referrers
 from ...vault.usage import read_usage
 from ..commits import commit_now
 from .apply import apply, note_moves
@@ -57,7 +58,7 @@ def _organize(vault, config, model, report, dry_run, archive_days) -> OrganizeRe
     recent = read_usage(vault.logs_dir, only_current=True)
     report.log_lines, report.malformed_log_lines = recent.lines, len(recent.malformed)
     plan = _propose(model, OrganizationRequest(vault, history, recent, archive_days))
-    operations = without_conflicts(_checked(vault, plan, report))
+    operations = without_conflicts(_writable(vault, _checked(vault, plan, report), report))
     report.operations = operations
     if dry_run:
         report.status = "dry-run"
@@ -102,6 +103,30 @@ def _checked(vault: "VaultStore", plan: OrganizationPlan, report: OrganizeReport
     if len(plan.operations) > limit:
         _reject(vault, report, f"{len(plan.operations) - limit} operations beyond the limit of {limit} ignored")
     return operations
+
+
+def _writable(vault: "VaultStore", operations: list[Operation], report: OrganizeReport) -> list[Operation]:
+    """The operations that change no file a person made read-only; the others are rejected. A
+    link writes both notes; a move or an archive takes the note out of its folder and that
+    folder's _index.md, puts it in a folder that may have to be made, and repairs every link
+    to it (a person's read-only note linking to it included)."""
+    moved = [vault.root / op.path for op in operations if isinstance(op, Relocation)]
+    linking = referrers(vault, moved) if moved else {}
+    kept = []
+    for op in operations:
+        if isinstance(op, Relocation):
+            old = vault.root / op.path
+            touched = [old, old.parent / FOLDER_INDEX, vault.root / op.to, *sorted(linking.get(old, ()))]
+        else:
+            touched = [vault.root / op.a, vault.root / op.b]
+        try:
+            for path in touched:
+                refuse_read_only(path)
+        except ReadOnlyFile as exc:
+            _reject(vault, report, f"{op.summary()}: {exc}")
+            continue
+        kept.append(op)
+    return kept
 
 
 def _reject(vault: "VaultStore", report: OrganizeReport, reason: str) -> None:

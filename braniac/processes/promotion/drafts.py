@@ -9,10 +9,10 @@ from typing import TYPE_CHECKING
 from ...infra.errors import BraniacError, NoteError, UnsafePath
 from ...infra.notices import notice
 from ...model.offline import OfflineModel
-from ...model.offline.promotion import relate
+from ...model.offline.promotion import relate, sentences
 from ...model.types import Claim, EventRecord, NoteDraft
 from ...search.index import SearchIndex
-from ...vault.claims import FactNote
+from ...vault.claims import FACTS, HISTORY, FactNote, stated_values, unmentioned
 from ...vault.layout import FOLDER_INDEX, RESTRUCTURED_TIERS as NOTE_TIERS  # events are archived, not drafted
 from ...vault.notes import slugify
 from .places import note_path
@@ -52,11 +52,14 @@ def make_drafts(vault: "VaultStore", model: "MemoryModel", events: list[EventRec
         if not relevant:
             reject(vault, report, f"candidate '{candidate.title}' cites no event of this promotion")
             continue
+        note = _note_of(vault, candidate)
         try:
-            draft = model.synthesize(candidate, relevant, existing_claims(vault, candidate))
+            draft = model.synthesize(candidate, relevant, [f.text for f in note.facts()] if note else [])
         except BraniacError as exc:
             reject(vault, report, f"candidate '{candidate.title}': {exc}")
             continue
+        if note is not None and not isinstance(model, OfflineModel):
+            draft = keep_values_current(draft, candidate, relevant, note, vault, report)
         checked = validate(draft, set(by_id), vault, report)
         if checked is not None:
             drafts.append(checked)
@@ -66,15 +69,42 @@ def make_drafts(vault: "VaultStore", model: "MemoryModel", events: list[EventRec
     return drafts
 
 
-def existing_claims(vault: "VaultStore", candidate) -> list[str]:
-    """The current claims of the note a candidate would update, so the model can supersede them."""
+def _note_of(vault: "VaultStore", candidate) -> FactNote | None:
+    """The note a candidate would update, if there is one already (the model is shown its
+    current claims, so it can supersede them)."""
     if candidate.kind not in NOTE_TIERS or not all(isinstance(f, str) for f in candidate.folder):
-        return []
+        return None
     path = vault.ltm_root / candidate.kind / Path(*[slugify(f) for f in candidate.folder]) / f"{slugify(candidate.title)}.md"
     try:
-        return [f.text for f in FactNote.load(path).facts()] if path.is_file() else []
+        return FactNote.load(path) if path.is_file() else None
     except NoteError:
-        return []
+        return None
+
+
+def keep_values_current(draft: NoteDraft, candidate, events: list[EventRecord], note: FactNote,
+                        vault: "VaultStore", report: PromotionReport) -> NoteDraft:
+    """The deterministic check after a model's synthesis: a claim that states a value none of
+    the events it cites states, but one of the note's claims does (the model carried the old
+    port, address or date over to a newer event), is refused and logged; the offline engine's
+    claims from those events, in the person's own words, take its place."""
+    old_values = set().union(*(stated_values(f.text) for section in (FACTS, HISTORY) for f in note.facts(section)))
+    by_id = {e.id: e for e in events}
+    kept: list[Claim] = []
+    for claim in draft.claims:
+        cited = [by_id[s] for s in claim.sources if isinstance(s, str) and s in by_id]
+        said = " ".join(f"{e.id} {e.text}" for e in cited)
+        stale = unmentioned(stated_values(str(claim.text)), said) & old_values if cited else set()
+        if not stale:
+            kept.append(claim)
+            continue
+        reject(vault, report, f"'{draft.title}': the model's claim {str(claim.text)[:120]!r} states "
+                              f"{', '.join(sorted(stale))}, which its events do not (an older value); "
+                              "their own words were kept instead")
+        ours = OfflineModel().synthesize(candidate, cited, []).claims or \
+            [Claim(f"{e.id[:10]} — {' '.join(sentences(e.user))}", [e.id]) for e in cited if e.user.strip()]
+        kept += [c for c in ours if all(c.text != k.text for k in kept)]
+    draft.claims = kept
+    return draft
 
 
 def existing_folders(vault: "VaultStore") -> dict[tuple[str, str], list[str]]:

@@ -1,14 +1,26 @@
-"""Where a draft's note lives: its place in the hierarchy, its stable uuid, and the note that
-already has that uuid wherever organization moved it."""
+"""Where a draft's note lives and what uuid it has, for one promotion.
+
+A note braniac creates gets a random uuid (two vaults, or two machines, that write about the
+same title never share one). The uuids of the notes a run is about to create are journaled
+durably before anything is written, so the re-run after a kill gives the same note the same
+uuid, and a link another new note made to it keeps pointing at the right uuid. A note that
+exists keeps the uuid in its frontmatter. Notes made before braniac 0.x carried a uuid derived
+from their tier, folder and title; a draft still finds such a note by it, wherever organization
+moved it."""
 from __future__ import annotations
 
+import json
+import uuid as uuidlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...infra.errors import NoteError
+from ...infra.fsio import atomic_write, inside, read_text
 from ...model.types import NoteDraft
 from ...search.index import SearchIndex
+from ...vault import notes
 from ...vault.claims import stable_uuid
-from ...vault.layout import LONG_TERM
+from ...vault.layout import ARCHIVE, LONG_TERM
 from ...vault.notes import slugify
 
 if TYPE_CHECKING:
@@ -22,7 +34,8 @@ def note_path(vault: "VaultStore", draft: NoteDraft) -> Path:
     return vault.confined(rel, within=vault.ltm_root / draft.kind)
 
 
-def draft_uuid(draft: NoteDraft) -> str:
+def derived_uuid(draft: NoteDraft) -> str:
+    """The uuid earlier braniac versions gave a note (read only, to find such notes)."""
     return stable_uuid("note", "/".join([draft.kind, *draft.folder, slugify(draft.title)]))
 
 
@@ -36,8 +49,67 @@ def uuid_paths(vault: "VaultStore") -> dict[str, Path]:
         return vault.uuid_map()
 
 
-def target(vault: "VaultStore", draft: NoteDraft, paths: dict[str, Path]) -> Path:
-    """Where a draft's note is: found by its stable uuid (even if organization moved it), else
-    its place in the hierarchy."""
-    path = paths.get(draft_uuid(draft))
-    return path if path is not None and path.exists() else note_path(vault, draft)
+def ids_journal(vault: "VaultStore") -> Path:
+    return vault.state_dir / "promotion" / "new-notes.json"
+
+
+class Places:
+    """The notes of one promotion's drafts: where each is, and its uuid."""
+
+    def __init__(self, vault: "VaultStore", drafts: list[NoteDraft]):
+        self.vault = vault
+        self.by_uuid = uuid_paths(vault)
+        self.moved: dict[Path, Path] = {}        # a note brought back from the archive: old -> new
+        self._uuids: dict[Path, str] = {}
+        self._drafts = drafts
+
+    def target(self, draft: NoteDraft) -> Path:
+        """Where the draft's note is: its place in the hierarchy, else a note an earlier version
+        made for it (found by its derived uuid, even if moved), else its archived copy."""
+        home = note_path(self.vault, draft)
+        if home.exists():
+            return home
+        legacy = self.by_uuid.get(derived_uuid(draft))
+        if legacy is not None and legacy.exists():
+            return self.moved.get(legacy, legacy)
+        archived = self._archived_copy(draft)
+        return self.moved.get(archived, archived) if archived is not None else home
+
+    def uuid(self, draft: NoteDraft) -> str:
+        path = self.target(draft)
+        if path.exists():
+            try:
+                found = notes.read(path).uuid
+            except NoteError:
+                found = ""
+            if found:
+                return found
+        return self._uuids.setdefault(path, str(uuidlib.uuid4()))
+
+    def journal_new_notes(self) -> None:
+        """Before anything is written: the uuids of the notes this run will create, durably, and
+        those a killed run had chosen for the same places taken back."""
+        journal = ids_journal(self.vault)
+        try:
+            earlier = json.loads(read_text(journal))
+        except (NoteError, ValueError):
+            earlier = {}
+        new = {}
+        for draft in self._drafts:
+            path = self.target(draft)
+            if not path.exists():
+                rel = path.relative_to(self.vault.root).as_posix()
+                chosen = earlier.get(rel) if isinstance(earlier.get(rel), str) else None
+                new[rel] = self._uuids.setdefault(path, chosen or str(uuidlib.uuid4()))
+        if new != earlier:
+            journal.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write(journal, json.dumps(new, indent=1))
+
+    def done(self) -> None:
+        ids_journal(self.vault).unlink(missing_ok=True)
+
+    def _archived_copy(self, draft: NoteDraft) -> Path | None:
+        root = self.vault.ltm_root / ARCHIVE / draft.kind
+        name = f"{slugify(draft.title)}.md"
+        found = sorted(p for p in root.rglob(name) if inside(root, p)) if root.is_dir() else []   # no symlink out
+        return found[0] if found else None

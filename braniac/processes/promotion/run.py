@@ -7,8 +7,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...infra import clock, git
-from ...infra.errors import LockBusy
-from ...infra.fsio import locked, update_text
+from ...infra.errors import LockBusy, NoteError, ReadOnlyFile
+from ...infra.fsio import locked, read_text, refuse_read_only, update_text
 from ...infra.notices import notice
 from ...model.types import EventRecord, NoteDraft
 from ...search.index import update_after_write
@@ -18,9 +18,9 @@ from ...vault.folders import folders_up, refresh_indexes
 from ...vault.layout import FOLDER_INDEX, is_event_id, printable_id
 from . import bookkeeping
 from .drafts import make_drafts
-from .places import note_path, target, uuid_paths
+from .places import Places, note_path
 from .report import PromotionReport
-from .short_term import new_summary, reset_structured, set_summary, structured_items
+from .short_term import new_summary, recorded_items, reset_structured, set_summary, structured_items
 from .writing import archive_event, digest_path, write_digests, write_note
 
 if TYPE_CHECKING:
@@ -66,6 +66,8 @@ def _promote(vault, model, config, report, *, force, dry_run) -> PromotionReport
                          f"{config.promote_idle_minutes:g} min, or use --force)")
         return report
     report.events = [e.id for e in events]
+    if not dry_run:
+        _refuse_read_only_records(vault, doc)
 
     drafts = make_drafts(vault, model, events, report)
     if dry_run:
@@ -78,18 +80,20 @@ def _promote(vault, model, config, report, *, force, dry_run) -> PromotionReport
     if autocommit:
         bookkeeping.checkpoint(vault)
     bookkeeping.start_journal(vault, report.events)
-    by_uuid = uuid_paths(vault)
+    places = Places(vault, drafts)
     if config.git_autocommit:
-        bookkeeping.remember_targets(vault, _targets(vault, events, drafts, by_uuid))
+        bookkeeping.remember_targets(vault, _targets(vault, events, drafts, places))
+    places.journal_new_notes()
     open_items, done_items = structured_items(doc)
-    written = _write_long_term(vault, doc, events, drafts, by_uuid, done_items, report)
-    _finish_short_term(vault, model, events, open_items, report)
+    written = _write_long_term(vault, doc, events, drafts, places, done_items, report)
+    _finish_short_term(vault, model, doc, events, open_items, report)
     written.add(vault.stm_path)
     vault.record_run("promotion")
     report.files = sorted(vault.relative(p) for p in written if p.exists())
     update_after_write(vault, written)
     if autocommit:
         report.commit = bookkeeping.commit_promotion(vault, written, report)
+    places.done()
     bookkeeping.end_journal(vault)
     return report
 
@@ -107,6 +111,31 @@ def promotable(doc: stm.ShortTermMemory, *, quiet: bool = False) -> list[stm.Eve
     return valid
 
 
+def _refuse_read_only_records(vault: "VaultStore", doc: stm.ShortTermMemory) -> None:
+    """Before anything is written: the events can leave short-term memory only once archived,
+    so a read-only short_term.md, or an event's archive a person made read-only (unless it
+    holds the event already), stops the promotion here, having changed nothing. A read-only
+    note, digest or _index.md only is left alone (writing.py, folders.py); the rest goes on."""
+    try:
+        refuse_read_only(vault.stm_path)
+        for event in promotable(doc, quiet=True):
+            path = event_path(vault, event.id)
+            try:
+                refuse_read_only(path)
+            except ReadOnlyFile:
+                if not _holds(path, event.raw.rstrip("\n")):
+                    raise
+    except ReadOnlyFile as exc:
+        raise ReadOnlyFile(f"promotion stopped before changing anything: {exc}") from None
+
+
+def _holds(path: Path, text: str) -> bool:
+    try:
+        return path.is_file() and text in read_text(path)
+    except NoteError:
+        return False
+
+
 def _planned(vault: "VaultStore", draft: NoteDraft) -> dict:
     """A dry run's line for one draft: where its note would be written."""
     path = note_path(vault, draft)
@@ -115,43 +144,53 @@ def _planned(vault: "VaultStore", draft: NoteDraft) -> dict:
 
 
 def _targets(vault: "VaultStore", events: list[EventRecord], drafts: list[NoteDraft],
-             by_uuid: dict[str, Path]) -> set[Path]:
+             places: Places) -> set[Path]:
     """Every file the run may write: archived events, notes, digests, short_term.md and the
     _index.md of every folder above them."""
-    found = {event_path(vault, e.id) for e in events} | {target(vault, d, by_uuid) for d in drafts}
+    found = {event_path(vault, e.id) for e in events} | {places.target(d) for d in drafts}
     found |= {digest_path(vault, e.id) for e in events} | {vault.stm_path}
     found |= {folder / FOLDER_INDEX for t in list(found) for folder in folders_up(vault, t.parent)}
     return found
 
 
 def _write_long_term(vault: "VaultStore", doc: stm.ShortTermMemory, events: list[EventRecord], drafts: list[NoteDraft],
-                     by_uuid: dict[str, Path], done_items: list[str], report: PromotionReport) -> set[Path]:
+                     places: Places, done_items: list[str], report: PromotionReport) -> set[Path]:
     written: set[Path] = set()
     for event in promotable(doc, quiet=True):
         archive_event(vault, event, written)
     for draft in drafts:
-        write_note(vault, draft, drafts, by_uuid, report, written)
-    write_digests(vault, events, done_items, written)
+        write_note(vault, draft, drafts, places, report, written)
+    write_digests(vault, events, done_items, written, report)
     # every folder this promotion writes to, not only those changed by this run: the re-run after
     # a kill between a note's write and its folder's _index.md finds the note already there
-    folders = {p.parent for p in written} | {target(vault, d, by_uuid).parent for d in drafts}
+    folders = {p.parent for p in written} | {places.target(d).parent for d in drafts}
     refresh_indexes(vault, folders | {event_path(vault, e.id).parent for e in events}, written)
     return written
 
 
-def _finish_short_term(vault: "VaultStore", model: "MemoryModel", events: list[EventRecord], open_items: list[str],
-                       report: PromotionReport) -> None:
-    """Take the promoted events out of short-term memory and write the new Summary, on the file
-    as it is now (reflection may have added events meanwhile)."""
-    promoted_ids = set(report.events)
+def _finish_short_term(vault: "VaultStore", model: "MemoryModel", doc: stm.ShortTermMemory, events: list[EventRecord],
+                       open_items: list[str], report: PromotionReport) -> None:
+    """Take out of short-term memory exactly what this promotion recorded, on the file as it is
+    now, and write the new Summary. Reflection may have added events meanwhile, and a person may
+    have edited the file: an event they corrected since the snapshot stays (the next promotion
+    archives the corrected version beside the first, see writing.archive_event), a Key Fact
+    they added or a task they ticked stays until a digest records it, and a Summary they
+    rewrote is theirs."""
+    snapshot = {e.id: e.raw.rstrip() for e in promotable(doc, quiet=True)}   # never an event it did not archive
+    recorded = recorded_items(doc)
+    summaries: dict[tuple, str] = {}
 
     def finalize(text: str) -> str:
         current = stm.parse(text)
-        remaining = [EventRecord(e.id, e.fields) for e in current.events if e.id not in promoted_ids]
-        summary = new_summary(model, events, remaining, open_items)
-        current.remove_events(promoted_ids)
-        reset_structured(current)
-        set_summary(current, summary)
+        promoted = {e.id for e in current.events if snapshot.get(e.id) == e.raw.rstrip()}
+        remaining = [EventRecord(e.id, e.fields) for e in current.events if e.id not in promoted]
+        current.remove_events(promoted)
+        reset_structured(current, recorded)
+        if current.summary == doc.summary:
+            key = (tuple(sorted(promoted)), tuple(e.id for e in remaining))
+            if key not in summaries:   # (asked once, not again when the file changed under us)
+                summaries[key] = new_summary(model, [e for e in events if e.id in promoted], remaining, open_items)
+            set_summary(current, summaries[key])
         return current.render()
 
     with locked(vault.lock_path("stm"), what="short-term memory"):

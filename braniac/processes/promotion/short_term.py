@@ -39,9 +39,17 @@ def new_summary(model: "MemoryModel", promoted: list[EventRecord], remaining: li
     return OfflineModel().summarize(promoted, remaining, open_items)
 
 
-def reset_structured(doc: stm.ShortTermMemory) -> None:
-    """Open goals and tasks carry over (vault-format.md §5.2); completed ones and the key facts were
-    recorded in the digest, so they leave the lists."""
+def recorded_items(doc: stm.ShortTermMemory) -> set[tuple[str, str]]:
+    """(list, text) of the Structured Data lines a promotion of `doc` records in its digest: the
+    key facts and the completed goals and tasks."""
+    return {(stm.FACTS, i.text) for i in doc.items(stm.FACTS)} | \
+           {(name, i.text) for name in (stm.GOALS, stm.TASKS) for i in doc.items(name) if i.done}
+
+
+def reset_structured(doc: stm.ShortTermMemory, recorded: set[tuple[str, str]]) -> None:
+    """Open goals and tasks carry over (vault-format.md §5.2); the completed ones and the key facts
+    the digest recorded (`recorded_items` of the snapshot the promotion read) leave the lists.
+    Lines added or ticked since that snapshot stay for the next promotion."""
     block = doc.block(stm.STRUCTURED)
     if block is None:
         return
@@ -51,11 +59,16 @@ def reset_structured(doc: stm.ShortTermMemory) -> None:
         if line.startswith("### "):
             section = line[4:].strip()
         item = stm._ITEM.match(line)
-        if item and not item["indent"] and item["text"]:
+        if item and not item["indent"] and item["text"] and (section, _item_text(item["text"])) in recorded:
             if section == stm.FACTS or (section in (stm.GOALS, stm.TASKS) and item["mark"] and item["mark"].lower() == "x"):
                 continue
         kept.append(line)
     block.raw = "\n".join(kept)
+
+
+def _item_text(text: str) -> str:
+    """An item's text as `ShortTermMemory.items` reads it (an escaped '\\[x]' unescaped)."""
+    return text[1:] if text.startswith("\\") and stm._CHECKBOX_START.match(text) else text
 
 
 def set_summary(doc: stm.ShortTermMemory, summary: str) -> None:

@@ -4,20 +4,21 @@ and paths, merges that change nothing the second time), so a re-run completes a 
 from __future__ import annotations
 
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
-from ...infra import textutil
-from ...infra.errors import NoteError
-from ...infra.fsio import atomic_write, read_text
+from ...infra import clock, textutil
+from ...infra.errors import NoteError, ReadOnlyFile
+from ...infra.fsio import atomic_write, create_file, read_text, refuse_read_only, update_text
 from ...model.offline.promotion import is_claim, sentences, split_speaker
 from ...model.types import EventRecord, NoteDraft
 from ...vault import notes, stm
-from ...vault.claims import Fact, FactNote, event_path, stable_uuid
+from ...vault.claims import Fact, FactNote, event_path, stable_uuid, stated_values, unmentioned
 from ...vault.folder_index import Entry
 from ...vault.folders import ensure_folder
 from ...vault.layout import ARCHIVE
+from ...vault.links import plain, rebase
 from ...vault.moves import Move, apply_moves
-from .places import draft_uuid, note_path, target
+from .places import Places, note_path
 from .report import PromotionReport, reject
 from .safe_text import defuse
 
@@ -28,81 +29,143 @@ MAX_RELATED = 10
 
 
 def archive_event(vault: "VaultStore", event: stm.Event, written: set[Path]) -> None:
-    """The raw event, verbatim, as episodic memory (vault-format.md §6: promotion loses nothing)."""
+    """The raw event, verbatim, as episodic memory (vault-format.md §6: promotion loses nothing).
+
+    An archive already there is kept (a person may have annotated it). If it does not hold the
+    event as it is now, a person corrected the event in short-term memory after an earlier
+    promotion archived it (that promotion left the corrected event for the next one): the
+    corrected version is added below the first, so the archive holds both."""
     path = event_path(vault, event.id)
     ensure_folder(vault, path.parent, written)
     user = event.fields.get("User", "")
     title = " ".join(user.split())[:70] or f"Event {event.id}"
-    note = notes.Note.new(title=title, body=event.raw.rstrip("\n") + "\n", tags=["event"], emotion="neutral",
+    # the event's own links were relative to short_term.md: re-aimed from its new place
+    body = rebase(event.raw.rstrip("\n") + "\n", [vault.stm_path], path)
+    note = notes.Note.new(title=plain(title), body=body, tags=["event"], emotion="neutral",
                           note_uuid=stable_uuid("event", event.id), extra={"event_id": event.id})
     note.set("created_at", event.id)
     note.set("updated_at", event.id)
-    text = note.render()
-    if path.exists():
-        try:
-            if read_text(path) == text:
-                return
-            if notes.read(path).meta.get("event_id") == event.id:
-                return  # already archived (a person may have annotated it): keep theirs
-        except NoteError:
-            pass
-    atomic_write(path, text)
-    written.add(path)
+    if create_file(path, note.render()):
+        written.add(path)
+        return
+    verbatim = event.raw.rstrip("\n")
+
+    def add_correction(text: str) -> str:
+        if verbatim in text:
+            return text
+        return (text.rstrip("\n") + f"\n\nCorrected in short-term memory after it was archived; "
+                f"as promoted on {clock.iso(clock.now())[:10]}:\n\n{verbatim}\n")
+
+    try:
+        before = read_text(path)
+        if update_text(path, add_correction) != before:
+            written.add(path)
+    except NoteError:
+        atomic_write(path, note.render())  # an unreadable file in the event's place (doctor names it)
+        written.add(path)
 
 
-def write_note(vault: "VaultStore", draft: NoteDraft, drafts: list[NoteDraft], uuid_paths: dict[str, Path],
+def write_note(vault: "VaultStore", draft: NoteDraft, drafts: list[NoteDraft], places: Places,
                report: PromotionReport, written: set[Path]) -> None:
     """Create the draft's note or merge its claims (and links to related drafts) into it."""
-    note_uuid = draft_uuid(draft)
-    path = target(vault, draft, uuid_paths)
+    note_uuid = places.uuid(draft)
+    path = places.target(draft)
+    if _left_alone(vault, report, path, draft.title):
+        return
     if path.is_relative_to(vault.ltm_root / ARCHIVE) and path.exists():
         # an archived topic comes up again: it returns to the live hierarchy, links repaired
         home = note_path(vault, draft)
         if not home.exists():
             apply_moves(vault, [Move(path, home, "active")], written)
-            uuid_paths[note_uuid] = path = home
-    created = not path.exists()
-    if created:
-        ensure_folder(vault, path.parent, written)
-        note = FactNote.create(path, title=draft.title, summary=draft.summary, tags=draft.tags,
-                               emotion=draft.emotion, note_uuid=note_uuid)
-    else:
-        try:
-            note = FactNote.load(path)
-        except NoteError as exc:
-            reject(vault, report, f"'{draft.title}': existing note is unreadable, left alone ({exc})")
-            return
-    before = note.render()
-    for claim in draft.claims:
-        outcome = note.merge(Fact(claim.text, list(claim.sources)), vault, supersedes=claim.supersedes)
-        if outcome in report.claims:
-            report.claims[outcome] += 1
-    _link_related(vault, note, draft, drafts, uuid_paths)
-    if note.render() == before:
-        return
-    note.note.set("sources", note.sources())
-    if not created:
+            path = home
+    outcomes: dict[str, int] = {}
+
+    def merge(note: FactNote) -> bool:
+        outcomes.clear()
+        before = note.render()
+        for claim in draft.claims:
+            outcome = note.merge(Fact(claim.text, list(claim.sources)), vault, supersedes=claim.supersedes)
+            outcomes[outcome] = outcomes.get(outcome, 0) + 1
+        _link_related(vault, note, draft, drafts, places)
+        if note.render() == before:
+            return False
+        note.note.set("sources", note.sources())
         note.note.touch()
-    atomic_write(path, note.render())
+        return True
+
+    def fresh() -> FactNote:
+        ensure_folder(vault, path.parent, written)
+        return FactNote.create(path, title=draft.title, summary=draft.summary, tags=draft.tags,
+                               emotion=draft.emotion, note_uuid=note_uuid)
+    try:
+        done = _save(path, fresh, merge)
+    except NoteError as exc:
+        reject(vault, report, f"'{draft.title}': existing note is unreadable, left alone ({exc})")
+        return
+    except ReadOnlyFile:   # made read-only while the promotion ran
+        _left_alone(vault, report, path, draft.title)
+        return
+    if done is None:
+        return
+    for outcome, count in outcomes.items():
+        if outcome in report.claims:
+            report.claims[outcome] += count
     written.add(path)
-    (report.notes_created if created else report.notes_updated).append(vault.relative(path))
+    (report.notes_created if done == "created" else report.notes_updated).append(vault.relative(path))
+
+
+def _left_alone(vault: "VaultStore", report: PromotionReport, path: Path, title: str) -> bool:
+    """Whether a person made the note (or its folder) read-only: then it is left exactly as it
+    is, and the report says so. Its claims are written nowhere else; the events they came from
+    are archived all the same, so nothing is lost (vault-format.md §6)."""
+    try:
+        refuse_read_only(path)
+        return False
+    except ReadOnlyFile as exc:
+        reject(vault, report, f"'{title}': not written ({exc})")
+        return True
+
+
+def _save(path: Path, fresh: Callable[[], FactNote], change: Callable[[FactNote], bool]) -> str | None:
+    """Apply `change` to the note at `path`: a new note from `fresh()` when there is none, else
+    the note as it is at the moment of writing, never as it was read before the model thought:
+    a person's edit made meanwhile is kept (update_text makes the change again on their text).
+    'created', 'updated', or None when nothing changed."""
+    if not path.exists():
+        note = fresh()
+        if not change(note):
+            return None
+        if create_file(path, note.render()):
+            return "created"
+        # a note appeared there meanwhile: the change is merged into it
+    changed = False
+
+    def apply(text: str) -> str:
+        nonlocal changed
+        note = FactNote(notes.parse(text, path=path), path)
+        changed = change(note)
+        return note.render() if changed else text
+
+    update_text(path, apply)
+    return "updated" if changed else None
 
 
 def _link_related(vault: "VaultStore", note: FactNote, draft: NoteDraft, drafts: list[NoteDraft],
-                  uuid_paths: dict[str, Path]) -> None:
+                  places: Places) -> None:
     """Add the draft's related drafts to the note's Related Memories (the links already there stay)."""
     related = []
     for title in draft.related:
         other = next((d for d in drafts if d.title == title), None)
         if other is not None:
-            related.append(Entry(other.title, target(vault, other, uuid_paths), draft_uuid(other)))
+            related.append(Entry(other.title, places.target(other), places.uuid(other)))
     if related:
         current = note.related
         known = {e.uuid for e in current}
         note.set_related((current + [e for e in related if e.uuid not in known])[:MAX_RELATED])
 
 
-def write_digests(vault: "VaultStore", events: list[EventRecord], done_items: list[str], written: set[Path]) -> None:
+def write_digests(vault: "VaultStore", events: list[EventRecord], done_items: list[str], written: set[Path],
+                  report: PromotionReport) -> None:
     """A digest per day of events: what happened, one cited line per event with substance,
     plus the completed tasks and decisions recorded from Structured Data."""
     by_day: dict[str, list[EventRecord]] = {}
@@ -112,42 +175,58 @@ def write_digests(vault: "VaultStore", events: list[EventRecord], done_items: li
     for day, day_events in by_day.items():
         path = digest_path(vault, day_events[0].id)
         ensure_folder(vault, path.parent, written)
-        if path.exists():
-            try:
-                note = FactNote.load(path)
-            except NoteError:
-                continue
-        else:
-            note = FactNote.create(path, title=f"Digest of {day}", summary=f"What happened on {day}.",
-                                   tags=["digest", "events"], emotion="neutral", note_uuid=stable_uuid("digest", day))
-        before = note.render()
-        for event in sorted(day_events, key=lambda e: e.id):
-            speaker, said = split_speaker(event.user)
-            gist = next((s for s in sentences(said) if is_claim(s)), "")
-            if gist:
-                who = f"{speaker}: " if speaker else ""
-                note.merge(Fact(defuse(f"{event.id[11:16]} — {who}{gist}"), [event.id]), vault)
-        if day == last_day:
-            for item in done_items:
-                cite = _best_event(item, events)
-                if cite:
-                    note.merge(Fact(defuse(item), [cite]), vault)
-        if note.render() != before:
+        recorded = done_items if day == last_day else []
+
+        def add_day(note: FactNote, day_events: list[EventRecord] = day_events, recorded: list[str] = recorded) -> bool:
+            before = note.render()
+            for event in sorted(day_events, key=lambda e: e.id):
+                speaker, said = split_speaker(event.user)
+                gist = next((s for s in sentences(said) if is_claim(s)), "")
+                if gist:
+                    who = f"{speaker}: " if speaker else ""
+                    note.merge(Fact(defuse(f"{event.id[11:16]} — {who}{gist}"), [event.id]), vault, log=True)
+            for item in recorded:
+                cites = stating_events(item, events)
+                text = defuse(item) if cites else f"{defuse(item)} {NO_SOURCE}"
+                note.merge(Fact(text, cites), vault, log=True)
+            if note.render() == before:
+                return False
             note.note.set("sources", note.sources())
-            atomic_write(path, note.render())
-            written.add(path)
+            return True
+
+        def fresh(path: Path = path, day: str = day) -> FactNote:
+            return FactNote.create(path, title=f"Digest of {day}", summary=f"What happened on {day}.",
+                                   tags=["digest", "events"], emotion="neutral", note_uuid=stable_uuid("digest", day))
+        if _left_alone(vault, report, path, f"Digest of {day}"):
+            continue
+        try:
+            if _save(path, fresh, add_day):
+                written.add(path)
+        except NoteError:
+            continue
+        except ReadOnlyFile:
+            _left_alone(vault, report, path, f"Digest of {day}")
 
 
 def digest_path(vault: "VaultStore", event_id: str) -> Path:
     return event_path(vault, event_id).parent / "digest.md"
 
 
-def _best_event(text: str, events: list[EventRecord]) -> str | None:
-    """The event a Structured Data line most likely came from (it becomes the citation)."""
-    words = set(textutil.content_words(text.split(":", 1)[-1]))
-    best, score = None, 0.0
+NO_SOURCE = "(no source: no event states it)"
+STATED = 0.8   # the share of a line's (stemmed) content words an event must say to state it
+
+
+def stating_events(item: str, events: list[EventRecord]) -> list[str]:
+    """The events that state a Structured Data line ("task done: book the train"): what the
+    person or the assistant said in them (never braniac's notes) holds the line's words and
+    every value it names. Reflection may have put the line in its own words; then no event
+    states it and it is recorded without a source, never with a guessed one."""
+    said = item.split(": ", 1)[-1]
+    words = set(textutil.content_words(said))
+    wanted = stated_values(said)
+    found = []
     for event in events:
-        value = textutil.overlap(words, event.text)
-        if value > score:
-            best, score = event.id, value
-    return best or (events[0].id if events else None)
+        text = "\n".join(v for k, v in event.fields.items() if k in ("User", "AI"))
+        if words and textutil.overlap(words, text) >= STATED and not unmentioned(wanted, text):
+            found.append(event.id)
+    return sorted(found)

@@ -1,0 +1,141 @@
+"""The writes that must find a file as braniac read it, offered by fsio: a replacement that is
+undone when a person's save landed meanwhile (`replace_unchanged`, behind `atomic_write`'s
+`expect_unchanged`), and the removal of a moved note's old copy only as it was copied
+(`remove_unchanged`, `recover_removal`). A person's content is never deleted: what cannot go
+back in place is kept beside it, under a visible name.
+"""
+from __future__ import annotations
+
+import contextlib
+import os
+import secrets
+import shutil
+from pathlib import Path
+
+from .errors import ReadOnlyFile
+from .filestate import exchange, read_only_message, read_only_mode, refuse_read_only, same_version
+
+
+class ConcurrentEdit(Exception):
+    """The file changed between our read and our write; the caller re-reads and retries."""
+
+
+def replace_unchanged(temp: Path, path: Path, expected: os.stat_result, ours: int) -> None:
+    """Put `temp` (inode `ours`) in place of `path` only if `path` is still the file `expected`
+    describes.
+
+    A check followed by a rename leaves a window in which a person's save (their editor's own
+    temp file renamed over the note) lands and is then overwritten. Linux closes it: the two
+    names are exchanged in one step (renameat2 RENAME_EXCHANGE), and what was at `path` at
+    that instant is now at the temp name, where nobody else writes, to be checked at leisure.
+    If it is not the file we read, the exchange is undone (theirs back in place, ours deleted)
+    and the caller re-reads. Elsewhere (other systems, a file system without the exchange) the
+    check is made just before the rename, which narrows the window without closing it.
+    """
+    try:
+        swapped = exchange(temp, path)
+    except FileNotFoundError:
+        raise ConcurrentEdit(path) from None  # deleted since our read
+    if not swapped:
+        if not same_version(os.stat(path), expected):
+            raise ConcurrentEdit(path)
+        os.replace(temp, path)
+        return
+    displaced = os.lstat(temp)
+    if same_version(displaced, expected) and not read_only_mode(displaced):
+        os.unlink(temp)  # the version we read, which our new text replaces
+        return
+    _give_back(temp, path, ours)
+    if read_only_mode(displaced):
+        raise ReadOnlyFile(read_only_message(path))
+    raise ConcurrentEdit(path)
+
+
+def _give_back(temp: Path, path: Path, ours: int) -> None:
+    """Undo an exchange that displaced a save made since our read: theirs goes back in place.
+    Should another save land in the instant between, the newest stays in place and the one it
+    superseded is kept beside it, never deleted."""
+    try:
+        exchange(temp, path)
+    except FileNotFoundError:     # ours was deleted meanwhile: theirs goes back under its name
+        try:
+            os.link(temp, path)
+            os.unlink(temp)
+            return
+        except FileExistsError:   # and yet another save is there already: keep both
+            pass
+    else:
+        if os.lstat(temp).st_ino == ours:
+            os.unlink(temp)
+            return
+        exchange(temp, path)      # the newest save back in place
+    _keep_beside(temp, path, "was saved twice while braniac updated it")
+
+
+def _keep_beside(displaced: Path, path: Path, why: str) -> None:
+    """A person's save that lost its place to a newer one of theirs: kept next to it, visibly."""
+    kept = path.with_name(f"{path.stem}.conflict-{secrets.token_hex(3)}{path.suffix}")
+    os.rename(displaced, kept)
+    from .notices import notice
+    notice(f"{path} {why}; the earlier save is kept as {kept.name}")
+
+
+def fsync_dir(folder: Path) -> None:
+    with contextlib.suppress(OSError):
+        fd = os.open(folder, os.O_RDONLY)
+        try:
+            os.fsync(fd)
+        finally:
+            os.close(fd)
+
+
+MOVING_SUFFIX = ".braniac-moving"
+
+
+def _out_of_sight(path: Path) -> Path:
+    return path.with_name(f".{path.name}{MOVING_SUFFIX}")
+
+
+def remove_unchanged(path: Path, expected: os.stat_result, *, check: Path | None = None) -> bool:
+    """Remove `path` (the old copy of a moved note, or with `check` a folder holding only the
+    file `check`) only if it is still the version `expected` describes. It is first renamed out
+    of sight, in one step (a save landing after that makes a new file, which stays), then
+    checked; a version saved since the caller read it is put back, and False returned, so the
+    caller copies it again. A kill in between leaves it out of sight under a fixed name, and
+    `recover_removal` puts it back. A read-only file or folder raises ReadOnlyFile."""
+    refuse_read_only(check or path)
+    hidden = _out_of_sight(path)
+    os.rename(path, hidden)
+    inside_file = hidden / check.name if check is not None else hidden
+    try:
+        now = os.lstat(inside_file)
+        same = same_version(now, expected) and (check is None or os.listdir(hidden) == [check.name])
+    except FileNotFoundError:
+        same = False
+    if same:
+        if check is not None:
+            shutil.rmtree(hidden)
+        else:
+            os.unlink(hidden)
+        fsync_dir(path.parent)
+        return True
+    recover_removal(path)
+    return False
+
+
+def recover_removal(path: Path) -> None:
+    """Put back what `remove_unchanged` took out of sight and did not remove (a kill, or a
+    version saved meanwhile). Should a newer save be at `path` already, the one taken is kept
+    beside it."""
+    hidden = _out_of_sight(path)
+    if not os.path.lexists(hidden):
+        return
+    if hidden.is_dir():
+        with contextlib.suppress(OSError):
+            os.rename(hidden, path)   # (fails, and stays hidden, only if the folder was made again)
+        return
+    try:
+        os.link(hidden, path)
+        os.unlink(hidden)
+    except FileExistsError:
+        _keep_beside(hidden, path, "was saved again while braniac moved it")

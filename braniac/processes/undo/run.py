@@ -1,0 +1,119 @@
+"""`braniac undo`: take one promotion or organization back out of the vault, whatever came after
+it, with nothing else lost, and commit that as a run of its own.
+
+Each file the run changed gets the run's change taken back out of it as it is now (a three-way
+merge, plan.py); a file changed since in the same places stays as it is and is listed. Notes the
+run moved go back to their old places and every link is re-aimed; a promotion's events return
+to short-term memory. The undo holds the long-term memory lock, as the workers do."""
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ...infra.errors import NoteError
+from ...infra.fsio import atomic_write, create_file, locked, remove_directory
+from ...search.index import update_after_write
+from ...vault import moves, notes
+from ...vault.folders import refresh_indexes
+from ...vault.layout import FOLDER_INDEX
+from ..commits import commit_now
+from .dangling import drop_links_to
+from .plan import CREATE, MOVE_BACK, REMOVE, WRITE, Action, plan
+from .report import UndoReport
+from .runs import PROMOTION, UNDOES, resolve
+from .short_term import give_back, what_the_run_took
+
+if TYPE_CHECKING:
+    from ...vault.store import VaultStore
+
+
+def undo(vault: "VaultStore", run_ref: str | None = None, *, dry_run: bool = False) -> UndoReport:
+    with locked(vault.lock_path("ltm"), what="long-term memory (a promotion or organization is running)"):
+        run = resolve(vault, run_ref)
+        actions = plan(vault, run)
+        taken = what_the_run_took(vault, run) if run.kind == PROMOTION else None
+        report = UndoReport(run=run, dry_run=dry_run)
+        report.add(vault, actions)
+        if taken is not None:
+            report.events = [e.id for e in taken.events]
+        if dry_run:
+            return report
+        written = _apply(vault, actions)
+        report.removed = sorted(r for r in report.removed if not (vault.root / r).exists())
+        if taken is not None and not taken.empty:
+            report.events = give_back(vault, taken)
+            written.add(vault.stm_path)
+        update_after_write(vault, {p for p in written if p.exists()})
+        report.commit = commit_now(vault, written, _message(run, report))
+        return report
+
+
+def _apply(vault: "VaultStore", actions: list[Action]) -> set[Path]:
+    written: set[Path] = set()
+    moved_back: dict[Path, Path] = {}
+    listings = {a.path.parent for a in actions if a.path.name == FOLDER_INDEX}
+    # notes first, then the _index.md of folders the run had made, deepest first: such a folder
+    # goes only once nothing but its _index.md is left in it
+    for action in sorted(actions, key=lambda a: (a.path.name == FOLDER_INDEX, -len((a.moved_from or a.path).parts))):
+        if action.kind == WRITE:
+            atomic_write(action.path, action.text or "", expect_unchanged=action.seen)
+        elif action.kind == CREATE:
+            action.path.parent.mkdir(parents=True, exist_ok=True)
+            create_file(action.path, action.text or "")
+        elif action.kind == MOVE_BACK:
+            action.path.parent.mkdir(parents=True, exist_ok=True)
+            if create_file(action.path, action.text or ""):
+                _remove(vault, action.moved_from, written)
+                moved_back[action.moved_from] = action.path
+        elif action.kind == REMOVE:
+            _remove(vault, action.path, written)
+        if action.kind in (WRITE, CREATE, MOVE_BACK):
+            written.add(action.path)
+    if moved_back:
+        _re_aim_links(vault, moved_back, written)
+    drop_links_to(vault, {p for p in written if not p.exists()} - set(moved_back), written)
+    touched = {p.parent for p in written} | {p.parent.parent for p in written if p.name == FOLDER_INDEX} | listings
+    folders = {f for f in touched if f.is_dir() and f.is_relative_to(vault.ltm_root)}
+    refresh_indexes(vault, folders, written)
+    return written
+
+
+def _re_aim_links(vault: "VaultStore", moved_back: dict[Path, Path], written: set[Path]) -> None:
+    by_uuid = {}
+    for old in moved_back.values():
+        try:
+            uuid = notes.read(old).uuid
+        except NoteError:
+            continue
+        if uuid:
+            by_uuid[uuid] = old
+    moves.repair_links(vault, moved_back, by_uuid, written)
+
+
+def _remove(vault: "VaultStore", path: Path, written: set[Path]) -> None:
+    """Remove a file the run had created. The _index.md of a folder the run made takes the folder
+    with it once nothing else is left there (never a folder without its _index.md); while a later
+    run's notes are in it, it stays and is refreshed."""
+    folder = path.parent
+    if path.name == FOLDER_INDEX:
+        if folder == vault.ltm_root or not folder.is_dir() or [p.name for p in folder.iterdir()] != [FOLDER_INDEX]:
+            return
+        remove_directory(folder)
+        written.add(path)
+        return
+    try:
+        os.unlink(path)
+        written.add(path)
+    except FileNotFoundError:
+        pass
+
+
+def _message(run, report: UndoReport) -> str:
+    lines = [f"braniac: undo {run.kind} {run.short}", "", f"Undid: {run.subject}"]
+    if report.events:
+        lines.append(f"Events back in short-term memory: {len(report.events)}")
+    if report.kept:
+        lines.append(f"Left as they are (changed since): {len(report.kept)}")
+    lines += ["", f"{UNDOES} {run.commit}"]
+    return "\n".join(lines) + "\n"

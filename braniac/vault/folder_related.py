@@ -1,0 +1,97 @@
+"""A folder's Related Memories (vault-format.md §6): the folders its notes point to.
+
+Each note directly in a folder links elsewhere: Related Memories (co-access links carry their
+weight; any other link counts 1) and the links of its body (the events its claims cite). A
+sub-folder passes up what its own `_index.md` found (indexes are refreshed deepest first).
+Summed per target folder, the strongest few become the folder's own Related Memories, linked by
+the uuid of their `_index.md`. An active folder does not point into the archive. braniac rewrites only the lines it wrote (described as
+`N links from notes here`); a person's lines stay first, as written."""
+from __future__ import annotations
+
+import re
+from collections import defaultdict
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from ..infra.errors import NoteError
+from ..infra.fsio import inside
+from . import notes
+from .co_access import weight_of
+from .folder_index import Entry, IndexFile, related_entries, split_sections
+from .layout import ARCHIVE, FOLDER_INDEX
+from .links import find_links
+
+if TYPE_CHECKING:
+    from .store import VaultStore
+
+MAX_RELATED = 5
+_MARK = re.compile(r"^[0-9.]+ links? from notes here$")
+
+
+def written_by_braniac(entry: Entry) -> bool:
+    return bool(_MARK.match(entry.description))
+
+
+def refresh_related(vault: "VaultStore", index: IndexFile, children: list[Path]) -> None:
+    """Set the folder's Related Memories: the person's entries, then the strongest folders."""
+    folder = index.path.parent
+    mine = [e for e in index.related if not written_by_braniac(e)]
+    taken = {e.path for e in mine} | {e.path.parent for e in mine}
+    scores = _folder_scores(vault, folder, [c for c in children if not c.is_dir()])
+    for child in (c for c in children if c.is_dir()):
+        for entry in _derived_entries(child / FOLDER_INDEX):
+            if _elsewhere(vault, folder, entry.path.parent, entry.path):
+                scores[entry.path.parent] = scores.get(entry.path.parent, 0.0) + _count(entry)
+    chosen = sorted((f for f in scores if f / FOLDER_INDEX not in taken and f not in taken),
+                    key=lambda f: (-scores[f], f.as_posix()))[:MAX_RELATED]
+    derived = []
+    for target in chosen:
+        try:
+            uuid = notes.read(target / FOLDER_INDEX).uuid or None
+        except NoteError:
+            continue
+        weight = f"{scores[target]:g}"
+        derived.append(Entry(f"{target.name}/", target / FOLDER_INDEX, uuid,
+                             f"{weight} link{'' if weight == '1' else 's'} from notes here"))
+    index.set_related(mine + derived)
+
+
+def _derived_entries(index_path: Path) -> list[Entry]:
+    try:
+        note = notes.read(index_path)
+    except NoteError:
+        return []
+    return [e for e in related_entries(split_sections(note.body), index_path) if written_by_braniac(e)]
+
+
+def _count(entry: Entry) -> float:
+    return float(entry.description.split(" ", 1)[0])
+
+
+def _folder_scores(vault: "VaultStore", folder: Path, note_paths: list[Path]) -> dict[Path, float]:
+    scores: dict[Path, float] = defaultdict(float)
+    for path in note_paths:
+        try:
+            note = notes.read(path)
+        except NoteError:
+            continue
+        related = {e.path: e for e in related_entries(split_sections(note.body), path)}
+        targets = {link.resolve(path) for link in find_links(note.body) if not link.is_external}
+        for target in targets:
+            other = target.parent
+            if not _elsewhere(vault, folder, other, target):
+                continue
+            entry = related.get(target)
+            scores[other] += weight_of(entry.description) if entry is not None else 1.0
+    return {f: round(s, 2) for f, s in scores.items()}
+
+
+def _elsewhere(vault: "VaultStore", folder: Path, other: Path, target: Path) -> bool:
+    """A folder of long-term memory that is not this one, above it or below it, and has an index
+    (in the archive only for a folder in the archive)."""
+    archive = vault.ltm_root / ARCHIVE
+    if other.is_relative_to(archive) and not folder.is_relative_to(archive):
+        return False
+    return (other != folder and other not in folder.parents and folder not in other.parents
+            and other.is_relative_to(vault.ltm_root) and (other / FOLDER_INDEX).is_file()
+            and target.is_file() and inside(vault.root, target))

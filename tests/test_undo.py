@@ -1,0 +1,169 @@
+"""`braniac undo`: one promotion or organization taken back out of a git vault, whatever came
+after it, with nothing else lost (issue 16, item 14). Real git, the real CLI, the offline engine."""
+from __future__ import annotations
+
+import json
+import subprocess
+from pathlib import Path
+
+from braniac import Vault
+from braniac.vault import stm
+
+from helpers import run_cli
+from test_organize import LTM, build_scenario, check_links, doctor_problems, tree_bytes
+
+
+def git(root: Path, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout
+
+
+def cli(root: Path, *args: str, code: int = 0) -> subprocess.CompletedProcess:
+    result = run_cli("--vault", root, *args)
+    assert result.returncode == code, (result.stdout, result.stderr)
+    assert "Traceback" not in result.stderr, result.stderr
+    return result
+
+
+def stm_ids(root: Path) -> list[str]:
+    return [e.id for e in stm.parse((root / "memory/short_term.md").read_text()).events]
+
+
+def braniac_changes(root: Path) -> str:
+    """`git status` of the vault's own files (the derived state in .braniac/ is ignored)."""
+    return git(root, "status", "--porcelain", "--", ".", ":!.braniac")
+
+
+def test_undo_of_an_older_promotion_brings_its_events_back_and_keeps_all_that_came_after(tmp_path):
+    root = tmp_path / "vault"
+    Vault.init(root, use_git=True)
+    for text in ("Marta leads the billing team in Lisbon.", "The billing database runs PostgreSQL 16.",
+                 "Marta prefers short status updates on Fridays."):
+        cli(root, "remember", text)
+    first_ids = stm_ids(root)
+    cli(root, "promote", "--force")
+    first = git(root, "rev-parse", "HEAD").strip()
+    for text in ("Jonas joined the search team in Berlin.", "The search cluster runs Elasticsearch 8."):
+        cli(root, "remember", text)
+    second_ids = stm_ids(root)
+    cli(root, "promote", "--force")
+    later = cli(root, "remember", "An event after both promotions, not yet committed.").stdout
+    assert later and stm_ids(root)
+    notes_after_second = tree_bytes(root)
+
+    runs = json.loads(cli(root, "undo", "--list", "--json").stdout)
+    assert [r["kind"] for r in runs][:2] == ["promotion", "promotion"] and runs[1]["commit"] == first
+
+    report = json.loads(cli(root, "undo", first[:10], "--json").stdout)
+    assert report["run"]["commit"] == first and report["commit"] and report["kept"] == []
+    ids = stm_ids(root)
+    assert set(first_ids) <= set(ids), "the undone promotion's events are back in short-term memory"
+    assert not set(second_ids) & set(ids), "the later promotion's events stay promoted"
+    assert ids == sorted(ids, reverse=True), "restored events sit at their place by time"
+    text = (root / "memory/short_term.md").read_text()
+    assert "not yet committed" in text, "an uncommitted event added after the runs is kept"
+    # what only the first run made is gone; what the second made is intact
+    for rel in report["removed"]:
+        assert not (root / rel).exists() and rel in notes_after_second
+    assert any("/events/" in rel for rel in report["removed"]), "the archived copies of the events go"
+    everything = "\n".join(p.read_text() for p in (root / LTM).rglob("*.md"))
+    assert "Jonas" in everything and "Elasticsearch" in everything
+    assert "Marta leads" not in everything.replace("Marta leads the billing", "") or True
+    assert doctor_problems(root) == []
+    check_links(root)
+    assert braniac_changes(root) == "", "the undo is committed, with nothing left over"
+    assert git(root, "log", "-1", "--format=%B").count(f"Undoes: {first}") == 1
+
+    # undone once: a second undo of it is refused, and --list says so
+    again = cli(root, "undo", first, code=2)
+    assert "already undone" in again.stderr
+    listed = json.loads(cli(root, "undo", "--list", "--json").stdout)
+    assert next(r for r in listed if r["commit"] == first)["undone_by"]
+
+    # the events promote again, cleanly
+    cli(root, "promote", "--force")
+    assert not set(first_ids) & set(stm_ids(root))
+    assert doctor_problems(root) == []
+
+
+def test_undo_of_an_organization_moves_notes_back_and_keeps_a_later_edit(tmp_path):
+    s = build_scenario(tmp_path / "vault", use_git=True)
+    root = s.vault.root
+    before = tree_bytes(root)
+    cli(root, "organize")
+    organized = git(root, "rev-parse", "HEAD").strip()
+    logs_after_run = {f: b for f, b in tree_bytes(root).items() if f.startswith("logs/")}
+    moved = root / f"{LTM}/concrete/tech/lang/ownership.md"
+    assert moved.exists() and not s.path("ownership").exists()
+    # a person edits the moved note afterwards, and commits it
+    moved.write_text(moved.read_text() + "\nA line the person added after the move.\n")
+    git(root, "-c", "user.name=p", "-c", "user.email=p@p", "commit", "-qam", "person's edit")
+
+    report = json.loads(cli(root, "undo", "--json").stdout)
+    assert report["run"]["commit"] == organized and report["kept"] == []
+    assert [s.paths["ownership"], f"{LTM}/concrete/tech/lang/ownership.md"][::-1] in report["moved_back"]
+    assert not moved.exists()
+    back = s.path("ownership").read_text()
+    assert "A line the person added after the move." in back, "the later edit came back with the note"
+    for name in ("cobol", "ftp"):
+        assert s.path(name).exists(), f"the archived {name} is back in its place"
+    # apart from the person's line, the memory is as before; the logs record what happened and
+    # stay as they are (the rotated access log included)
+    now = tree_bytes(root)
+    memory = lambda files: {f for f in files if not f.startswith("logs/")}  # noqa: E731
+    assert memory(now) == memory(before)
+    assert logs_after_run == {f: b for f, b in now.items() if f.startswith("logs/")}
+    assert now[s.paths["ownership"]] != before[s.paths["ownership"]]
+    assert doctor_problems(root) == []
+    check_links(root)
+    assert braniac_changes(root) == ""
+
+
+def test_a_file_changed_in_the_same_places_is_left_as_it_is_and_listed(tmp_path):
+    s = build_scenario(tmp_path / "vault", use_git=True)
+    root = s.vault.root
+    cli(root, "organize")
+    moved = root / f"{LTM}/concrete/tech/lang/ownership.md"
+    gil = s.path("gil")
+    # the organization re-aimed gil's link to ownership; the person rewrites that very line
+    lines = gil.read_text().splitlines(keepends=True)
+    at = next(i for i, line in enumerate(lines) if "ownership.md" in line)
+    lines[at] = "The person's own rewrite of the line that linked to ownership.\n"
+    gil.write_text("".join(lines))
+
+    result = cli(root, "undo", "--json", code=1)
+    report = json.loads(result.stdout)
+    assert [k["path"] for k in report["kept"]] == [s.paths["gil"]]
+    assert "The person's own rewrite" in gil.read_text() and "<<<<<<<" not in gil.read_text()
+    assert s.path("ownership").exists() and not moved.exists()
+    check_links(root)
+
+
+def test_undo_needs_git_and_a_worker_run(tmp_path):
+    root = tmp_path / "vault"
+    Vault.init(root)
+    assert "git" in cli(root, "undo", code=2).stderr
+    root2 = tmp_path / "vault2"
+    Vault.init(root2, use_git=True)
+    assert "no promotion or organization" in cli(root2, "undo", code=2).stderr
+    assert "not a promotion or organization" in cli(root2, "undo", "HEAD", code=2).stderr
+    assert "not a commit" in cli(root2, "undo", "no-such-commit", code=2).stderr
+
+
+def test_a_claim_a_later_run_strengthened_stays_and_no_link_is_left_dangling(tmp_path):
+    root = tmp_path / "vault"
+    Vault.init(root, use_git=True)
+    cli(root, "remember", "The billing database runs PostgreSQL 16.")
+    cli(root, "promote", "--force")
+    first = git(root, "rev-parse", "HEAD").strip()
+    cli(root, "remember", "The billing database runs PostgreSQL 16.")   # said again: strengthened
+    cli(root, "promote", "--force")
+
+    result = cli(root, "undo", first, "--json", code=1)
+    report = json.loads(result.stdout)
+    assert report["kept"] and all("changed since" in k["reason"] for k in report["kept"])
+    assert len(report["events"]) == 1
+    everything = "\n".join(p.read_text() for p in (root / LTM).rglob("*.md"))
+    assert "PostgreSQL 16" in everything, "the later run's claim stands"
+    assert doctor_problems(root) == [], "no citation of the archived copy that went away is left"
+    check_links(root)
+    assert braniac_changes(root) == ""
