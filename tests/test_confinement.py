@@ -209,3 +209,31 @@ def test_symlink_loops_crash_no_command(vault, command):
     assert result.returncode in (0, 1), result.stderr
     if command == ["doctor"]:
         assert "problem  memory/long_term/concrete/loop.md: symlink loop; braniac cannot read it" in result.stdout
+
+
+def test_promotion_writes_into_a_folder_holding_a_loop_a_fifo_and_a_symlink_out(vault, outside):
+    people = vault.ltm_root / "concrete" / "people"
+    people.mkdir()
+    os.symlink("loop.md", people / "loop.md")
+    os.mkfifo(people / "pipe.md")
+    os.symlink(outside / "secret.md", people / "out.md")
+    vault.remember("Ana lives in Porto.")
+    model, _ = scripted_draft(["people"])
+
+    report = vault.promote(force=True, model=model)
+
+    assert report.notes_created == ["memory/long_term/concrete/people/ana.md"]
+    manifest = (people / "_index.md").read_text(encoding="utf-8")
+    assert "ana.md" in manifest and not any(name in manifest for name in ("loop.md", "pipe.md", "out.md"))
+    assert SECRET not in vault_text(vault)
+
+
+def test_a_braniac_toml_that_is_a_fifo_or_a_symlink_out_is_a_clear_error(vault, outside):
+    config = vault.root / "braniac.toml"
+    config.unlink(missing_ok=True)
+    os.mkfifo(config)
+    assert_clean_error(run_cli("--vault", vault.root, "ask", "hello", timeout=30), "braniac.toml", "not a regular file")
+    config.unlink()
+    (outside / "braniac.toml").write_text('[model]\nname = "offline"\n', encoding="utf-8")
+    os.symlink(outside / "braniac.toml", config)
+    assert_clean_error(run_cli("--vault", vault.root, "ask", "hello", timeout=30), "braniac.toml", "leaves the vault")

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from . import folder_index, notes
 from ..infra.errors import NoteError, STMError
-from ..infra.fsio import inside, is_regular_file, is_symlink_loop, stale_temp_files
+from ..infra.fsio import inside, is_regular_file, is_symlink_loop, real_path, stale_temp_files
 from .layout import FOLDER_INDEX, is_event_id, is_memory_name, printable_id
 from .links import find_links
 from .moves import pending
@@ -164,8 +164,8 @@ def _check_folders(vault: "VaultStore", add, uuids: dict[str, Path]) -> None:
         listed = set()
         for entry in index.manifest:
             target = entry.path
-            listed.add(target.resolve() if target.exists() else target)
-            if entry.uuid and entry.uuid in uuids and uuids[entry.uuid].resolve() != target.resolve():
+            listed.add(real_path(target) if target.exists() else target)
+            if entry.uuid and entry.uuid in uuids and real_path(uuids[entry.uuid]) != real_path(target):
                 add(index_path, f"manifest entry '{entry.text}' points at {vault.relative(target) if target.exists() else target.name}, "
                                 f"but uuid {entry.uuid} is now {vault.relative(uuids[entry.uuid])}")
             elif not target.exists():
@@ -178,6 +178,6 @@ def _check_folders(vault: "VaultStore", add, uuids: dict[str, Path]) -> None:
         for child in children:
             if not inside(vault.root, child):
                 continue  # a symlink leaving the vault: reported as a problem, never looked into
-            if child.exists() and child.resolve() not in listed:
+            if child.exists() and real_path(child) not in listed:
                 shown = child.parent.name + "/" if child.name == FOLDER_INDEX else child.name
                 add(index_path, f"'{shown}' is not in the manifest", "warning")
