@@ -36,13 +36,17 @@ class Session:
         before the error is raised."""
         try:
             turn = self.loop.run(prompt, on_chunk=on_chunk)
-        except BraniacError as exc:
-            # whatever failed (the model, a prompt template, the index), the person's words are
-            # kept; read by the offline engine, as the model may be what just failed
+        except Exception as exc:
+            # whatever failed (the model, a prompt template, the index, a bug of ours), the
+            # person's words are kept; read by the offline engine, as the model may be what
+            # just failed
             if prompt.strip():
                 said = getattr(exc, "partial_answer", "")  # the stream broke after some text
                 ai = f"{said.rstrip()} [cut off: {exc}]" if said.strip() else f"[no answer: {exc}]"
-                self.reflector.reflect_now(prompt, ai, model=OfflineModel())
+                try:
+                    self.reflector.reflect_now(prompt, ai, model=OfflineModel())
+                except (BraniacError, OSError) as kept:
+                    notice(f"could not record your message in short-term memory either ({kept})")
             raise
         # an answer quoting a note carries that note's relative links: aimed from short_term.md
         quoted = [self.vault.root / path for path in dict.fromkeys(e.path for e in turn.excerpts)]

@@ -108,7 +108,7 @@ def phase(root: Path) -> str:
         return "moving"
     if (root / "logs/access.log.rotating").exists() or not (root / "logs/access.log").exists():
         return "rotating"
-    if (root / ".braniac/organize/staging").exists():
+    if any((root / ".braniac/organize").glob("staging*")):
         return "gate"
     if any((root / "logs").glob("access-*.log")):
         return "after rotation"

@@ -12,6 +12,7 @@ import threading
 from typing import TYPE_CHECKING, Callable, TextIO
 
 from ..infra import config, notices
+from ..infra.notices import describe_os_error
 from ..infra.errors import BraniacError
 from ..infra.untrusted import printable
 from ..model.llm import preload
@@ -87,6 +88,10 @@ class Chat:
         except BraniacError as exc:
             self.say()
             self.notice(f"{exc} (your message was kept in short-term memory)")
+            return True
+        except OSError as exc:   # a full disk, say: said, and the chat goes on
+            self.say()
+            self.notice(describe_os_error(exc))
             return True
         self.say()
         if turn.interrupted:
@@ -191,6 +196,8 @@ def run_chat(vault: "Vault", *, model: str | None = None) -> None:
                 chat.notice("interrupted")
             except BraniacError as exc:
                 chat.notice(str(exc))
+            except OSError as exc:
+                chat.notice(describe_os_error(exc))
     finally:
         stop_idle.set()
         chat.close()

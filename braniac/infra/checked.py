@@ -13,6 +13,7 @@ import shutil
 from pathlib import Path
 
 from .errors import ReadOnlyFile
+from .intents import announce
 from .filestate import exchange, read_only_message, read_only_mode, refuse_read_only, same_version
 
 
@@ -104,6 +105,7 @@ def remove_unchanged(path: Path, expected: os.stat_result, *, check: Path | None
     caller copies it again. A kill in between leaves it out of sight under a fixed name, and
     `recover_removal` puts it back. A read-only file or folder raises ReadOnlyFile."""
     refuse_read_only(check or path)
+    announce(check if check is not None else path)
     hidden = _out_of_sight(path)
     os.rename(path, hidden)
     inside_file = hidden / check.name if check is not None else hidden

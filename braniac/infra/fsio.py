@@ -4,9 +4,12 @@ reads themselves live in `reading.py` and are re-exported here).
 The named write primitives: `atomic_write` (and `update_text` over it) for memory files,
 `create_file` for a file that must not exist yet, `write_derived` for state a rebuild
 recomputes, `append_line`/`append_bytes` for logs, `append_journal` for journals a reader
-replays, `swap_directory`, `publish_directory`, `remove_directory` and `copy_tree` for whole
-folders, `remove_unchanged` for the old copy of a moved note, `claim` for taking a journal
-file away from other processes.
+replays, `remove_file` for a file that moved away, `remove_unchanged` for the old copy of a
+moved note, `claim` for taking a journal file away from other processes. Whole folders have
+theirs in `fsio_folders`.
+
+Inside `announcing(callback)`, each of them first tells the callback which files it is about
+to change (a worker records them, so that what a killed run changed is still committed).
 
 Every write goes to a temp file in the target's folder, is fsynced, then renamed over the
 target (or, when the file must be the one braniac read, exchanged with it in one step), so a
@@ -20,13 +23,14 @@ Lock order, outermost first, for any worker that holds more than one:
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
 import secrets
-import shutil
 from pathlib import Path
 from typing import Callable
 
 from .errors import LockBusy
+from .intents import announce, announcing as announcing
 from .locks import locked as locked  # (the locks live in locks.py; every worker takes them from here)
 from .checked import MOVING_SUFFIX as MOVING_SUFFIX, ConcurrentEdit as ConcurrentEdit, fsync_dir as _fsync_dir
 from .checked import recover_removal as recover_removal, remove_unchanged as remove_unchanged, replace_unchanged
@@ -55,6 +59,7 @@ def atomic_write(path: Path, data: str | bytes, *, expect_unchanged: os.stat_res
     crash loses it: readers still never see a half-written file.
     """
     path = Path(path)
+    announce(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     folder = path.parent
     folder.mkdir(parents=True, exist_ok=True)
@@ -117,29 +122,38 @@ def update_text(path: Path, change: Callable[[str], str], *, attempts: int = 5,
 def create_file(path: Path, data: str | bytes) -> bool:
     """Create `path` with `data` unless it exists (then False, and nothing changes): written in
     full beside it, then linked into place, so it is never seen half-written nor overwrites a
-    file that appeared meanwhile."""
+    file that appeared meanwhile. A failed write (a full disk) leaves nothing behind."""
     path = Path(path)
+    announce(path)
     payload = data.encode("utf-8") if isinstance(data, str) else data
     if os.path.lexists(path):
         return False
     refuse_read_only(path)  # (its folder)
     temp = path.parent / f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}"
-    with open(temp, "xb") as handle:
-        handle.write(payload)
-        handle.flush()
-        mark_complete(handle.fileno())
-        os.fsync(handle.fileno())
     try:
-        os.link(temp, path)
-        return True
-    except FileExistsError:
-        return False
-    except OSError:
-        # a file system without hard links (exFAT, some network shares): create it exclusively
-        # in place; never an overwrite, though a crash mid-write could leave it short
-        return _create_in_place(path, payload)
+        with open(temp, "xb") as handle:
+            handle.write(payload)
+            handle.flush()
+            mark_complete(handle.fileno())
+            os.fsync(handle.fileno())
+        try:
+            os.link(temp, path)
+            return True
+        except FileExistsError:
+            return False
+        except OSError as exc:
+            if exc.errno not in _NO_HARD_LINKS:
+                raise  # a full disk, a read-only one: not a reason to write in place
+            # a file system without hard links (exFAT, some network shares): create it
+            # exclusively in place; never an overwrite, and removed again if the write fails
+            return _create_in_place(path, payload)
     finally:
-        os.unlink(temp)
+        with contextlib.suppress(FileNotFoundError):
+            os.unlink(temp)
+
+
+# what link() says on a file system that has no hard links
+_NO_HARD_LINKS = {errno.EPERM, errno.EOPNOTSUPP, errno.ENOTSUP, errno.ENOSYS, errno.EXDEV}
 
 
 def _create_in_place(path: Path, payload: bytes) -> bool:
@@ -147,10 +161,18 @@ def _create_in_place(path: Path, payload: bytes) -> bool:
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o644)
     except FileExistsError:
         return False
-    with os.fdopen(fd, "wb") as handle:
-        handle.write(payload)
-        handle.flush()
-        os.fsync(handle.fileno())
+    mine = os.fstat(fd)
+    try:
+        with os.fdopen(fd, "wb") as handle:
+            handle.write(payload)
+            handle.flush()
+            os.fsync(handle.fileno())
+    except BaseException:
+        with contextlib.suppress(OSError):
+            now = os.stat(path)
+            if (now.st_dev, now.st_ino) == (mine.st_dev, mine.st_ino):
+                os.unlink(path)  # ours, half written: gone, as if never created
+        raise
     return True
 
 
@@ -168,6 +190,7 @@ def append_line(path: Path, line: str) -> None:
 def append_bytes(path: Path, data: bytes, *, durable: bool = False) -> None:
     """Append with a single O_APPEND write, so concurrent appenders never interleave within it;
     `durable` fsyncs it (an append that must survive a crash before the caller goes on)."""
+    announce(path)
     fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
     try:
         os.write(fd, data)
@@ -192,33 +215,9 @@ def append_journal(path: Path, data: bytes) -> tuple[int, os.stat_result]:
         os.close(fd)
 
 
-def swap_directory(staging: Path, target: Path) -> None:
-    """Put a fully built directory in place of `target` (the search index after a rebuild):
-    readers see the old one or the new one, and the old one is removed afterwards."""
-    old = target.with_name(f"{target.name}.old-{os.getpid()}-{secrets.token_hex(2)}")
-    if target.exists():
-        os.replace(target, old)
-    os.replace(staging, target)
-    _fsync_dir(target.parent)
-    shutil.rmtree(old, ignore_errors=True)
-
-
-def copy_tree(source: Path, target: Path, *, hard_links: bool = False) -> None:
-    """A scratch copy of a folder (organization's staging vault under .braniac/); with
-    `hard_links`, files are linked, not copied, which is safe for files braniac only ever
-    replaces and never edits in place. A missing source copies nothing."""
-    def link_or_copy(src: str, dst: str) -> None:
-        try:
-            os.link(src, dst)
-        except OSError:
-            shutil.copy2(src, dst)
-
-    if Path(source).is_dir():
-        shutil.copytree(source, target, symlinks=True, copy_function=link_or_copy if hard_links else shutil.copy2)
-
-
 def claim(path: Path, claimed: Path) -> bool:
     """Take a file for this process by renaming it; only one of several racing processes wins."""
+    announce(path, claimed)
     try:
         os.replace(path, claimed)
         return True
@@ -226,23 +225,10 @@ def claim(path: Path, claimed: Path) -> bool:
         return False
 
 
-def publish_directory(staging: Path, target: Path) -> bool:
-    """Move a fully prepared directory (e.g. a new folder with its _index.md) into place in one
-    rename, so nobody sees it half made; False if `target` appeared meanwhile (theirs stands,
-    and `staging` is removed)."""
-    try:
-        os.rename(staging, target)
-        return True
-    except OSError:
-        shutil.rmtree(staging, ignore_errors=True)
-        return False
-
-
-def remove_directory(folder: Path) -> None:
-    """Remove a folder in one rename out of sight, then delete it: never seen half deleted."""
-    hidden = folder.with_name(f".{folder.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
-    os.rename(folder, hidden)
-    shutil.rmtree(hidden, ignore_errors=True)
+def remove_file(path: Path) -> None:
+    """Remove a file braniac moved elsewhere (organization's moves, the rotated access log)."""
+    announce(path)
+    os.unlink(path)
 
 
 

@@ -1,9 +1,11 @@
 """git for the vault: make it a repository, and commit exactly what a worker changed."""
 from __future__ import annotations
 
+import os
 import shutil
 import subprocess
 import tempfile
+import time
 from pathlib import Path
 from typing import Iterable
 
@@ -21,9 +23,11 @@ def available() -> bool:
 def run(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     if not available():
         raise BraniacError("git is not installed; install it or run without --git")
-    result = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True)
+    # literal: a note named `[draft].md` or `*.md` is that file, never a pattern for others
+    result = subprocess.run(["git", "--literal-pathspecs", *args], cwd=root, capture_output=True, text=True)
     if check and result.returncode != 0:
-        raise BraniacError(f"git {' '.join(args)} failed: {result.stderr.strip() or result.stdout.strip()}")
+        said = (result.stderr.strip() or result.stdout.strip()).splitlines()
+        raise BraniacError(f"git {' '.join(args[:3])} failed: {said[0] if said else f'exit {result.returncode}'}")
     return result
 
 
@@ -48,11 +52,17 @@ def commit_paths(root: Path, paths: Iterable[Path], message: str) -> bool:
     """Commit exactly `paths` (added, changed or deleted), leaving other work untouched."""
     root = Path(root).resolve()
     rels = sorted({str(Path(p).absolute().relative_to(root)) for p in paths})
-    tracked = set(run(root, "ls-files", "--", *rels).stdout.split("\n")) if rels else set()
-    rels = [r for r in rels if (root / r).exists() or r in tracked]  # `git add` fails on a path it never saw
+    indexed = set(run(root, "ls-files", "--", *rels).stdout.split("\n")) if rels else set()
+    # in HEAD alone: a removal already staged (by a run killed between git's add and its commit)
+    in_head = set()
+    if rels and run(root, "rev-parse", "--verify", "-q", "HEAD", check=False).returncode == 0:
+        in_head = set(run(root, "ls-tree", "-r", "--name-only", "HEAD", "--", *rels).stdout.split("\n"))
+    to_add = [r for r in rels if (root / r).exists() or r in indexed]  # `git add` fails on a path it never saw
+    rels = [r for r in rels if r in to_add or r in in_head]
     if not rels:
         return False
-    run(root, "add", "-A", "--", *rels)
+    if to_add:
+        run(root, "add", "-A", "--", *to_add)
     staged = run(root, "diff", "--cached", "--name-only", "--", *rels).stdout.strip()
     if not staged:
         return False
@@ -77,3 +87,59 @@ def merge_texts(current: str, base: str, other: str) -> str | None:
             files.append(str(path))
         result = subprocess.run(["git", "merge-file", "-p", "--quiet", *files], capture_output=True, text=True)
     return result.stdout if result.returncode == 0 else None
+
+
+# git's own lock on its index: a git process killed while holding it leaves it, and every later
+# git command that writes the index fails until it is removed
+STALE_LOCK_SECONDS = 60.0
+
+
+def index_lock(root: Path) -> tuple[Path | None, bool]:
+    """git's `index.lock` if there is one, and whether it is stale: older than a minute, with no
+    git process running in this repository (when braniac cannot tell, it is not stale)."""
+    where = run(root, "rev-parse", "--git-path", "index.lock", check=False).stdout.strip()
+    if not where:
+        return None, False
+    lock = Path(where) if Path(where).is_absolute() else Path(root) / where
+    try:
+        age = time.time() - lock.stat().st_mtime
+    except FileNotFoundError:
+        return None, False
+    return lock, age >= STALE_LOCK_SECONDS and not _git_running(Path(root))
+
+
+def _git_running(root: Path) -> bool:
+    """Whether a git process may be working in `root` (a person's `git commit` waiting for its
+    message editor holds the lock for as long as the editor is open)."""
+    proc = Path("/proc")
+    if not (proc / "self" / "cwd").exists():
+        return _any_git_process()   # no /proc (macOS, BSD): any git process at all
+    top = Path(root).resolve()
+    for entry in proc.iterdir():
+        if not entry.name.isdigit():
+            continue
+        try:
+            name = (entry / "comm").read_text().strip()
+        except OSError:
+            continue   # gone meanwhile
+        if not name.startswith("git"):
+            continue
+        try:
+            cwd = Path(os.readlink(entry / "cwd"))
+        except FileNotFoundError:
+            continue
+        except OSError:
+            return True   # someone else's git: cannot tell where it works
+        if cwd == top or top in cwd.parents:
+            return True
+    return False
+
+
+def _any_git_process() -> bool:
+    try:
+        listing = subprocess.run(["ps", "-axo", "comm="], capture_output=True, text=True, timeout=10)
+    except (OSError, subprocess.SubprocessError):
+        return True
+    if listing.returncode != 0:
+        return True
+    return any(Path(line.strip()).name.startswith("git") for line in listing.stdout.splitlines())

@@ -57,3 +57,10 @@ def show_on(stream: TextIO | None = None) -> logging.Handler:
 
 def hide(handler: logging.Handler) -> None:
     logger.removeHandler(handler)
+
+
+def describe_os_error(exc: OSError) -> str:
+    """An OSError in a person's words: what failed and on which file ("No space left on device:
+    /vault/memory/short_term.md"), without Python's `[Errno 28]`."""
+    what = exc.strerror or str(exc)
+    return f"{what}: {exc.filename}" if exc.filename else what

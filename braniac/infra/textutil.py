@@ -38,7 +38,9 @@ sometimes also though even still maybe actually especially probably recently
 """.split())
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
-_ENTITY = re.compile(r"\b([A-Z][\w'’-]*(?:\s+(?:of|de|van|von|the|and|&)?\s*[A-Z][\w'’-]*)*)")
+# a name is a few capitalized words ("Universidade de Lisboa"), not a run of thousands of them
+_ENTITY = re.compile(r"\b([A-Z][\w'’-]*(?:\s+(?:of|de|van|von|the|and|&)?\s*[A-Z][\w'’-]*){0,6})")
+MAX_NAME_CHARS = 80
 _DATE = re.compile(
     r"\b(\d{4}-\d{2}-\d{2}|\d{1,2}\s+(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?,?\s+\d{4}"
     r"|(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?\s+\d{1,2}(?:st|nd|rd|th)?,?\s+\d{4}"
@@ -80,12 +82,19 @@ _SENTENCE_START_COMMON = STOP_WORDS | {"what", "when", "where", "who", "why", "h
 _CALENDAR = frozenset("""january february march april may june july august september october november december
 jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursday friday saturday sunday
 mon tue tues wed thu thur thurs fri sat sun today tomorrow yesterday""".split())
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;]\s+|\n\s*|[\"“(]\s*)$")
 
 
 def _opens_sentence(text: str, start: int) -> bool:
-    """Does the word at `start` open a sentence? (The few characters before it tell.)"""
-    return start == 0 or bool(_SENTENCE_START.search(text, max(0, start - 12), start))
+    """Whether `text[start]` begins a sentence: at the very start, after a line break, after
+    .!?:; and a space, or after an opening quote or parenthesis. It looks back only over the
+    spaces before `start`, so going through all of a long text stays linear."""
+    gap = start
+    while gap > 0 and text[gap - 1].isspace():
+        gap -= 1
+    spaces = text[gap:start]
+    if gap == 0:
+        return start == 0 or "\n" in spaces
+    return "\n" in spaces or (text[gap - 1] in ".!?:;" and bool(spaces)) or text[gap - 1] in "\"“("
 
 
 def _is_calendar(word: str) -> bool:
@@ -130,7 +139,7 @@ def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[
         if at_start and len(parts) == 1 and name not in known and \
                 (is_common_word(name) or re.match(r"\s*[,!?.]", text[match.end():])):
             continue  # a word that opens a sentence and stands alone ("Woah, …") is no evidence of a name
-        if len(name) >= 2 and name.lower() not in STOP_WORDS:
+        if 2 <= len(name) <= MAX_NAME_CHARS and name.lower() not in STOP_WORDS:
             found.setdefault(name, None)
     return list(found)
 

@@ -193,16 +193,39 @@ def _fence_events(events: list[EventRecord], kind: str = "events") -> str:
 
 # -------------------------------------------------------------------- validation
 
+# braniac's replies are a few levels deep; a reply nested deeper is not one (and Python's own
+# recursion, in the parser or in any code that walks or prints the value, would give out)
+MAX_JSON_DEPTH = 32
+
+
 def parse_json(raw: str) -> Any:
     """JSON from a model reply, tolerating a ```json fence around it."""
     text = raw.strip()
     fenced = re.match(r"^```(?:json)?\s*(.*?)\s*```$", text, re.S)
     if fenced:
         text = fenced.group(1)
+    too_deep = f"JSON nested deeper than {MAX_JSON_DEPTH} levels"
     try:
-        return json.loads(text)
+        value = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ValueError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
+    except RecursionError:
+        raise ValueError(too_deep) from None
+    if not _shallow(value, MAX_JSON_DEPTH):
+        raise ValueError(too_deep)
+    return value
+
+
+def _shallow(value: Any, limit: int) -> bool:
+    """Whether `value` nests lists and objects at most `limit` deep (walked without recursion)."""
+    todo = [(value, 1)]
+    while todo:
+        item, depth = todo.pop()
+        if isinstance(item, (list, dict)):
+            if depth > limit:
+                return False
+            todo.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
+    return True
 
 
 def _strings(value: Any, name: str, limit: int, max_len: int = 300) -> list[str]:

@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING
 
 from ..infra import clock
 from ..infra.errors import BraniacError
-from ..infra.notices import notice
+from ..infra.notices import describe_os_error, notice
 from ..model import configured_model
 from .organization import organize
 from .promotion import idle_for, promote
@@ -48,6 +48,8 @@ class IdleWorker:
                 self._maybe_organize()
         except BraniacError as exc:
             notice(f"idle work failed: {exc}")
+        except OSError as exc:   # a full disk, say: the next check tries again
+            notice(f"idle work failed: {describe_os_error(exc)}")
         finally:
             self._running.release()
 

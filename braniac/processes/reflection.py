@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 from ..infra import clock
 from ..infra.errors import BraniacError, InputError, NoteError
 from ..infra.fsio import atomic_write, claim, read_bytes
-from ..infra.notices import notice
+from ..infra.notices import describe_os_error, notice
 from ..model.offline import OfflineModel
 from ..model.types import Reflection
 from ..vault.store import STM_MAX_BYTES
@@ -140,6 +140,11 @@ class Reflector:
                 self._process(exchange)
             except BraniacError as exc:
                 notice(f"reflection failed, the exchange stays journaled for the next run: {exc}")
+            except OSError as exc:   # a full disk, say: the chat goes on, the journal stays
+                notice(f"could not write the exchange to short-term memory ({describe_os_error(exc)}); "
+                       "it stays journaled for the next run")
+            except Exception as exc:  # noqa: BLE001 - a bug must not end the thread (and the chat's memory)
+                notice(f"reflection failed ({type(exc).__name__}: {exc}); the exchange stays journaled for the next run")
 
     def _process(self, exchange: Exchange) -> "StoredEvent":
         short_term = _short_term_text(self.vault)

@@ -22,13 +22,14 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable, Iterator
 
 from ..infra.errors import BraniacError, IndexError_
-from ..infra.fsio import locked, swap_directory
+from ..infra.fsio import locked
+from ..infra.fsio_folders import swap_directory
 from ..infra.notices import notice
 from ..vault.layout import READ_COUNTS, SEARCH_INDEX_DIR
 from ..vault.reads import read_counts
 from . import ranking, segments
 from .changes import Changes, diff, relative_paths, walk
-from .damage import from_index, rebuild_notice
+from .damage import from_index, rebuild_notice, unwritable
 from .documents import ingest, read_file, schema
 from .filelist import MANIFEST, CorruptIndex, FileList
 from .hits import Hit, HitFinder
@@ -140,6 +141,13 @@ class SearchIndex:
         for _attempt in range(3):
             try:
                 return self._sync_once(only)
+            except OSError as exc:
+                refused = unwritable(exc)
+                if refused is not None:
+                    raise refused from None
+                if not from_index(exc):
+                    raise
+                reason, still = rebuild_notice(exc), None
             except _Missing:
                 reason, still = self._missing_reason, lambda: not self._exists()
             except CorruptIndex as exc:
@@ -193,6 +201,7 @@ class SearchIndex:
             records[rel] = {**files[rel], "m": mtime, "s": size}
         if changes.to_index or changes.to_delete:
             written = [*changes.to_delete, *(item[0] for item in changes.to_index)]
+            present = set(os.listdir(self.dir))
             writer = segments.open_writer(self._open())
             try:
                 # Every path about to be (re)written is deleted first, known or not: a process
@@ -212,7 +221,7 @@ class SearchIndex:
                     records[rel] = ingest(writer, self.vault.root, rel, st, data, digest)
                 segments.commit(writer, self.vault.root, records, set(written))
             except BaseException:
-                writer.cancel()
+                segments.abandon(writer, self.dir, present)
                 raise
         self._list.append(records)  # after the commit: a crash in between only costs re-indexing
         return report
@@ -260,12 +269,15 @@ class SearchIndex:
             for stale in [*state.glob(f"{self.dir.name}.new-*"), *state.glob(f"{self.dir.name}.old-*")]:
                 shutil.rmtree(stale, ignore_errors=True)  # left by a killed rebuild (we hold the lock)
             staging = state / f"{self.dir.name}.new-{os.getpid()}"
-            staging.mkdir(parents=True)
             try:
+                staging.mkdir(parents=True)
                 files = self._build(staging, progress)
                 swap_directory(staging, self.dir)
-            except BaseException:
+            except BaseException as exc:
                 shutil.rmtree(staging, ignore_errors=True)
+                refused = unwritable(exc)
+                if refused is not None:
+                    raise refused from None
                 raise
             self._list.load()
         return SyncReport(added=len(files), rebuilt=True)

@@ -13,6 +13,8 @@ from .documents import schema
 
 _PARSER = None
 _ANALYZER = None
+# what a search looks at of its text: the parser's work grows fast with the number of words
+MAX_QUERY_CHARS = 2000
 
 
 def parse_query(text: str):
@@ -21,7 +23,7 @@ def parse_query(text: str):
     syntax falls back to plain words."""
     from whoosh import query  # whoosh is imported on first use: it costs ~0.2 s
 
-    text = (text or "").strip()
+    text = (text or "").strip()[:MAX_QUERY_CHARS]
     if not text:
         return None
     parser = _parser()

@@ -7,6 +7,7 @@ documents from their files (2.5 ms each) and never touches big segments.
 """
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from pathlib import Path
@@ -17,6 +18,21 @@ from .documents import ingest, read_file
 FOLD_WIDTH = 4          # a size class (documents < 4, < 16, < 64, …) with this many segments is folded
 FOLD_DOCS = 256         # … during a commit, if it holds at most this many documents (≈ 0.6 s, rarely)
 IDLE_FOLD_DOCS = 2000   # when quiet (`braniac watch`): every segment but the largest, up to this many
+
+
+def abandon(writer, folder: Path, present: set[str]) -> None:
+    """Give up a write that failed (a full disk): the writer cancelled even when closing its
+    files fails too (its Whoosh lock released all the same), and the files of the segment it
+    never committed removed. No table of contents names them, and no other writer runs: the
+    caller holds the index lock. Files in `present` were there before the write."""
+    try:
+        writer.cancel()
+    except Exception:  # noqa: BLE001 - the error that ended the write is the one to raise
+        with contextlib.suppress(Exception):
+            writer._finish()
+    for name in set(os.listdir(folder)) - present:
+        with contextlib.suppress(OSError):
+            os.unlink(folder / name)
 
 
 def open_writer(ix):

@@ -10,8 +10,8 @@ from typing import TYPE_CHECKING, Iterable
 
 from . import folder_index, notes
 from ..infra.errors import NoteError, ReadOnlyFile
-from ..infra.fsio import (TEMP_SUFFIX, ConcurrentEdit, atomic_write, inside, is_regular_file, publish_directory, real_path,
-                          settled_stat)
+from ..infra.fsio import TEMP_SUFFIX, ConcurrentEdit, atomic_write, inside, is_regular_file, real_path, settled_stat
+from ..infra.fsio_folders import publish_directory, remove_tree
 from ..infra.notices import notice
 from .claims import parse_fact, stable_uuid
 from .folder_index import Entry, IndexFile
@@ -53,7 +53,11 @@ def publish_folders(vault: "VaultStore", folder: Path, written: set[Path]) -> No
     for path in [p for p in reversed(folders_up(vault, folder)[:-1]) if not p.exists()]:
         hidden = path.with_name(f".{path.name}.{secrets.token_hex(4)}{TEMP_SUFFIX}")
         hidden.mkdir()
-        write_new_index(vault, path, hidden)
+        try:
+            write_new_index(vault, path, hidden)
+        except BaseException:
+            remove_tree(hidden)   # (a full disk, say): never a half-made folder left behind
+            raise
         publish_directory(hidden, path)   # False when made meanwhile by someone else: theirs stands
         written.add(path / FOLDER_INDEX)
     ensure_folder(vault, folder, written)   # (a folder that exists but lacks its _index.md)

@@ -25,7 +25,6 @@ from . import folder_index, notes
 from ..infra.errors import NoteError, ReadOnlyFile
 from ..infra.fsio import ConcurrentEdit, atomic_write, read_text, recover_removal, remove_unchanged, settled_stat
 from ..infra.fsio import locked, same_version, update_text
-
 from ..infra.notices import notice
 from .folders import publish_folders, refresh_indexes
 from .layout import FOLDER_INDEX

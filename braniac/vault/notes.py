@@ -22,6 +22,9 @@ from ..infra.errors import NoteError
 from ..infra.fsio import atomic_write, read_text
 
 REQUIRED_KEYS = ("uuid", "created_at", "updated_at", "tags", "emotion")
+# The keys whose timestamps braniac writes unquoted, so Obsidian shows a date; any other value
+# that looks like one (an archived event's `event_id`) is quoted, so it reads back as the string.
+TIME_KEYS = ("created_at", "updated_at")
 # The order braniac writes keys in when it creates a note.
 KEY_ORDER = ("uuid", "title", "created_at", "updated_at", "tags", "emotion", "status", "sources")
 
@@ -102,7 +105,7 @@ class Note:
         meta.update(extra or {})
         ordered = {k: meta[k] for k in KEY_ORDER if k in meta}
         ordered.update({k: v for k, v in meta.items() if k not in ordered})
-        text = "".join(f"{key}: {yaml_scalar(value)}\n" for key, value in ordered.items())
+        text = "".join(f"{key}: {yaml_scalar(value, key=key)}\n" for key, value in ordered.items())
         return cls(meta=ordered, body=body, frontmatter_text=text)
 
     # ------------------------------------------------------------------ accessors
@@ -112,10 +115,6 @@ class Note:
     @property
     def uuid(self) -> str:
         return self.text("uuid")
-
-    def text(self, key: str) -> str:
-        """A one-value key as text: a number, boolean or date as written, a list or mapping ''."""
-        return scalar_text(self.meta.get(key))
 
     @property
     def title(self) -> str:
@@ -138,6 +137,18 @@ class Note:
 
     def time(self, key: str) -> datetime | None:
         return as_datetime(self.meta.get(key))
+
+    def text(self, key: str) -> str:
+        """A one-value key as the text written after `key:`, whatever YAML makes of it: an id
+        written unquoted (older archived events) reads back as a date, `title: 12` as a number.
+        A list or a mapping (doctor reports it) is ''."""
+        value = self.meta.get(key)
+        if isinstance(value, str):
+            return value
+        if value is None or isinstance(value, (list, dict)):
+            return ""
+        line = re.search(rf"^{re.escape(key)}[ \t]*:[ \t]*(\S+)[ \t]*$", self.frontmatter_text, re.MULTILINE)
+        return line.group(1).strip("'\"") if line else scalar_text(value)
 
     # ------------------------------------------------------------------ editing
     def set(self, key: str, value: Any) -> None:
@@ -269,11 +280,11 @@ def write(note: Note, path: Path | None = None) -> Path:
 
 # ---------------------------------------------------------------------- YAML helpers
 
-def yaml_scalar(value: Any) -> str:
+def yaml_scalar(value: Any, *, key: str | None = None) -> str:
     """One value as it appears after `key: `, on one line, readable in Obsidian."""
     if isinstance(value, datetime):
         return clock.iso(value if value.tzinfo else value.replace(tzinfo=timezone.utc))
-    if isinstance(value, str) and _looks_like_timestamp(value):
+    if isinstance(value, str) and (key is None or key in TIME_KEYS) and _looks_like_timestamp(value):
         return value  # unquoted, so Obsidian shows it as a date
     dumped = _dump(value)
     if any(brk in dumped for brk in _LINE_BREAKS):
@@ -306,7 +317,7 @@ def _replace_key(fm_text: str, key: str, value: Any) -> str:
     lines[-1] = lines[-1][:-1]
     if not lines[-1]:
         lines.pop()
-    new_line = f"{key}: {yaml_scalar(value)}\n"
+    new_line = f"{key}: {yaml_scalar(value, key=key)}\n"
     pattern = re.compile(rf"^{re.escape(key)}\s*:")
     for i, line in enumerate(lines):
         if pattern.match(line):

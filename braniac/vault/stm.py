@@ -113,6 +113,11 @@ class Event:
         return "\n".join(f"{name}: {value}" for name, value in fields.items())
 
 
+def event_key(event: Event) -> tuple[str, str]:
+    """What makes two events the same one: the id and the text (blank lines around it aside)."""
+    return event.id, event.raw.strip()
+
+
 def _decode(name: str, parts: list[str]) -> str:
     first, rest = parts[0], parts[1:]
     while rest and not rest[-1].strip():
@@ -247,6 +252,17 @@ class ShortTermMemory:
         if not any(e.id == event.id for e in parse(self.render()).events):
             self.blocks = saved
             raise STMError(self._hidden(f"the restored event {event.id}"))
+
+    def remove_exact(self, events: list[Event]) -> None:
+        """Take these events out of the log, each only as it was read (`event_key`): another
+        event with one of their ids, or one edited meanwhile, stays."""
+        block = self.block(EVENT_LOG)
+        if block is None:
+            return
+        gone = {event_key(e) for e in events}
+        parts = _split(block.body, "### ")
+        kept = [p for p in parts if p.name is None or event_key(Event(p.name, p.raw)) not in gone]
+        self._set_body(block, "".join(p.raw for p in kept))
 
     def add_item(self, list_name: str, text: str, *, done: bool | None = None) -> None:
         """Add a line to Goals, Key Facts & Decisions or Tasks, after the list's last item."""

@@ -3,6 +3,7 @@ from __future__ import annotations
 
 import os
 import re
+import stat
 import uuid as uuidlib
 from dataclasses import dataclass
 from datetime import datetime, timedelta
@@ -15,8 +16,8 @@ from .layout import (ACCESS_LOG, IDENTITY, LOCKS_DIR, LOGS, LONG_TERM, RUN_MARKE
                      is_memory_name)
 from ..infra.config import CONFIG_NAME
 from ..infra.errors import InputError, NoteError, STMError, VaultExists, VaultNotFound
-from ..infra.fsio import (atomic_write, confine, create_file, ensure_inside, inside, is_regular_file, locked, read_text,
-                          real_path, update_text)
+from ..infra.fsio import (ConcurrentEdit, atomic_write, confine, create_file, ensure_inside, inside, is_regular_file, locked,
+                          read_text, real_path, update_text)
 from ..infra.resources import data_dir
 
 STM_MAX_BYTES = 20 * 1024 * 1024
@@ -126,14 +127,23 @@ class VaultStore:
             if source.is_dir():
                 target.mkdir(exist_ok=True)
                 continue
-            if target.exists() or target.is_symlink():
+            data = source.read_bytes()
+            emptied = force and bool(data) and _empty_file(target)
+            if (target.exists() or target.is_symlink()) and not emptied:
                 continue
             target.parent.mkdir(parents=True, exist_ok=True)
-            data = source.read_bytes()
             if source.suffix == ".md":
                 text = data.decode("utf-8").replace("__NOW__", stamp)
                 data = re.sub(r"__UUID(?:_([A-Z]+))?__", fill, text).encode("utf-8")
-            if create_file(target, data):
+            if emptied:
+                # an empty file where the template has content: what an init that failed half
+                # way (a full disk) left behind; nothing in it to lose
+                try:
+                    atomic_write(target, data, expect_unchanged=emptied)
+                    created.append(target)
+                except ConcurrentEdit:
+                    pass   # written meanwhile: theirs stands
+            elif create_file(target, data):
                 created.append(target)
         vault = cls(root)
         if use_git:
@@ -270,6 +280,15 @@ class VaultStore:
             return marker.read_text(encoding="utf-8").strip() or None
         except FileNotFoundError:
             return None
+
+
+def _empty_file(path: Path) -> "os.stat_result | None":
+    """The stat of an empty regular file at `path` (never through a symlink), else None."""
+    try:
+        found = os.lstat(path)
+    except FileNotFoundError:
+        return None
+    return found if stat.S_ISREG(found.st_mode) and found.st_size == 0 else None
 
 
 def is_vault(folder: Path) -> bool:

@@ -3,10 +3,13 @@ vault first, and the probes (past queries, and the notes each turn then read) ar
 it; the plan lands only if recall and rank do not drop."""
 from __future__ import annotations
 
-import shutil
+import secrets
+from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...infra.fsio import copy_tree
+from ...infra.errors import LockBusy
+from ...infra.fsio import locked
+from ...infra.fsio_folders import copy_tree, remove_tree
 from ...search.index import SearchIndex
 from ...vault.layout import LOGS, MEMORY_ROOTS, SEARCH_INDEX_DIR, STATE_DIR
 from ...vault.store import VaultStore
@@ -18,6 +21,7 @@ if TYPE_CHECKING:
     from .report import OrganizeReport
 
 MAX_PROBES = 200
+INDEX_LOCK_SECONDS = 10.0
 
 
 def gate(vault: VaultStore, history: Usage, operations: list[Operation], report: "OrganizeReport") -> list[Operation]:
@@ -41,7 +45,7 @@ def gate(vault: VaultStore, history: Usage, operations: list[Operation], report:
         # drop the structural operations that touch notes people used, and check again
         used = {rel for probe in probes for rel in probe.read}
         safer = [op for op in operations if not isinstance(op, Relocation) or op.path not in used]
-        shutil.rmtree(staging.root, ignore_errors=True)
+        remove_tree(staging.root)
         staging = _staging(vault)
         apply(staging, safer, set())
         retry = _measure(staging, probes, vault)
@@ -54,26 +58,46 @@ def gate(vault: VaultStore, history: Usage, operations: list[Operation], report:
                          + ("kept only the operations on notes no probe used" if landed else "nothing structural landed"))
         return safer if landed else links_only
     finally:
-        shutil.rmtree(staging.root, ignore_errors=True)
+        remove_tree(staging.root)
 
 
 def _no_worse(after: dict, before: dict) -> bool:
     return after["recall"] + 1e-9 >= before["recall"] and after["mrr"] + 1e-9 >= before["mrr"]
 
 
+def _staging_parent(vault: VaultStore) -> Path:
+    return vault.state_dir / "organize"
+
+
+def clear_staging(vault: VaultStore) -> None:
+    """Remove the staging copies killed runs left (the caller holds the LTM lock: no gate runs)."""
+    for old in _staging_parent(vault).glob("staging*"):
+        remove_tree(old)
+
+
 def _staging(vault: VaultStore) -> VaultStore:
     """A copy of the vault under .braniac/ (files hard-linked: braniac only ever replaces files,
-    never edits them in place), with a copy of its search index."""
-    root = vault.state_dir / "organize" / "staging"
-    shutil.rmtree(root, ignore_errors=True)
+    never edits them in place), with a copy of its search index. A fresh name each time: one a
+    killed run left that cannot be removed never stands in the way."""
+    root = _staging_parent(vault) / f"staging-{secrets.token_hex(4)}"
     root.mkdir(parents=True)
     for name in MEMORY_ROOTS:
         copy_tree(vault.root / name, root / name, hard_links=True)
     # copied, never hard-linked: logs are appended to in place (the staged moves are noted in
     # the staging's access.log), which must not reach the vault's own log
     copy_tree(vault.logs_dir, root / LOGS)
-    copy_tree(vault.state_dir / SEARCH_INDEX_DIR, root / STATE_DIR / SEARCH_INDEX_DIR)
+    _copy_index(vault, root / STATE_DIR / SEARCH_INDEX_DIR)
     return VaultStore(root)
+
+
+def _copy_index(vault: VaultStore, target: Path) -> None:
+    """The live search index, copied under its lock (lock order: ltm -> index) so that no sync
+    changes it midway; when it is busy for long, the staging index is built from the files."""
+    try:
+        with locked(vault.lock_path("index"), timeout=INDEX_LOCK_SECONDS, what="search index"):
+            copy_tree(vault.state_dir / SEARCH_INDEX_DIR, target)
+    except LockBusy:
+        remove_tree(target)
 
 
 def _measure(vault: VaultStore, probes: list[Probe], live: VaultStore) -> dict:

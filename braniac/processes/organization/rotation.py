@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...infra import clock
-from ...infra.fsio import append_bytes, atomic_write, claim, open_regular, read_bytes
+from ...infra.fsio import append_bytes, atomic_write, claim, open_regular, read_bytes, remove_file
 
 if TYPE_CHECKING:
     from ...vault.store import VaultStore
@@ -45,7 +45,7 @@ def finish_rotation(vault: "VaultStore") -> None:
             append_bytes(archive, chunk, durable=True)  # one append of whole lines
             marker.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(marker, json.dumps({"size": len(data), "archive": archive.name}))
-    rotating.unlink()
+    remove_file(rotating)
     marker.unlink(missing_ok=True)
 
 

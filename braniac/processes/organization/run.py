@@ -3,12 +3,14 @@ propose a plan, check it, pass it through the retrieval gate, apply it, rotate t
 commit, all under the long-term-memory lock."""
 from __future__ import annotations
 
+import contextlib
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...infra import clock, git
 from ...infra.errors import BraniacError, LockBusy, ReadOnlyFile
 from ...infra.fsio import append_line, locked, refuse_read_only
+from ...infra.fsio_folders import remove_stale_temps
 from ...infra.notices import notice
 from ...model import MemoryModel
 from ...model.offline import OfflineModel
@@ -17,17 +19,19 @@ from ...search.index import update_after_write
 from ...vault.layout import FOLDER_INDEX
 from ...vault.moves import finish, pending, referrers
 from ...vault.usage import read_usage
-from ..commits import commit_now
+from ..commits import WorkerCommits, commit_leftovers
 from .apply import apply, note_moves
-from .gate import gate
+from .gate import clear_staging, gate
 from .operations import Operation, Rejected, Relocation, parse, without_conflicts
 from .report import OrganizeReport
 from .rotation import finish_rotation, rotate
+from .writable import writable_only
 
 if TYPE_CHECKING:
     from ...infra.config import Config
     from ...vault.store import VaultStore
 
+WORKER = "organization"
 ARCHIVE_AFTER_DAYS = 180
 MAX_OPERATIONS = 500
 MAX_COMMIT_LINES = 200
@@ -48,34 +52,46 @@ def organize(vault: "VaultStore", config: "Config", *, model: MemoryModel | None
 
 def _organize(vault, config, model, report, dry_run, archive_days) -> OrganizeReport:
     written: set[Path] = set()
-    leftovers = pending(vault)
-    if leftovers and not dry_run:
-        notice(f"finishing {len(leftovers)} moves of an interrupted organize run")
-        note_moves(vault, leftovers)   # (perhaps again: noting a move twice changes nothing)
-        finish(vault, leftovers, written)
-    finish_rotation(vault)
-    history = read_usage(vault.logs_dir)
-    recent = read_usage(vault.logs_dir, only_current=True)
-    report.log_lines, report.malformed_log_lines = recent.lines, len(recent.malformed)
-    plan = _propose(model, OrganizationRequest(vault, history, recent, archive_days))
-    operations = without_conflicts(_writable(vault, _checked(vault, plan, report), report))
-    report.operations = operations
-    if dry_run:
-        report.status = "dry-run"
-        return report
-    if any(isinstance(op, Relocation) for op in operations):
-        operations = gate(vault, history, operations, report)
+    autocommit = not dry_run and config.git_autocommit and git.is_repo(vault.root)
+    commits = WorkerCommits(vault, WORKER)
+    if not dry_run:   # what killed runs left (we hold the LTM lock: no writer runs)
+        remove_stale_temps(vault.ltm_root)
+        clear_staging(vault)
+    recording = commits.recording if autocommit else contextlib.nullcontext
+    with recording():   # what a killed run left half done
+        leftovers = pending(vault)
+        if leftovers and not dry_run:
+            notice(f"finishing {len(leftovers)} moves of an interrupted organize run")
+            note_moves(vault, leftovers)   # (perhaps again: noting a move twice changes nothing)
+            finish(vault, leftovers, written)
+        finish_rotation(vault)
+    if autocommit:   # what killed runs changed, committed before anything new
+        report.commit = commit_leftovers(vault, also=written, worker=WORKER)
+        written = set()
+    with recording():
+        history = read_usage(vault.logs_dir)
+        recent = read_usage(vault.logs_dir, only_current=True)
+        report.log_lines, report.malformed_log_lines = recent.lines, len(recent.malformed)
+        plan = _propose(model, OrganizationRequest(vault, history, recent, archive_days))
+        operations = without_conflicts(_writable(vault, _checked(vault, plan, report), report))
+        operations = writable_only(vault, operations, lambda reason: _reject(vault, report, reason))
         report.operations = operations
-    if operations:
-        apply(vault, operations, written)
-    if rotate(vault):
-        written |= {vault.access_log_path, *vault.access_log_path.parent.glob("access-*.log")}
-    vault.record_run("organization")
-    report.files = sorted(vault.relative(p) for p in written if p.exists())
-    if written:
-        update_after_write(vault, written)
-        if config.git_autocommit and git.is_repo(vault.root):
-            report.commit = _commit(vault, written, operations)
+        if dry_run:
+            report.status = "dry-run"
+            return report
+        if any(isinstance(op, Relocation) for op in operations):
+            operations = gate(vault, history, operations, report)
+            report.operations = operations
+        if operations:
+            apply(vault, operations, written)
+        if rotate(vault):
+            written |= {vault.access_log_path, *vault.access_log_path.parent.glob("access-*.log")}
+        vault.record_run("organization")
+        report.files = sorted(vault.relative(p) for p in written if p.exists())
+        if written:
+            update_after_write(vault, written)
+        if autocommit:
+            report.commit = _commit(commits, written, operations) or report.commit
     if report.status != "gated":
         report.status = "done"
     return report
@@ -136,7 +152,7 @@ def _reject(vault: "VaultStore", report: OrganizeReport, reason: str) -> None:
     append_line(log, f"{clock.iso(clock.now())} | REJECTED | {reason}")
 
 
-def _commit(vault: "VaultStore", written: set[Path], operations: list[Operation]) -> str | None:
+def _commit(commits: WorkerCommits, written: set[Path], operations: list[Operation]) -> str | None:
     lines = [op.summary() for op in operations[:MAX_COMMIT_LINES]]
     message = "braniac: organize long-term memory\n\n" + "\n".join(lines) + "\n"
-    return commit_now(vault, written, message)
+    return commits.commit(written, message)

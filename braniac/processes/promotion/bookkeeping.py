@@ -2,13 +2,16 @@
 run in progress, and its git commits (through the workers' shared `WorkerCommits`)."""
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, ContextManager
 
 from ...infra import clock, git
-from ...infra.fsio import remove_directory, stale_temp_files, write_derived
-from ..commits import WorkerCommits, commit_now, existing
+from ...infra.fsio import write_derived
+from ...infra.fsio_folders import remove_stale_temps
+from .. import commits
+from ..commits import WorkerCommits
 from .report import PromotionReport
 
 if TYPE_CHECKING:
@@ -16,18 +19,13 @@ if TYPE_CHECKING:
     from ...vault.store import VaultStore
 
 WORKER = "promotion"
-INTERRUPTED = "braniac: finish an interrupted promotion"
 
 
 def remove_stale_temp_files(vault: "VaultStore") -> None:
-    """Temp files a killed promotion left in long-term memory. Every writer of memory/long_term/
-    holds the LTM lock, which this run holds, so none of them is being written now; left alone
-    they would show up in `git status` (and in a person's `git add -A`)."""
-    for temp in stale_temp_files(vault.ltm_root):
-        if temp.is_dir():
-            remove_directory(temp)  # a new folder a killed move had not put in place yet
-        else:
-            temp.unlink(missing_ok=True)
+    """Temp files and half-made folders a killed run left in long-term memory. Every writer of
+    memory/long_term/ holds the LTM lock, which this run holds, so none of them is being written
+    now; left alone they would show up in `git status` and in folders that should be empty."""
+    remove_stale_temps(vault.ltm_root)
 
 
 def journal_path(vault: "VaultStore") -> Path:
@@ -49,29 +47,30 @@ def checkpoint(vault: "VaultStore") -> None:
     working tree: commit short_term.md as it is now (with any files a killed run left
     uncommitted) before writing anything, so that `git revert` of the promotion's own commit
     brings the events back into short-term memory instead of losing them."""
-    commits = WorkerCommits(vault, WORKER)
-    leftovers = commits.recorded()
-    message = INTERRUPTED if leftovers is not None else "braniac: short-term memory before promotion"
-    commit_now(vault, existing({vault.stm_path} | (leftovers or set())), message)
-    commits.clear()
+    if WorkerCommits(vault, WORKER).recorded() is not None:
+        commits.commit_leftovers(vault, also={vault.stm_path}, worker=WORKER)
+    else:
+        commits.commit_leftovers(vault)   # an interrupted organize run's, if any
+        commits.commit_now(vault, {vault.stm_path}, "braniac: short-term memory before promotion")
 
 
 def commit_leftovers(vault: "VaultStore", config: "Config") -> str | None:
     """A run killed before its commit left files uncommitted; the next run commits them."""
-    commits = WorkerCommits(vault, WORKER)
-    if not (commits.pending.exists() and config.git_autocommit and git.is_repo(vault.root)):
+    records = [vault.state_dir / worker / name for worker in commits.INTERRUPTED
+               for name in (commits.RECORD, commits.LEGACY_RECORD)]
+    if not (any(r.exists() for r in records) and config.git_autocommit and git.is_repo(vault.root)):
         return None
-    leftovers = commits.recorded()
-    if leftovers is None:
-        return None
-    commit = commit_now(vault, existing(leftovers), INTERRUPTED)
-    commits.clear()
-    return commit
+    return commits.commit_leftovers(vault)
+
+
+def recording(vault: "VaultStore", on: bool) -> ContextManager:
+    """Record every file the run changes (when it commits), so that a run killed midway still
+    gets all of them committed, the link repairs of a move and its removals included."""
+    return WorkerCommits(vault, WORKER).recording() if on else contextlib.nullcontext()
 
 
 def remember_targets(vault: "VaultStore", targets: set[Path]) -> None:
-    """Record what the run is about to write, before any write, so that a run killed midway
-    still gets its files committed later."""
+    """Record what the run is about to write, before any write."""
     WorkerCommits(vault, WORKER).remember(targets)
 
 
@@ -83,4 +82,5 @@ def commit_promotion(vault: "VaultStore", written: set[Path], report: PromotionR
                + f"Claims: {report.claims['added']} added, {report.claims['strengthened']} strengthened, "
                  f"{report.claims['superseded']} superseded\n"
                + f"Events: {report.events[-1]} … {report.events[0]}\n")
-    return WorkerCommits(vault, WORKER).commit(written, message)
+    # with what it refused (logged while the model thought, before anything was recorded)
+    return WorkerCommits(vault, WORKER).commit(written | {vault.logs_dir / "promotion.log"}, message)

@@ -21,13 +21,28 @@ from .safe_text import defuse, plain_line
 
 if TYPE_CHECKING:
     from ...model import MemoryModel
+    from ...vault import stm
     from ...vault.store import VaultStore
 
 MAX_DRAFTS = 200
 MAX_CLAIMS = 200
 MAX_CLAIM_CHARS = 1500
+# of each field of an event, what the model (or the offline engine) reads to draft notes: a
+# field braniac wrote is shorter; a megabyte line pasted into short_term.md would only make
+# every draft slow (the archived event keeps all of it)
+MAX_FIELD_CHARS = 20_000
 MAX_DEPTH = 4
 RESERVED = {"core-identity", "core_identity", "short-term", "short_term", "index", "_index", "access-log"}
+
+
+def event_record(event: "stm.Event") -> EventRecord:
+    """An event as the model sees it: each field cut to MAX_FIELD_CHARS, saying so."""
+    fields = {}
+    for name, value in event.fields.items():
+        if len(value) > MAX_FIELD_CHARS:
+            value = value[:MAX_FIELD_CHARS] + f" [… {len(value) - MAX_FIELD_CHARS} more characters in the archived event]"
+        fields[name] = value
+    return EventRecord(event.id, fields)
 
 
 def make_drafts(vault: "VaultStore", model: "MemoryModel", events: list[EventRecord],

@@ -17,11 +17,11 @@ from ...vault.claims import event_path
 from ...vault.folders import folders_up, refresh_indexes
 from ...vault.layout import FOLDER_INDEX, is_event_id, printable_id
 from . import bookkeeping
-from .drafts import make_drafts
+from .drafts import event_record, make_drafts
 from .places import Places, note_path
 from .report import PromotionReport
 from .short_term import new_summary, recorded_items, reset_structured, set_summary, structured_items
-from .writing import archive_event, digest_path, write_digests, write_note
+from .writing import archive_event, archive_names, digest_path, write_digests, write_note
 
 if TYPE_CHECKING:
     from ...infra.config import Config
@@ -54,7 +54,8 @@ def idle_for(vault: "VaultStore") -> timedelta | None:
 def _promote(vault, model, config, report, *, force, dry_run) -> PromotionReport:
     with locked(vault.lock_path("stm"), what="short-term memory"):
         doc = vault.read_stm()
-    events = [EventRecord(e.id, e.fields) for e in promotable(doc)]
+    archived = archive_names(vault, promotable(doc))   # ids as archived and cited: unique in the vault
+    events = [event_record(e) for e in archived]
     if not events:
         report.status, report.reason = "nothing", "short-term memory has no events to promote"
         report.commit = bookkeeping.commit_leftovers(vault, config)
@@ -79,20 +80,21 @@ def _promote(vault, model, config, report, *, force, dry_run) -> PromotionReport
     bookkeeping.remove_stale_temp_files(vault)
     if autocommit:
         bookkeeping.checkpoint(vault)
-    bookkeeping.start_journal(vault, report.events)
-    places = Places(vault, drafts)
-    if config.git_autocommit:
-        bookkeeping.remember_targets(vault, _targets(vault, events, drafts, places))
-    places.journal_new_notes()
-    open_items, done_items = structured_items(doc)
-    written = _write_long_term(vault, doc, events, drafts, places, done_items, report)
-    _finish_short_term(vault, model, doc, events, open_items, report)
-    written.add(vault.stm_path)
-    vault.record_run("promotion")
-    report.files = sorted(vault.relative(p) for p in written if p.exists())
-    update_after_write(vault, written)
-    if autocommit:
-        report.commit = bookkeeping.commit_promotion(vault, written, report)
+    with bookkeeping.recording(vault, autocommit):
+        bookkeeping.start_journal(vault, report.events)
+        places = Places(vault, drafts)
+        if autocommit:
+            bookkeeping.remember_targets(vault, _targets(vault, events, drafts, places))
+        places.journal_new_notes()
+        open_items, done_items = structured_items(doc)
+        written = _write_long_term(vault, archived, events, drafts, places, done_items, report)
+        _finish_short_term(vault, model, doc, events, open_items)
+        written.add(vault.stm_path)
+        vault.record_run("promotion")
+        report.files = sorted(vault.relative(p) for p in written if p.exists())
+        update_after_write(vault, written)
+        if autocommit:
+            report.commit = bookkeeping.commit_promotion(vault, written, report)
     places.done()
     bookkeeping.end_journal(vault)
     return report
@@ -153,10 +155,11 @@ def _targets(vault: "VaultStore", events: list[EventRecord], drafts: list[NoteDr
     return found
 
 
-def _write_long_term(vault: "VaultStore", doc: stm.ShortTermMemory, events: list[EventRecord], drafts: list[NoteDraft],
-                     places: Places, done_items: list[str], report: PromotionReport) -> set[Path]:
+def _write_long_term(vault: "VaultStore", archived: list[stm.Event], events: list[EventRecord],
+                     drafts: list[NoteDraft], places: Places, done_items: list[str],
+                     report: PromotionReport) -> set[Path]:
     written: set[Path] = set()
-    for event in promotable(doc, quiet=True):
+    for event in archived:
         archive_event(vault, event, written)
     for draft in drafts:
         write_note(vault, draft, drafts, places, report, written)
@@ -168,28 +171,30 @@ def _write_long_term(vault: "VaultStore", doc: stm.ShortTermMemory, events: list
     return written
 
 
-def _finish_short_term(vault: "VaultStore", model: "MemoryModel", doc: stm.ShortTermMemory, events: list[EventRecord],
-                       open_items: list[str], report: PromotionReport) -> None:
+def _finish_short_term(vault: "VaultStore", model: "MemoryModel", doc: stm.ShortTermMemory,
+                       events: list[EventRecord], open_items: list[str]) -> None:
     """Take out of short-term memory exactly what this promotion recorded, on the file as it is
     now, and write the new Summary. Reflection may have added events meanwhile, and a person may
     have edited the file: an event they corrected since the snapshot stays (the next promotion
-    archives the corrected version beside the first, see writing.archive_event), a Key Fact
-    they added or a task they ticked stays until a digest records it, and a Summary they
-    rewrote is theirs."""
-    snapshot = {e.id: e.raw.rstrip() for e in promotable(doc, quiet=True)}   # never an event it did not archive
+    archives the corrected version beside the first, see writing.archive_event), as does another
+    event with the same id (`stm.event_key`); a Key Fact they added or a task they ticked stays
+    until a digest records it, and a Summary they rewrote is theirs. `events` are the promoted
+    ones as archived (in the snapshot's order), for the Summary."""
+    snapshot = {stm.event_key(e): record for e, record in zip(promotable(doc, quiet=True), events)}
     recorded = recorded_items(doc)
     summaries: dict[tuple, str] = {}
 
     def finalize(text: str) -> str:
         current = stm.parse(text)
-        promoted = {e.id for e in current.events if snapshot.get(e.id) == e.raw.rstrip()}
-        remaining = [EventRecord(e.id, e.fields) for e in current.events if e.id not in promoted]
-        current.remove_events(promoted)
+        promoted = [e for e in current.events if stm.event_key(e) in snapshot]
+        gone = {stm.event_key(e) for e in promoted}
+        remaining = [event_record(e) for e in current.events if stm.event_key(e) not in gone]
+        current.remove_exact(promoted)
         reset_structured(current, recorded)
         if current.summary == doc.summary:
-            key = (tuple(sorted(promoted)), tuple(e.id for e in remaining))
+            key = (tuple(sorted(gone)), tuple(e.id for e in remaining))
             if key not in summaries:   # (asked once, not again when the file changed under us)
-                summaries[key] = new_summary(model, [e for e in events if e.id in promoted], remaining, open_items)
+                summaries[key] = new_summary(model, [snapshot[k] for k in snapshot if k in gone], remaining, open_items)
             set_summary(current, summaries[key])
         return current.render()
 

@@ -3,12 +3,14 @@ written or merged into its note, and a digest per day. Every write is idempotent
 and paths, merges that change nothing the second time), so a re-run completes a killed one."""
 from __future__ import annotations
 
+import itertools
+from datetime import timedelta
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING, Callable, Iterator
 
 from ...infra import clock, textutil
-from ...infra.errors import NoteError, ReadOnlyFile
-from ...infra.fsio import atomic_write, create_file, read_text, refuse_read_only, update_text
+from ...infra.errors import NoteError, ReadOnlyFile, STMError
+from ...infra.fsio import create_file, refuse_read_only, update_text
 from ...model.offline.promotion import is_claim, sentences, split_speaker
 from ...model.types import EventRecord, NoteDraft
 from ...vault import notes, stm
@@ -28,14 +30,65 @@ if TYPE_CHECKING:
 MAX_RELATED = 10
 
 
-def archive_event(vault: "VaultStore", event: stm.Event, written: set[Path]) -> None:
-    """The raw event, verbatim, as episodic memory (vault-format.md §6: promotion loses nothing).
+def archive_names(vault: "VaultStore", events: list[stm.Event]) -> list[stm.Event]:
+    """Each event under the id it is archived as: its own, unless that id is taken by another
+    event (the Event Log holds two events with one id, or the archive holds a different event
+    of that id); then the next free id counted up in milliseconds, as a new event gets
+    (vault-format.md §5.4), its heading in the archived copy saying so. Both events are kept.
+    The choice depends only on the files, so a re-run after a kill makes the same one."""
+    own = {e.id for e in events}
+    taken: set[str] = set()
+    named = []
+    for event in events:
+        chosen = event.id
+        for candidate in _candidate_ids(event.id):
+            if candidate in taken or (candidate != event.id and candidate in own):
+                continue
+            if _free_or_holds(vault, event_path(vault, candidate), event):
+                chosen = candidate
+                break
+        taken.add(chosen)
+        named.append(event if chosen == event.id else stm.Event(chosen, f"### {chosen}\n" + _content(event.raw)))
+    return named
 
-    An archive already there is kept (a person may have annotated it). If it does not hold the
-    event as it is now, a person corrected the event in short-term memory after an earlier
-    promotion archived it (that promotion left the corrected event for the next one): the
-    corrected version is added below the first, so the archive holds both."""
+
+def _candidate_ids(event_id: str) -> Iterator[str]:
+    yield event_id
+    try:
+        second = clock.parse_iso(event_id).replace(microsecond=0)
+    except ValueError:
+        return  # not an id braniac can count up from: only its own place
+    for step in itertools.count(1):
+        yield clock.iso(second + timedelta(milliseconds=step))
+
+
+def _content(raw: str) -> str:
+    """An event without its `### id` heading line."""
+    return raw.split("\n", 1)[1] if "\n" in raw else ""
+
+
+def _free_or_holds(vault: "VaultStore", path: Path, event: stm.Event) -> bool:
+    """Whether `path` is free for this event, or already holds it (archived by a killed run, its
+    links re-aimed from there; a person may have annotated it since)."""
+    if not path.exists() and not path.is_symlink():
+        return True
+    try:
+        body = _content(notes.read(path).body)
+    except NoteError:
+        return False  # someone's file, unreadable: never overwritten
+    own = _content(event.raw).strip()
+    return own in body or _content(rebase(event.raw, [vault.stm_path], path)).strip() in body
+
+
+def archive_event(vault: "VaultStore", event: stm.Event, written: set[Path]) -> None:
+    """The raw event, verbatim, as episodic memory (vault-format.md §6: promotion loses nothing);
+    `event` as `archive_names` named it."""
     path = event_path(vault, event.id)
+    if path.exists() or path.is_symlink():
+        if _free_or_holds(vault, path, event):
+            return  # already archived (a person may have annotated it): keep theirs
+        raise STMError(f"event {event.id}: {vault.relative(path)} holds a different event; "
+                       "give one of them another id in short_term.md")
     ensure_folder(vault, path.parent, written)
     user = event.fields.get("User", "")
     title = " ".join(user.split())[:70] or f"Event {event.id}"
@@ -45,24 +98,9 @@ def archive_event(vault: "VaultStore", event: stm.Event, written: set[Path]) -> 
                           note_uuid=stable_uuid("event", event.id), extra={"event_id": event.id})
     note.set("created_at", event.id)
     note.set("updated_at", event.id)
-    if create_file(path, note.render()):
-        written.add(path)
-        return
-    verbatim = event.raw.rstrip("\n")
-
-    def add_correction(text: str) -> str:
-        if verbatim in text:
-            return text
-        return (text.rstrip("\n") + f"\n\nCorrected in short-term memory after it was archived; "
-                f"as promoted on {clock.iso(clock.now())[:10]}:\n\n{verbatim}\n")
-
-    try:
-        before = read_text(path)
-        if update_text(path, add_correction) != before:
-            written.add(path)
-    except NoteError:
-        atomic_write(path, note.render())  # an unreadable file in the event's place (doctor names it)
-        written.add(path)
+    if not create_file(path, note.render()):
+        raise STMError(f"event {event.id}: {vault.relative(path)} appeared while it was archived; promote again")
+    written.add(path)
 
 
 def write_note(vault: "VaultStore", draft: NoteDraft, drafts: list[NoteDraft], places: Places,

@@ -7,12 +7,12 @@ run moved go back to their old places and every link is re-aimed; a promotion's 
 to short-term memory. The undo holds the long-term memory lock, as the workers do."""
 from __future__ import annotations
 
-import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...infra.errors import NoteError
-from ...infra.fsio import atomic_write, create_file, locked, remove_directory
+from ...infra.fsio import atomic_write, create_file, locked, remove_file
+from ...infra.fsio_folders import remove_directory
 from ...search.index import update_after_write
 from ...vault import moves, notes
 from ...vault.folders import refresh_indexes
@@ -102,11 +102,9 @@ def _remove(vault: "VaultStore", path: Path, written: set[Path]) -> None:
         remove_directory(folder)
         written.add(path)
         return
-    try:
-        os.unlink(path)
+    if path.exists():
+        remove_file(path)
         written.add(path)
-    except FileNotFoundError:
-        pass
 
 
 def _message(run, report: UndoReport) -> str:
