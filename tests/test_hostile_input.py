@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import threading
 import time
 
 import pytest
@@ -72,10 +73,18 @@ def test_a_fifo_in_place_of_short_term_memory_or_identity_is_a_clear_error(vault
 def test_reading_a_fifo_returns_at_once_with_a_note_error(vault):
     fifo = vault.ltm_root / "pipe.md"
     os.mkfifo(fifo)
+    # a writer turns up after a while, so that a read that waits for one ends (and fails) too
+    writer = threading.Thread(target=lambda: os.close(os.open(fifo, os.O_WRONLY)), daemon=True)
+    threading.Timer(1.5, writer.start).start()
     started = time.monotonic()
-    with pytest.raises(NoteError, match="not a regular file \\(a FIFO\\)"):
-        notes.read(fifo)
-    assert time.monotonic() - started < 1
+    try:
+        with pytest.raises(NoteError, match="not a regular file \\(a FIFO\\)"):
+            notes.read(fifo)
+        assert time.monotonic() - started < 1
+    finally:
+        time.sleep(max(0.0, 1.8 - (time.monotonic() - started)))   # the writer waits for a reader by now:
+        os.close(os.open(fifo, os.O_RDONLY | os.O_NONBLOCK))       # this one lets it go
+        writer.join(5)
 
 
 # ------------------------------------------------------------------------------ item 14: YAML alias bomb
