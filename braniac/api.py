@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import Callable
 
 from .infra.errors import InputError, STMError
+from .infra.untrusted import checked_text
 from .model import MemoryModel, configured_model
 from .processes import insights
 from .processes.core_loop import Turn
@@ -50,6 +51,7 @@ class Vault(VaultStore):
     def search(self, query: str, *, limit: int = 10, kind: str | None = None, archived: bool = False) -> list[Hit]:
         """`braniac search`: ranked hits (title, path, uuid, kind, score, excerpt); archived
         memories only when asked for."""
+        checked_text(query, "the query")
         index = SearchIndex(self)
         try:
             return index.search(query, limit=limit, kind=kind, exclude_kinds=() if archived else ("archive",))

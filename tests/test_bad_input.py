@@ -253,7 +253,7 @@ def test_not_a_vault_names_how_to_create_one(tmp_path, make):
 def test_short_term_memory_structure_problems_are_named(vault):
     text = vault.stm_path.read_text(encoding="utf-8")
     text = text.replace("### Tasks\n", "").replace("## Event Log", "## Events (renamed by hand)")
-    text += "\n## Event Log\n### same-id\n**User:** \"a\"\n\n### same-id\n**User:** \"b\"\n"
+    text += "\n## Event Log\n### 2025-03-06T09:00:00Z\n**User:** \"a\"\n\n### 2025-03-06T09:00:00Z\n**User:** \"b\"\n"
     vault.stm_path.write_text(text, encoding="utf-8")
     before = snapshot(vault.root)
     code, data = doctor(vault)
@@ -261,7 +261,7 @@ def test_short_term_memory_structure_problems_are_named(vault):
     assert code == 1
     assert problem_set(data) == {
         ("memory/short_term.md", "section 'Structured Data / Tasks' is missing (vault-format.md §5)"),
-        ("memory/short_term.md", "event id same-id appears twice"),
+        ("memory/short_term.md", "event id 2025-03-06T09:00:00Z appears twice"),
     }
 
 

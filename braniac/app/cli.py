@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import shlex
 import sys
 import traceback
@@ -16,6 +17,7 @@ import click
 from ..infra.version import __version__
 from ..infra import notices
 from ..infra.errors import BraniacError
+from ..infra.untrusted import printable
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
 
@@ -33,7 +35,7 @@ class _Group(click.Group):
             if os.environ.get("BRANIAC_DEBUG"):
                 traceback.print_exc()
             message = str(exc) if isinstance(exc, BraniacError) else f"{exc.strerror or exc}: {exc.filename or ''}".rstrip(": ")
-            click.echo(f"braniac: {message}", err=True)
+            say(f"braniac: {message}", err=True)
             ctx.exit(EXIT_ERROR)
 
 
@@ -57,8 +59,20 @@ def open_vault(ctx: click.Context):
 
 
 
+def say(text: str = "", *, err: bool = False, nl: bool = True) -> None:
+    """Every line braniac prints: titles, excerpts, answers and paths come from files and
+    models, so what a terminal would obey (ESC sequences, C1 controls) is shown, not sent."""
+    click.echo(printable(text), err=err, nl=nl)
+
+
 def emit_json(data) -> None:
-    click.echo(json.dumps(data, indent=2, ensure_ascii=False, default=str))
+    # json escapes C0 controls itself; DEL, C1 and undecodable bytes are escaped here, so the
+    # output stays valid JSON and inert on a terminal
+    text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
+    click.echo(_JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
+
+
+_JSON_UNSAFE = re.compile("[\x7f-\x9f\ud800-\udfff]")
 
 
 @cli.command()
@@ -70,11 +84,11 @@ def init(path: Path, force: bool, use_git: bool) -> None:
     from ..api import Vault
     vault, created = Vault.init(path, force=force, use_git=use_git)
     if not created and not force:
-        click.echo(f"{vault.root} is already a braniac vault; nothing to do")
+        say(f"{vault.root} is already a braniac vault; nothing to do")
         return
-    click.echo(f"braniac vault ready at {vault.root} ({len(created)} files created"
+    say(f"braniac vault ready at {vault.root} ({len(created)} files created"
                + (", git repository" if use_git else "") + ")")
-    click.echo(f"next: cd -- {shlex.quote(str(vault.root))} && braniac chat")
+    say(f"next: cd -- {shlex.quote(str(vault.root))} && braniac chat")
 
 
 @cli.command()
@@ -86,7 +100,7 @@ def remember(ctx: click.Context, text: tuple[str, ...]) -> None:
     if words == "-":  # undecodable bytes reach the vault, which refuses them with a clear message
         words = sys.stdin.buffer.read().decode("utf-8", errors="surrogateescape")
     event = open_vault(ctx).remember(words)
-    click.echo(f"remembered as event {event.id}")
+    say(f"remembered as event {event.id}")
 
 
 @cli.command()
@@ -103,8 +117,8 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
                    "warnings": [f.as_dict() for f in findings if f.severity != "problem"]})
     else:
         for f in findings:
-            click.echo(f"{f.severity:8} {f.path}: {f.reason}")
-        click.echo("healthy" if not problems else f"{len(problems)} problem(s) found",
+            say(f"{f.severity:8} {f.path}: {f.reason}")
+        say("healthy" if not problems else f"{len(problems)} problem(s) found",
                    err=bool(problems))
     ctx.exit(EXIT_PROBLEMS if problems else EXIT_OK)
 
@@ -119,23 +133,23 @@ def stats(ctx: click.Context, as_json: bool) -> None:
         emit_json(data)
         return
     ltm, short = data["long_term"], data["short_term"]
-    click.echo(f"vault           {data['vault']}")
-    click.echo(f"long-term       {ltm['concrete']} concrete, {ltm['events']} events, {ltm['skills']} skills"
+    say(f"vault           {data['vault']}")
+    say(f"long-term       {ltm['concrete']} concrete, {ltm['events']} events, {ltm['skills']} skills"
                f" ({ltm['indexes']} _index.md files)")
     if short["events"] is None:
-        click.echo("short-term      unreadable (braniac doctor says why)")
+        say("short-term      unreadable (braniac doctor says why)")
     else:
-        click.echo(f"short-term      {short['events']} events, {short['open_goals']} open goals, "
+        say(f"short-term      {short['events']} events, {short['open_goals']} open goals, "
                    f"{short['open_tasks']} open tasks")
-    click.echo(f"last promotion  {data['last_promotion'] or 'never'}")
-    click.echo(f"last organize   {data['last_organization'] or 'never'}")
+    say(f"last promotion  {data['last_promotion'] or 'never'}")
+    say(f"last organize   {data['last_organization'] or 'never'}")
     hubs = data["hubs"]
     if hubs["most_linked"]:
-        click.echo("most linked     " + ", ".join(f"{h['path'].split('/')[-1]} ({h['links_in']})" for h in hubs["most_linked"]))
+        say("most linked     " + ", ".join(f"{h['path'].split('/')[-1]} ({h['links_in']})" for h in hubs["most_linked"]))
     if hubs["most_read"]:
-        click.echo("most read       " + ", ".join(f"{h['path'].split('/')[-1]} ({h['reads']})" for h in hubs["most_read"]))
+        say("most read       " + ", ".join(f"{h['path'].split('/')[-1]} ({h['reads']})" for h in hubs["most_read"]))
     for item in data["stale"]:
-        click.echo(f"stale           {item['path']} (last read {item['last_read'][:10]}, {item['reads']} reads)")
+        say(f"stale           {item['path']} (last read {item['last_read'][:10]}, {item['reads']} reads)")
 
 
 @cli.command()
@@ -153,11 +167,11 @@ def search(ctx: click.Context, query: tuple[str, ...], limit: int, kind: str | N
         emit_json([h.as_dict() for h in hits])
         return
     if not hits:
-        click.echo("no matches")
+        say("no matches")
     for n, hit in enumerate(hits, start=1):
-        click.echo(click.style(f"{n}. {hit.title}", bold=True) + f"  [{hit.kind}] {hit.path}  (score {hit.score:.2f})")
+        click.echo(click.style(printable(f"{n}. {hit.title}"), bold=True) + printable(f"  [{hit.kind}] {hit.path}  (score {hit.score:.2f})"))
         if hit.excerpt:
-            click.echo(f"   {hit.excerpt}")
+            say(f"   {hit.excerpt}")
 
 
 @cli.command()
@@ -170,7 +184,7 @@ def reindex(ctx: click.Context) -> None:
             bar.length = total
             bar.update(done - bar.pos)
         report = vault.reindex(progress=progress)
-    click.echo(f"indexed {report.added} files")
+    say(f"indexed {report.added} files")
 
 
 @cli.command()
@@ -193,12 +207,12 @@ def ask(ctx: click.Context, prompt: tuple[str, ...], model: str | None, as_json:
     text = " ".join(prompt)
     if text == "-":
         text = sys.stdin.read()
-    stream = None if as_json else (lambda chunk: click.echo(chunk, nl=False))
+    stream = None if as_json else (lambda chunk: say(chunk, nl=False))
     turn = open_vault(ctx).ask(text, model=model, on_chunk=stream)
     if as_json:
         emit_json(turn.as_dict())
     else:
-        click.echo()
+        say()
 
 
 @cli.command()
@@ -222,12 +236,12 @@ def promote(ctx: click.Context, force: bool, dry_run: bool, model: str | None, a
     if as_json:
         emit_json(report.as_dict())
         return
-    click.echo(report.describe())
+    say(report.describe())
     if report.status == "dry-run":
         for item in report.plan:
-            click.echo(f"  {item['path']}  ({item['claims']} claims)")
+            say(f"  {item['path']}  ({item['claims']} claims)")
     for reason in report.rejected:
-        click.echo(f"  rejected: {reason}", err=True)
+        say(f"  rejected: {reason}", err=True)
 
 
 @cli.command()
@@ -243,12 +257,12 @@ def organize(ctx: click.Context, dry_run: bool, archive_days: float | None, mode
     if as_json:
         emit_json(report.as_dict())
         return
-    click.echo(report.describe())
+    say(report.describe())
     if dry_run or os.environ.get("BRANIAC_VERBOSE"):
         for op in report.operations:
-            click.echo("  " + " ".join(f"{k}={v}" for k, v in op.as_dict().items()))
+            say("  " + " ".join(f"{k}={v}" for k, v in op.as_dict().items()))
     for reason in report.rejected:
-        click.echo(f"  rejected: {reason}", err=True)
+        say(f"  rejected: {reason}", err=True)
 
 
 @cli.command()

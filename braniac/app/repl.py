@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Callable, TextIO
 from ..infra import config, notices
 from ..infra.notices import describe_os_error
 from ..infra.errors import BraniacError
+from ..infra.untrusted import printable
 from ..model.llm import preload
 from ..processes.idle import IdleWorker
 from ..session import Session, model_label
@@ -44,12 +45,14 @@ class Chat:
         threading.Thread(target=self._warm_up, name="braniac-warm-up", daemon=True).start()
 
     def say(self, text: str = "", end: str = "\n") -> None:
-        self.out.write(text + end)
+        """Everything the chat prints (answers, excerpts, short-term memory): what a terminal
+        would obey (ESC sequences, C1 controls) is shown, not sent."""
+        self.out.write(printable(text) + end)
         self.out.flush()
 
     def notice(self, text: str) -> None:
         """The chat's own messages, in the same form as the library's notices."""
-        self.err.write(f"{notices.PREFIX}{text}\n")
+        self.err.write(f"{notices.PREFIX}{printable(text)}\n")
         self.err.flush()
 
     def _warm_up(self) -> None:

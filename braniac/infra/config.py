@@ -12,7 +12,8 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from .errors import ConfigError
+from .errors import ConfigError, NoteError
+from .reading import read_text
 
 CONFIG_NAME = "braniac.toml"
 
@@ -58,10 +59,12 @@ def load(vault_root: Path | None, *, model: str | None = None, env: dict[str, st
     if vault_root is not None:
         path = Path(vault_root) / CONFIG_NAME
         if path.exists():
-            try:
-                data = tomllib.loads(path.read_text(encoding="utf-8"))
-            except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+            try:   # (a FIFO or a symlink out of the vault is refused, never waited on or followed)
+                data = tomllib.loads(read_text(path, limit=1024 * 1024, root=Path(vault_root)))
+            except tomllib.TOMLDecodeError as exc:
                 raise ConfigError(f"{path}: {exc}") from None
+            except NoteError as exc:
+                raise ConfigError(str(exc)) from None
 
     m = _table(data, "model")
     model_cfg = ModelConfig(

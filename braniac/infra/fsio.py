@@ -1,4 +1,5 @@
-"""Atomic writes, safe reads and cross-process locks: the only place files are written.
+"""Atomic writes, safe reads and cross-process locks: the only place files are written (the
+reads themselves live in `reading.py` and are re-exported here).
 
 The named write primitives: `atomic_write` (and `update_text` over it) for memory files,
 `create_file` for a file that must not exist yet, `write_derived` for state a rebuild
@@ -28,15 +29,18 @@ import secrets
 from pathlib import Path
 from typing import Callable
 
-from .errors import LockBusy, NoteError, UnsafePath
+from .errors import LockBusy
 from .intents import announce, announcing as announcing
 from .locks import locked as locked  # (the locks live in locks.py; every worker takes them from here)
 from .checked import MOVING_SUFFIX as MOVING_SUFFIX, ConcurrentEdit as ConcurrentEdit, fsync_dir as _fsync_dir
 from .checked import recover_removal as recover_removal, remove_unchanged as remove_unchanged, replace_unchanged
 from .filestate import exchange as exchange, mark_complete, refuse_read_only as refuse_read_only
 from .filestate import same_version as same_version, settled_stat as settled_stat
+# the read side (every read of a vault file, and keeping paths inside the vault), re-exported
+# so that every caller finds reads and writes in one place
+from .reading import (MAX_TEXT_BYTES, confine, ensure_inside, inside, is_regular_file, is_symlink_loop,  # noqa: F401
+                      open_regular, read_bytes, read_text, real_path, vault_root_of)
 
-MAX_TEXT_BYTES = 5 * 1024 * 1024  # a Markdown memory file larger than this is refused
 TEMP_SUFFIX = ".braniac-tmp"
 
 
@@ -227,40 +231,6 @@ def remove_file(path: Path) -> None:
     os.unlink(path)
 
 
-# ----------------------------------------------------------------------------- reads
-
-def read_text(path: Path, *, limit: int = MAX_TEXT_BYTES) -> str:
-    """Read a Markdown/text file, refusing what a memory file cannot be: huge, binary, not UTF-8."""
-    path = Path(path)
-    try:
-        size = os.stat(path).st_size
-    except FileNotFoundError:
-        raise NoteError(f"{path}: file not found") from None
-    if size > limit:
-        raise NoteError(f"{path}: too large ({size / 1048576:.1f} MB; the limit is {limit / 1048576:.0f} MB)")
-    data = path.read_bytes()
-    if b"\x00" in data:
-        raise NoteError(f"{path}: binary file (contains NUL bytes), not a Markdown note")
-    try:
-        return data.decode("utf-8")
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise NoteError(f"{path}:{line}: not valid UTF-8 (byte 0x{data[exc.start]:02x})") from None
-
-
-def inside(root: Path, path: Path) -> bool:
-    """True when `path`, with every symlink resolved, stays inside `root`."""
-    try:
-        Path(path).resolve().relative_to(Path(root).resolve())
-        return True
-    except ValueError:
-        return False
-
-
-def ensure_inside(root: Path, path: Path) -> Path:
-    if not inside(root, path):
-        raise UnsafePath(f"{path}: leaves the vault (symlink or path outside {root}); braniac will not follow it")
-    return Path(path)
 
 
 def stale_temp_files(root: Path) -> list[Path]:

@@ -12,6 +12,8 @@ import logging
 import sys
 from typing import TextIO
 
+from .untrusted import printable
+
 logger = logging.getLogger("braniac")
 logger.addHandler(logging.NullHandler())   # a library prints nothing unless asked to
 
@@ -35,6 +37,10 @@ class _LineHandler(logging.StreamHandler):
         if self.target is None:
             self.stream = sys.stderr
         super().emit(record)
+
+    def format(self, record: logging.LogRecord) -> str:
+        # a notice quotes file names, headings and model errors: shown, never obeyed by a terminal
+        return printable(super().format(record))
 
 
 def show_on(stream: TextIO | None = None) -> logging.Handler:

@@ -6,28 +6,52 @@ so the model can tell data from instructions.
 """
 from __future__ import annotations
 
+import os
+import re
 import string
 from pathlib import Path
 
-from ..infra.errors import ConfigError
+from ..infra.errors import ConfigError, NoteError
+from ..infra.fsio import read_text
+from ..infra.notices import notice
 from ..infra.resources import data_dir
 from .types import Excerpt, WorkingMemory
 
 
 def template_path(name: str, vault_root: Path | None = None) -> Path:
+    """The template braniac uses for `name`: the vault's own (`<vault>/prompts/<name>.md`) when
+    it is a plain file inside the vault, else the packaged one."""
+    return _template(name, vault_root)[0]
+
+
+def _template(name: str, vault_root: Path | None) -> tuple[Path, str]:
     if vault_root is not None:
         override = Path(vault_root) / "prompts" / f"{name}.md"
-        if override.is_file():
-            return override
+        if os.path.lexists(override):
+            try:
+                return override, read_text(override, root=Path(vault_root))
+            except NoteError as exc:
+                # a symlink leading out of the vault, a FIFO, a binary file: never sent to a model
+                _warn_once(f"{exc}; using braniac's own '{name}' prompt instead")
     path = data_dir("prompts") / f"{name}.md"
     if not path.is_file():
         raise ConfigError(f"no prompt template named '{name}'")
-    return path
+    return path, read_text(path)
+
+
+_warned: set[str] = set()
+
+
+def _warn_once(message: str) -> None:
+    """A notice per broken override and process, not one per prompt of every turn."""
+    if message not in _warned:
+        _warned.add(message)
+        notice(message)
 
 
 def render(name: str, vault_root: Path | None = None, **values: str) -> str:
-    path = template_path(name, vault_root)
-    template = string.Template(path.read_text(encoding="utf-8"))
+    path, text = _template(name, vault_root)
+    template = string.Template(text)
     try:
         return template.substitute(values)
     except KeyError as exc:
@@ -37,10 +61,24 @@ def render(name: str, vault_root: Path | None = None, **values: str) -> str:
 
 
 def fence(kind: str, text: str, **attributes: str) -> str:
-    """Wrap untrusted memory text in <kind …>…</kind>, neutralizing any closing tag inside it."""
-    attrs = "".join(f' {k}="{str(v).replace(chr(34), "")}"' for k, v in attributes.items())
-    safe = text.replace(f"</{kind}", f"<\\/{kind}")
+    """Wrap untrusted memory text in <kind …>…</kind>. Inside it, anything a model could read as
+    a tag of this fence (or as the end of any fence) is neutralized: `</memory>`, `</ MEMORY >`,
+    `< /memory x="y">`, `<memory>` and their like, in any case and spacing."""
+    attrs = "".join(f' {k}="{_attribute(v)}"' for k, v in attributes.items())
+    names = "|".join(map(re.escape, sorted(FENCES | {kind}, key=len, reverse=True)))
+    tag = re.compile(rf"<(?=\s*(?:/\s*(?:{names})|{re.escape(kind)})(?![\w-]))", re.IGNORECASE)
+    safe = tag.sub("&lt;", text)
     return f"<{kind}{attrs}>\n{safe.strip()}\n</{kind}>"
+
+
+# every kind of fence braniac wraps memory in: none of their closing tags may appear inside another
+FENCES = frozenset({"memory", "identity", "conversation", "short_term_memory", "events", "archived_events",
+                    "remaining_events", "existing_claims", "usage_statistics"})
+
+
+def _attribute(value: object) -> str:
+    """An attribute value that cannot end its quotes or its tag."""
+    return re.sub(r'["<>\r\n]', "", str(value))
 
 
 def excerpt_text(excerpt: Excerpt) -> str:

@@ -14,7 +14,7 @@ from ..vault import access_log
 from ..infra import clock
 from ..infra.config import Config
 from ..infra.errors import BraniacError, ModelError
-from ..infra.fsio import read_text
+from ..infra.untrusted import checked_text
 from ..infra.notices import notice
 from ..model.offline import OfflineModel
 from ..model.types import Excerpt, ModelUnavailable, WorkingMemory
@@ -57,6 +57,7 @@ class CoreLoop:
         """Steps 1–4 and 6: everything but the answer (also what the benchmark measures)."""
         if not prompt.strip():
             raise BraniacError("empty prompt")
+        checked_text(prompt, "the prompt")
         turn = Turn(prompt=prompt, model=self.model.name)
         if sync:
             changed = self.changes.pending() if self.changes is not None else None
@@ -64,7 +65,7 @@ class CoreLoop:
                 self.index.sync()          # walk everything (one-shot commands, or reconcile time)
             elif changed:
                 self.index.sync(changed)   # only what the watcher saw change since the last turn
-        identity = read_text(self.vault.identity_path) if self.vault.identity_path.exists() else ""
+        identity = self.vault.read_identity()
         short_term = self.vault.read_stm().render()
         wm = WorkingMemory(identity=identity, conversation=self.conversation.summary(), short_term=short_term,
                            prompt=prompt, stm_events=stm_entries(short_term), now=clock.iso(clock.now()))

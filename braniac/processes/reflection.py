@@ -19,11 +19,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..infra import clock
-from ..infra.errors import BraniacError, InputError
-from ..infra.fsio import atomic_write, claim
+from ..infra.errors import BraniacError, InputError, NoteError
+from ..infra.fsio import atomic_write, claim, read_bytes
 from ..infra.notices import describe_os_error, notice
 from ..model.offline import OfflineModel
 from ..model.types import Reflection
+from ..vault.store import STM_MAX_BYTES
 
 if TYPE_CHECKING:
     from ..model import MemoryModel
@@ -146,10 +147,7 @@ class Reflector:
                 notice(f"reflection failed ({type(exc).__name__}: {exc}); the exchange stays journaled for the next run")
 
     def _process(self, exchange: Exchange) -> "StoredEvent":
-        try:
-            short_term = self.vault.stm_path.read_text(encoding="utf-8", errors="replace")
-        except OSError:
-            short_term = ""  # append_event below says clearly what is wrong with it
+        short_term = _short_term_text(self.vault)
         user, ai = _storable(exchange.user, MAX_USER_CHARS), _storable(exchange.ai, MAX_AI_CHARS)
         try:
             reflection = (exchange.model or self.model).reflect(user, ai, short_term)
@@ -186,11 +184,19 @@ def remember(vault: "VaultStore", text: str) -> "StoredEvent":
     decision they state (the offline engine's reading, no model call)."""
     if not text.strip():
         raise InputError("nothing to remember: the text is empty")
-    reflection = OfflineModel().reflect(text, "", vault.stm_path.read_text(encoding="utf-8", errors="replace")
-                                        if vault.stm_path.exists() else "")
+    reflection = OfflineModel().reflect(text, "", _short_term_text(vault))
     return vault.append_event({"User": text, "Thoughts": "Asked to remember this. " + reflection.thoughts},
                               goals=reflection.goals, facts=reflection.facts, tasks=reflection.tasks,
                               done_tasks=reflection.done_tasks)
+
+
+def _short_term_text(vault: "VaultStore") -> str:
+    """short_term.md as context for reflecting, or '' when it cannot be read (the write that
+    follows says clearly why: a FIFO, a symlink out, a binary file)."""
+    try:
+        return read_bytes(vault.stm_path, limit=STM_MAX_BYTES).decode("utf-8", errors="replace")
+    except (OSError, NoteError):
+        return ""
 
 
 def _alive(pid: int) -> bool:

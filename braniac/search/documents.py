@@ -11,7 +11,7 @@ import time
 from pathlib import Path
 
 from ..infra.errors import NoteError
-from ..infra.fsio import MAX_TEXT_BYTES
+from ..infra.fsio import MAX_TEXT_BYTES, open_regular
 from ..vault import notes
 from ..vault.layout import ARCHIVE, FOLDER_INDEX, LONG_TERM, MEMORY_ROOTS, SHORT_TERM, TIERS, is_memory_name
 from ..vault.links import find_links
@@ -79,7 +79,11 @@ def read_file(root: Path, rel: str, st: os.stat_result) -> tuple[bytes | None, s
     (it is never read whole into memory) and the hash then stands for its size."""
     if st.st_size > MAX_TEXT_BYTES:
         return None, f"size:{st.st_size}"
-    with open(os.path.join(root, rel), "rb") as handle:
+    try:
+        handle = open_regular(Path(root, rel), root=root)
+    except NoteError as exc:   # a FIFO or a symlink out since the walk saw a file there
+        raise OSError(str(exc)) from None
+    with handle:
         data = handle.read(MAX_TEXT_BYTES + 1)
     return data, hashlib.blake2b(data, digest_size=16).hexdigest()
 
@@ -115,10 +119,10 @@ def document(root: Path, rel: str, data: bytes | None, digest: str) -> tuple[dic
     title = (note.title if note else "") or Path(rel).stem
     if kind == "stm":
         title = "Short-term memory"
-    elif kind == "index" and not meta.get("title"):
+    elif kind == "index" and not (note and note.text("title")):
         title = f"{Path(rel).parent.name} (index)"
     tags = note.tags if note else []
-    uuid = str(meta.get("uuid") or "")
+    uuid = note.uuid if note else ""
     parts = rel.split("/")
     depth = max(len(parts) - 3, 0) if parts[:2] == _LONG_TERM_PARTS else 0
     record.update({"u": uuid, "out": _links_out(root, path, body)})

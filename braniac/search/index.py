@@ -331,6 +331,9 @@ class SearchIndex:
                exclude_kinds: Iterable[str] = ("archive",), excerpts: bool = True) -> list[Hit]:
         """Ranked hits. `excerpts=False` skips reading each hit's file for a highlighted
         excerpt (retrieval cuts its own passages)."""
+        # a query is text: what cannot be text (a NUL, undecodable bytes a model or a terminal
+        # passed on) matches nothing, and must not reach Whoosh, which would fail as if damaged
+        text = text.encode("utf-8", "replace").decode("utf-8").replace("\x00", " ")
         if sync:
             self.sync()
         exclude = tuple(exclude_kinds)

@@ -5,7 +5,8 @@ from __future__ import annotations
 import os
 import re
 
-from ..infra.fsio import MAX_TEXT_BYTES
+from ..infra.errors import NoteError
+from ..infra.fsio import MAX_TEXT_BYTES, open_regular
 from ..vault import notes
 from . import ranking
 from .documents import schema
@@ -88,9 +89,9 @@ def excerpt(root: str, rel: str, words: set[str], maxchars: int = 240) -> str:
     those are stemmed to confirm them: Whoosh's highlighter analyzed every word of every
     hit's body, a fifth of the time of a search."""
     try:
-        with open(os.path.join(root, rel), "rb") as handle:
+        with open_regular(os.path.join(root, rel), root=root) as handle:
             text = handle.read(MAX_TEXT_BYTES).decode("utf-8", errors="replace")
-    except OSError:
+    except (OSError, NoteError):
         return ""
     body = notes.body_of(text)
     found = _find_words(body, words)

@@ -29,7 +29,7 @@ from typing import TYPE_CHECKING
 
 from ..infra import clock, textutil
 from ..model.types import Excerpt
-from ..vault.layout import TIERS, event_id_of_file, event_rel
+from ..vault.layout import TIERS, event_day_rel, event_id_of_file, event_rel
 from .passages import Passage, content_terms, note_passages
 from .ranking import B, K1
 
@@ -183,7 +183,7 @@ def _day(folder: str) -> dict[str, tuple[str | None, str | None]]:
 
 
 def _event_folder(vault: "VaultStore", event_id: str) -> str:
-    return f"{vault.root}{os.sep}{event_rel(event_id).rsplit('/', 1)[0]}"
+    return f"{vault.root}{os.sep}{event_day_rel(event_id)}"
 
 
 def neighbours(vault: "VaultStore", event_id: str) -> tuple[str | None, str | None]:

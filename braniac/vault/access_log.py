@@ -23,7 +23,8 @@ from pathlib import Path
 from typing import Iterable
 
 from ..infra import clock
-from ..infra.fsio import append_line
+from ..infra.errors import NoteError
+from ..infra.fsio import append_line, read_bytes
 
 
 _MEMORY_PART = re.compile(r"(?:^|/)(memory/.+)$")
@@ -90,9 +91,11 @@ def parse_lines(lines: Iterable[str]) -> ParsedLog:
 
 def read(log_path: Path) -> ParsedLog:
     try:
-        data = Path(log_path).read_bytes()
+        data = read_bytes(Path(log_path), limit=None)
     except FileNotFoundError:
         return ParsedLog([], [])
+    except NoteError as exc:   # a FIFO or a symlink out of the vault where a log should be
+        return ParsedLog([], [(0, str(exc))])
     return parse_lines(data.decode("utf-8", errors="replace").split("\n"))
 
 

@@ -40,8 +40,9 @@ def stable_uuid(*parts: str) -> str:
 
 
 def event_path(vault: "VaultStore", event_id: str) -> Path:
-    """Where an archived event lives (`layout.event_rel`)."""
-    return vault.root / event_rel(event_id)
+    """Where an archived event lives (`layout.event_rel`), confined to events/: UnsafePath for
+    anything but an event id, or a day folder a symlink leads out of the vault."""
+    return vault.confined(event_rel(event_id), within=vault.ltm_root / "events")
 
 
 # ---------------------------------------------------------------------- facts and citations

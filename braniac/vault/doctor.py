@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from . import folder_index, notes
 from ..infra.errors import NoteError, STMError
-from ..infra.fsio import inside, stale_temp_files
-from .layout import FOLDER_INDEX, is_memory_name
+from ..infra.fsio import inside, is_regular_file, is_symlink_loop, real_path, stale_temp_files
+from .layout import FOLDER_INDEX, is_event_id, is_memory_name, printable_id
 from .links import find_links
 from .moves import pending
 
@@ -102,9 +102,12 @@ def _walk_all(vault: "VaultStore", add) -> list[Path]:
             if name.startswith("."):
                 continue
             if path.is_symlink() and not inside(vault.root, path):
-                add(path, "symlink leaves the vault; braniac does not follow it")
+                add(path, "symlink loop; braniac cannot read it" if is_symlink_loop(path)
+                    else "symlink leaves the vault; braniac does not follow it")
                 continue
-            if name.endswith(".md"):
+            if name.endswith(".md") and path != vault.stm_path and not is_regular_file(path):
+                add(path, "not a regular file (a FIFO, socket or device); braniac never reads it")
+            elif name.endswith(".md"):
                 found.append(path)
             elif path.is_relative_to(vault.root / "memory"):
                 add(path, "not a Markdown file; braniac ignores it", "warning")
@@ -123,7 +126,11 @@ def _check_stm(vault: "VaultStore", add) -> None:
         add(vault.stm_path, f"section '{name}' is missing (vault-format.md §5)")
     seen = set()
     for event in doc.events:
-        if event.id in seen:
+        if not is_event_id(event.id):
+            add(vault.stm_path, f"event heading '### {printable_id(event.id)}' is not an event id; promotion leaves "
+                                "this event in short-term memory until it has a UTC timestamp heading "
+                                "(### 2025-03-06T09:00:00Z)")
+        elif event.id in seen:
             add(vault.stm_path, f"event id {event.id} appears twice")
         seen.add(event.id)
 
@@ -157,8 +164,8 @@ def _check_folders(vault: "VaultStore", add, uuids: dict[str, Path]) -> None:
         listed = set()
         for entry in index.manifest:
             target = entry.path
-            listed.add(target.resolve() if target.exists() else target)
-            if entry.uuid and entry.uuid in uuids and uuids[entry.uuid].resolve() != target.resolve():
+            listed.add(real_path(target) if target.exists() else target)
+            if entry.uuid and entry.uuid in uuids and real_path(uuids[entry.uuid]) != real_path(target):
                 add(index_path, f"manifest entry '{entry.text}' points at {vault.relative(target) if target.exists() else target.name}, "
                                 f"but uuid {entry.uuid} is now {vault.relative(uuids[entry.uuid])}")
             elif not target.exists():
@@ -171,6 +178,6 @@ def _check_folders(vault: "VaultStore", add, uuids: dict[str, Path]) -> None:
         for child in children:
             if not inside(vault.root, child):
                 continue  # a symlink leaving the vault: reported as a problem, never looked into
-            if child.exists() and child.resolve() not in listed:
+            if child.exists() and real_path(child) not in listed:
                 shown = child.parent.name + "/" if child.name == FOLDER_INDEX else child.name
                 add(index_path, f"'{shown}' is not in the manifest", "warning")

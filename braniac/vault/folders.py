@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from . import folder_index, notes
 from ..infra.errors import NoteError, ReadOnlyFile
-from ..infra.fsio import TEMP_SUFFIX, ConcurrentEdit, atomic_write, settled_stat
+from ..infra.fsio import TEMP_SUFFIX, ConcurrentEdit, atomic_write, inside, is_regular_file, real_path, settled_stat
 from ..infra.fsio_folders import publish_directory, remove_tree
 from ..infra.notices import notice
 from .claims import parse_fact, stable_uuid
@@ -88,7 +88,7 @@ def describe(path: Path) -> tuple[str, str | None, str]:
         index = IndexFile(note=note, path=target, sections=folder_index.split_sections(note.body))
         summary = " ".join(index.summary.split())
         return path.name + "/", note.uuid or None, summary[:140]
-    description = note.meta.get("description") or ""
+    description = note.text("description")
     if not description:  # a braniac note is best described by its first claim
         for line in note.body.splitlines():
             fact = parse_fact(line)
@@ -156,15 +156,16 @@ def _refresh_index(vault: "VaultStore", folder: Path, written: set[Path]) -> Non
 def _refreshed(vault: "VaultStore", folder: Path, index: IndexFile) -> bool:
     """Bring `index` in line with what `folder` holds; whether that changed it."""
     before = index.render()
-    old = {e.path.resolve(): e for e in index.manifest if e.path.exists()}
+    old = {real_path(e.path): e for e in index.manifest if e.path.exists()}
     entries = []
     children = sorted(p for p in folder.iterdir() if not p.name.startswith(".") and (
-        (p.is_dir() and (p / FOLDER_INDEX).exists()) or (p.suffix == ".md" and p.name != FOLDER_INDEX)))
+        (p.is_dir() and (p / FOLDER_INDEX).exists()) or (p.suffix == ".md" and p.name != FOLDER_INDEX
+                                                          and inside(vault.root, p) and is_regular_file(p))))
     children.sort(key=lambda p: (not p.is_dir(), p.name))
     for child in children:
         target = child / FOLDER_INDEX if child.is_dir() else child
         title, uuid, description = describe(child)
-        kept = old.get(target.resolve())
+        kept = old.get(real_path(target))
         if kept and kept.description and not _written_by_braniac(kept.description, child):
             description = kept.description  # a person's description is kept; braniac's own is refreshed
         entries.append(Entry(title, target, uuid, description))

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 import re
 
+from ..infra.errors import UnsafePath
+
 MEMORY_ROOTS = ("system", "memory")              # what search indexes
 IDENTITY = "system/core_identity.md"
 SHORT_TERM = "memory/short_term.md"
@@ -46,14 +48,28 @@ def is_memory_name(name: str) -> bool:
 
 
 def is_event_id(text: str) -> bool:
-    return bool(EVENT_ID.match(text))
+    return isinstance(text, str) and bool(EVENT_ID.fullmatch(text))
+
+
+def printable_id(heading: str) -> str:
+    """An event heading as a message may quote it: at most 80 characters."""
+    return heading if len(heading) <= 80 else heading[:79] + "…"
 
 
 def event_rel(event_id: str) -> str:
     """The vault-relative path of an archived event: events/YYYY/MM/DD/<id>.md, with ':' replaced
-    so the name is valid on every file system."""
-    return (f"{LONG_TERM}/events/{event_id[:4]}/{event_id[5:7]}/{event_id[8:10]}/"
-            f"{event_id.replace(':', '-')}.md")
+    so the name is valid on every file system. Only an event id has one: a `### ` heading that is
+    anything else (a path, `../..`) is refused, never turned into a path."""
+    if not is_event_id(event_id):
+        raise UnsafePath(f"{str(event_id)[:80]!r} is not an event id (a UTC timestamp such as 2025-03-06T09:00:00Z)")
+    return f"{event_day_rel(event_id)}/{event_id.replace(':', '-')}.md"
+
+
+def event_day_rel(day: str) -> str:
+    """The vault-relative folder of one day's archived events (`day` starts YYYY-MM-DD)."""
+    if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", day[:10]):
+        raise UnsafePath(f"{day[:80]!r} is not a date")
+    return f"{LONG_TERM}/events/{day[:4]}/{day[5:7]}/{day[8:10]}"
 
 
 def event_id_of_file(name: str) -> str | None:

@@ -52,9 +52,10 @@ def journal_path(vault: "VaultStore") -> Path:
 def pending(vault: "VaultStore") -> list[Move]:
     try:
         data = json.loads(journal_path(vault).read_text(encoding="utf-8"))
-        return [Move(vault.root / m["old"], vault.root / m["new"], m.get("status"), m.get("uuid"))
-                for m in data["moves"]]
-    except (OSError, ValueError, KeyError):
+        # (confined: a journal is only a file under .braniac/, and a move never leaves long-term memory)
+        return [Move(vault.confined(m["old"], within=vault.ltm_root), vault.confined(m["new"], within=vault.ltm_root),
+                     m.get("status"), m.get("uuid")) for m in data["moves"]]
+    except (OSError, ValueError, KeyError, TypeError, NoteError):
         return []
 
 

@@ -1,8 +1,9 @@
 """Long-term memory notes: Markdown with YAML frontmatter, read and written faithfully.
 
-python-frontmatter parses the YAML, but braniac keeps the frontmatter text and the body as
-they were: changing one field rewrites only that field's line, so key order, comments,
-unknown keys and every byte of the body survive and `git diff` shows one line.
+YAML's safe loader parses the frontmatter (refusing alias bombs), but braniac keeps the
+frontmatter text and the body as they were: changing one field rewrites only that field's
+line, so key order, comments, unknown keys and every byte of the body survive and `git diff`
+shows one line.
 """
 from __future__ import annotations
 
@@ -14,7 +15,6 @@ from datetime import date, datetime, timezone
 from pathlib import Path
 from typing import Any
 
-import frontmatter
 import yaml
 
 from ..infra import clock
@@ -30,7 +30,50 @@ KEY_ORDER = ("uuid", "title", "created_at", "updated_at", "tags", "emotion", "st
 
 _FENCE = re.compile(r"\A---[ \t]*\r?\n")
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
-_yaml = frontmatter.YAMLHandler()
+MAX_YAML_VALUES = 10_000    # a note's frontmatter holds a few dozen; aliases may not multiply them
+
+
+class _Loader(getattr(yaml, "CSafeLoader", yaml.SafeLoader)):  # type: ignore[misc]
+    """YAML's safe loader (what python-frontmatter uses), refusing a document whose aliases
+    expand past MAX_YAML_VALUES values or refer to themselves: a 1 KB "billion laughs" note
+    would otherwise make every reader of its tags or title run out of time or memory."""
+
+    def construct_document(self, node: yaml.Node) -> Any:
+        _check_expansion(node)
+        return super().construct_document(node)
+
+
+def _check_expansion(root: yaml.Node) -> None:
+    """Count the values `root` stands for once every alias is expanded (each node once, its
+    size remembered, so the count itself is cheap)."""
+    sizes: dict[int, int] = {}
+    on_path: set[int] = set()
+    stack: list[tuple[yaml.Node, bool]] = [(root, False)]
+    while stack:
+        node, children_done = stack.pop()
+        key = id(node)
+        if isinstance(node, yaml.ScalarNode):
+            sizes[key] = 1
+            continue
+        children = node.value if isinstance(node, yaml.SequenceNode) else [n for pair in node.value for n in pair]
+        if children_done:
+            on_path.discard(key)
+            sizes[key] = 1 + sum(sizes[id(c)] for c in children)
+            if sizes[key] > MAX_YAML_VALUES:
+                raise yaml.constructor.ConstructorError(
+                    None, None, f"aliases expand to more than {MAX_YAML_VALUES} values (refused: a YAML alias bomb?)",
+                    node.start_mark)
+            continue
+        if key in sizes:
+            continue
+        on_path.add(key)
+        stack.append((node, True))
+        for child in children:
+            if id(child) in on_path:
+                raise yaml.constructor.ConstructorError(
+                    None, None, "an alias refers to the value that contains it (refused)", child.start_mark)
+            if id(child) not in sizes:
+                stack.append((child, False))
 
 
 @dataclass
@@ -66,15 +109,18 @@ class Note:
         return cls(meta=ordered, body=body, frontmatter_text=text)
 
     # ------------------------------------------------------------------ accessors
+    # A person may write any YAML: `tags: 12`, `title: 2025-03-01`, `uuid: [a]`. Every reader
+    # goes through these accessors, which give each key the type braniac works with (doctor
+    # reports the odd ones, `problems`), so no reader meets an int where it wants a list.
     @property
     def uuid(self) -> str:
-        return str(self.meta.get("uuid", ""))
+        return self.text("uuid")
 
     @property
     def title(self) -> str:
-        title = self.meta.get("title")
+        title = self.text("title")
         if title:
-            return str(title)
+            return title
         heading = re.search(r"^#\s+(.+?)\s*#*\s*$", self.body, re.MULTILINE)
         if heading:
             return heading.group(1)
@@ -82,25 +128,27 @@ class Note:
 
     @property
     def tags(self) -> list[str]:
-        tags = self.meta.get("tags") or []
+        """The tags as words, whatever YAML the person wrote: a list, `a, b`, a lone `12`."""
+        tags = self.meta.get("tags")
         if isinstance(tags, str):
             return [t.strip() for t in tags.split(",") if t.strip()]
-        return [str(t) for t in tags]
+        items = tags if isinstance(tags, list) else [tags]
+        return [text for text in map(scalar_text, items) if text]
 
     def time(self, key: str) -> datetime | None:
         return as_datetime(self.meta.get(key))
 
     def text(self, key: str) -> str:
-        """A frontmatter value as the text written after `key:`, whatever YAML makes of it: an
-        id written unquoted (older archived events) reads back as a date, not as the id."""
+        """A one-value key as the text written after `key:`, whatever YAML makes of it: an id
+        written unquoted (older archived events) reads back as a date, `title: 12` as a number.
+        A list or a mapping (doctor reports it) is ''."""
         value = self.meta.get(key)
-        if value is None or isinstance(value, str):
-            return value or ""
-        if isinstance(value, (datetime, date)):
-            line = re.search(rf"^{re.escape(key)}[ \t]*:[ \t]*(\S+)[ \t]*$", self.frontmatter_text, re.MULTILINE)
-            if line:
-                return line.group(1).strip("'\"")
-        return str(value)
+        if isinstance(value, str):
+            return value
+        if value is None or isinstance(value, (list, dict)):
+            return ""
+        line = re.search(rf"^{re.escape(key)}[ \t]*:[ \t]*(\S+)[ \t]*$", self.frontmatter_text, re.MULTILINE)
+        return line.group(1).strip("'\"") if line else scalar_text(value)
 
     # ------------------------------------------------------------------ editing
     def set(self, key: str, value: Any) -> None:
@@ -133,6 +181,12 @@ class Note:
             found.append("'tags' must be a list of words")
         if self.meta.get("emotion") is not None and not isinstance(self.meta["emotion"], str):
             found.append("'emotion' must be a single word")
+        for key in ("title", "status", "description", "event_id", "summary_by"):
+            if isinstance(self.meta.get(key), (list, dict)):
+                found.append(f"'{key}' must be a single value, not a {type(self.meta[key]).__name__}")
+        sources = self.meta.get("sources")
+        if sources is not None and not (isinstance(sources, list) and all(isinstance(s, (str, datetime)) for s in sources)):
+            found.append("'sources' must be a list of event ids")
         return found
 
 
@@ -172,7 +226,7 @@ def parse(text: str, *, path: Path | None = None) -> Note:
     if not fence_open:
         return Note(meta={}, body=text, frontmatter_text="", path=path, fence_open="", fence_close="")
     try:
-        meta = _yaml.load(fm_text) if fm_text.strip() else {}
+        meta = yaml.load(fm_text, Loader=_Loader) if fm_text.strip() else {}
     except Exception as exc:  # noqa: BLE001
         # Not only YAMLError: PyYAML raises ValueError for a date Python rejects (2025-02-30),
         # AttributeError for `!!timestamp x`, RecursionError for absurd nesting. All of them
@@ -276,6 +330,20 @@ def _replace_key(fm_text: str, key: str, value: Any) -> str:
     if lines and not lines[-1].endswith("\n"):
         lines[-1] += "\n"
     return "".join(lines) + new_line
+
+
+def scalar_text(value: Any) -> str:
+    """A frontmatter value that should be one string, as one: a string as it is, a number or a
+    boolean as YAML writes it, a date in ISO form; a list, a mapping or nothing is ''."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, datetime):
+        return clock.iso(value if value.tzinfo else value.replace(tzinfo=timezone.utc))
+    if isinstance(value, (date, int, float)):
+        return value.isoformat() if isinstance(value, date) else str(value)
+    return ""
 
 
 def as_datetime(value: Any) -> datetime | None:

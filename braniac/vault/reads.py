@@ -11,7 +11,8 @@ from pathlib import Path
 
 from . import access_log
 from .access_log import log_files
-from ..infra.fsio import write_derived
+from ..infra.errors import NoteError
+from ..infra.fsio import open_regular, write_derived
 
 CACHE_VERSION = 5    # 5: each log's first bytes kept (4: MOVE lines; 3: counted per log file, tails read incrementally)
 HEAD_BYTES = 64      # a log's first bytes, which tell the same file grown from a new one on a reused inode
@@ -63,7 +64,7 @@ def read_counts(logs_dir: Path, cache_path: Path) -> dict[str, int]:
             fresh[path.name] = old
             continue
         try:
-            with open(path, "rb") as handle:
+            with open_regular(path) as handle:   # a FIFO named like a log must not hang stats
                 head = handle.read(HEAD_BYTES)
                 start, counts, moves = 0, {}, []
                 # The same file grown, not a new one that reuses the inode after a rotation
@@ -75,7 +76,7 @@ def read_counts(logs_dir: Path, cache_path: Path) -> dict[str, int]:
                     recounted = True
                 handle.seek(start)
                 tail = handle.read(max(size - start, 0))
-        except OSError:
+        except (OSError, NoteError):
             continue
         end = tail.rfind(b"\n") + 1   # a line still being written is counted next time
         unsaved += end

@@ -16,8 +16,8 @@ from .layout import (ACCESS_LOG, IDENTITY, LOCKS_DIR, LOGS, LONG_TERM, RUN_MARKE
                      is_memory_name)
 from ..infra.config import CONFIG_NAME
 from ..infra.errors import InputError, NoteError, STMError, VaultExists, VaultNotFound
-from ..infra.fsio import (ConcurrentEdit, atomic_write, create_file, ensure_inside, inside, locked, read_text,
-                          update_text)
+from ..infra.fsio import (ConcurrentEdit, atomic_write, confine, create_file, ensure_inside, inside, is_regular_file, locked,
+                          read_text, real_path, update_text)
 from ..infra.resources import data_dir
 
 STM_MAX_BYTES = 20 * 1024 * 1024
@@ -76,7 +76,13 @@ class VaultStore:
         return self.state_dir / LOCKS_DIR / f"{name}.lock"
 
     def relative(self, path: Path) -> str:
-        return Path(path).resolve().relative_to(self.root).as_posix()
+        return real_path(path).relative_to(self.root).as_posix()
+
+    def confined(self, path: str | Path, *, within: Path | None = None) -> Path:
+        """The vault path `path` (relative to the vault, or absolute) names, if it stays inside
+        the vault (or `within`, a folder of it) as written and with its symlinks resolved; else
+        UnsafePath. Every path built from file content or a model's reply goes through here."""
+        return confine(self.root, path, within=within)
 
     # ------------------------------------------------------------------ finding and creating
     @classmethod
@@ -145,11 +151,19 @@ class VaultStore:
             git.init(vault.root, "braniac: new vault")
         return vault, created
 
+    # ------------------------------------------------------------------ identity
+    def read_identity(self) -> str:
+        """The constitution, read whole into every prompt ('' when there is none). One that is a
+        symlink leaving the vault, a FIFO or not text is a NoteError naming it: never sent to a
+        model, never silently left out."""
+        if not os.path.lexists(self.identity_path):
+            return ""
+        return read_text(self.identity_path, root=self.root)
+
     # ------------------------------------------------------------------ short-term memory
     def read_stm(self) -> stm.ShortTermMemory:
-        path = ensure_inside(self.root, self.stm_path)
-        try:
-            return stm.parse(read_text(path, limit=STM_MAX_BYTES))
+        try:   # read_text refuses a symlink that leaves the vault, a FIFO, a binary file
+            return stm.parse(read_text(self.stm_path, limit=STM_MAX_BYTES, root=self.root))
         except NoteError as exc:
             raise STMError(f"short-term memory unreadable: {exc}") from None
 
@@ -226,8 +240,8 @@ class VaultStore:
                 path = Path(folder) / name
                 if not name.endswith(".md") or name.startswith("."):
                     continue
-                if not path.is_symlink() or inside(self.root, path):
-                    yield path  # a symlink leaving the vault is never read (doctor reports it)
+                if (not path.is_symlink() or inside(self.root, path)) and is_regular_file(path):
+                    yield path  # a symlink leaving the vault, a FIFO or a loop is never read (doctor reports it)
 
     def iter_ltm_files(self) -> Iterator[Path]:
         for path in self.iter_markdown():
@@ -248,7 +262,7 @@ class VaultStore:
 
     def tier_of(self, path: Path) -> str | None:
         try:
-            rel = Path(path).resolve().relative_to(self.ltm_root)
+            rel = real_path(path).relative_to(self.ltm_root)
         except ValueError:
             return None
         return rel.parts[0] if len(rel.parts) > 1 and rel.parts[0] in TIERS else None

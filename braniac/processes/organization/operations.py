@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, ClassVar, Iterator
 
-from ...infra.fsio import inside
+from ...infra.errors import UnsafePath
 from ...vault.layout import ARCHIVE, FOLDER_INDEX, LONG_TERM, is_memory_name
 
 if TYPE_CHECKING:
@@ -142,10 +142,12 @@ def _relocation(vault: "VaultStore", kind: type[Relocation], raw: dict) -> Reloc
     source = vault.root / rel
     if "/events/" in f"/{rel}" or (kind is ArchiveNote and f"/{ARCHIVE}/" in f"/{rel}"):
         raise Rejected(f"{kind.kind}: {rel} is episodic or already archived; left in place")
-    if kind is ArchiveNote:
-        target = vault.ltm_root / ARCHIVE / source.relative_to(vault.ltm_root)
-    else:
-        target = vault.root / raw["to"] / source.name
+    try:   # where it goes, inside long-term memory with every symlink on the way resolved
+        target = vault.confined(Path(LONG_TERM, ARCHIVE, source.relative_to(vault.ltm_root)) if kind is ArchiveNote
+                                else Path(raw["to"], source.name), within=vault.ltm_root)
+    except UnsafePath as exc:
+        raise Rejected(f"{kind.kind}: {exc}") from None
+    if kind is MoveNote:
         if raw["to"].startswith(f"{LONG_TERM}/events") or target.parent == source.parent:
             raise Rejected(f"move: {rel} -> {raw['to']} goes nowhere useful")
     if target.exists():
@@ -158,24 +160,19 @@ def _relocation(vault: "VaultStore", kind: type[Relocation], raw: dict) -> Reloc
 def _inside_ltm(vault: "VaultStore", rel: str, *, folder: bool = False) -> bool:
     """Whether a vault-relative path names a place in long-term memory that organization may
     touch: a note (or, with `folder`, a folder to move into)."""
-    if not rel or rel.startswith(("/", "~")) or "\\" in rel or "\x00" in rel:
+    if not rel or rel.startswith(("/", "~")) or "\\" in rel:
         return False
-    path = Path(os.path.normpath(vault.root / rel))
     try:
-        inside_ltm = path.relative_to(vault.ltm_root)
-    except ValueError:
+        # as written and with every symlink on the way resolved (a folder a person linked
+        # elsewhere must not lead out of the vault)
+        path = vault.confined(rel, within=vault.ltm_root)
+    except UnsafePath:
         return False
+    inside_ltm = path.relative_to(vault.ltm_root)
     # a hidden or ignored folder would hide what moves there from every walk (doctor, search,
     # the next organize); an over-long name fails half-way through a move
     if any(not is_memory_name(part) or len(part.encode("utf-8")) > 200
            for part in inside_ltm.parts):
-        return False
-    # a symlink on the way (a folder a person linked elsewhere) must not lead out of the vault:
-    # the deepest part that exists is checked with every symlink resolved
-    existing = path
-    while not os.path.lexists(existing) and existing != vault.ltm_root:
-        existing = existing.parent
-    if not inside(vault.ltm_root, existing):
         return False
     if folder and os.path.lexists(path) and not path.is_dir():
         return False   # a file named as the folder to move into

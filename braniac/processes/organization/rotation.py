@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...infra import clock
-from ...infra.fsio import append_bytes, atomic_write, claim, remove_file
+from ...infra.fsio import append_bytes, atomic_write, claim, open_regular, read_bytes, remove_file
 
 if TYPE_CHECKING:
     from ...vault.store import VaultStore
@@ -36,7 +36,7 @@ def finish_rotation(vault: "VaultStore") -> None:
         return
     archive = vault.access_log_path.with_name(f"access-{clock.now():%Y-%m}.log")
     marker = vault.state_dir / "organize" / "rotation.json"
-    data = rotating.read_bytes()
+    data = read_bytes(rotating, limit=None)
     if data:
         done = json.loads(marker.read_text()) if marker.exists() else {}
         chunk = data if data.endswith(b"\n") else data + b"\n"
@@ -55,7 +55,7 @@ def _rotating(vault: "VaultStore") -> Path:
 
 def _ends_with(path: Path, chunk: bytes) -> bool:
     try:
-        with open(path, "rb") as handle:
+        with open_regular(path) as handle:
             size = handle.seek(0, os.SEEK_END)
             if size < len(chunk):
                 return False

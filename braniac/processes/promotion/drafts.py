@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...infra.errors import BraniacError, NoteError
+from ...infra.errors import BraniacError, NoteError, UnsafePath
 from ...infra.notices import notice
 from ...model.offline import OfflineModel
 from ...model.offline.promotion import relate, sentences
@@ -15,8 +15,9 @@ from ...search.index import SearchIndex
 from ...vault.claims import FACTS, HISTORY, FactNote, stated_values, unmentioned
 from ...vault.layout import FOLDER_INDEX, RESTRUCTURED_TIERS as NOTE_TIERS  # events are archived, not drafted
 from ...vault.notes import slugify
+from .places import note_path
 from .report import PromotionReport, reject
-from .safe_text import defuse
+from .safe_text import defuse, plain_line
 
 if TYPE_CHECKING:
     from ...model import MemoryModel
@@ -157,7 +158,7 @@ def validate(draft: NoteDraft, event_ids: set[str], vault: "VaultStore", report:
     if len(draft.folder) > MAX_DEPTH:
         reject(vault, report, f"'{draft.title}': folder {draft.folder!r} is deeper than {MAX_DEPTH}")
         return None
-    title = " ".join(str(draft.title).split())[:120]
+    title = plain_line(draft.title)[:120]
     if not title or re.search(r"[/\\]|\.\.", title) or slugify(title) in RESERVED or slugify(title).startswith("_"):
         reject(vault, report, f"title {draft.title!r} is not allowed for a note")
         return None
@@ -176,6 +177,11 @@ def validate(draft: NoteDraft, event_ids: set[str], vault: "VaultStore", report:
     draft.folder = [slugify(s) for s in draft.folder]
     draft.claims = claims
     draft.tags = [slugify(t) for t in draft.tags if isinstance(t, str) and slugify(t) != "note"][:8]
-    draft.emotion = slugify(draft.emotion or "neutral").replace("-", "_")[:30] or "neutral"
+    draft.emotion = slugify(str(draft.emotion or "neutral")).replace("-", "_")[:30] or "neutral"
     draft.summary = defuse(re.sub(r"^[#>\s`~*_=-]+", "", " ".join(str(draft.summary).split())[:600]))
+    try:
+        note_path(vault, draft)
+    except UnsafePath as exc:
+        reject(vault, report, f"'{title}': {exc}")
+        return None
     return draft

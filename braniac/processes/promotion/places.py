@@ -15,12 +15,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...infra.errors import NoteError
-from ...infra.fsio import atomic_write, read_text
+from ...infra.fsio import atomic_write, inside, read_text
 from ...model.types import NoteDraft
 from ...search.index import SearchIndex
 from ...vault import notes
 from ...vault.claims import stable_uuid
-from ...vault.layout import ARCHIVE
+from ...vault.layout import ARCHIVE, LONG_TERM
 from ...vault.notes import slugify
 
 if TYPE_CHECKING:
@@ -28,9 +28,10 @@ if TYPE_CHECKING:
 
 
 def note_path(vault: "VaultStore", draft: NoteDraft) -> Path:
-    """The draft's place in the hierarchy: <tier>/<folder…>/<slug of the title>.md."""
-    return vault.ltm_root / draft.kind / Path(*draft.folder) / f"{slugify(draft.title)}.md" if draft.folder else \
-        vault.ltm_root / draft.kind / f"{slugify(draft.title)}.md"
+    """The draft's place in the hierarchy: <tier>/<folder…>/<slug of the title>.md, confined to
+    that tier (UnsafePath if a folder on the way is a symlink leading out of it)."""
+    rel = Path(LONG_TERM, draft.kind, *draft.folder, f"{slugify(draft.title)}.md")
+    return vault.confined(rel, within=vault.ltm_root / draft.kind)
 
 
 def derived_uuid(draft: NoteDraft) -> str:
@@ -110,4 +111,5 @@ class Places:
     def _archived_copy(self, draft: NoteDraft) -> Path | None:
         root = self.vault.ltm_root / ARCHIVE / draft.kind
         name = f"{slugify(draft.title)}.md"
-        return next(iter(sorted(root.rglob(name))), None) if root.is_dir() else None
+        found = sorted(p for p in root.rglob(name) if inside(root, p)) if root.is_dir() else []   # no symlink out
+        return found[0] if found else None

@@ -9,12 +9,13 @@ from typing import TYPE_CHECKING
 from ...infra import clock, git
 from ...infra.errors import LockBusy, NoteError, ReadOnlyFile
 from ...infra.fsio import locked, read_text, refuse_read_only, update_text
+from ...infra.notices import notice
 from ...model.types import EventRecord, NoteDraft
 from ...search.index import update_after_write
 from ...vault import stm
 from ...vault.claims import event_path
 from ...vault.folders import folders_up, refresh_indexes
-from ...vault.layout import FOLDER_INDEX
+from ...vault.layout import FOLDER_INDEX, is_event_id, printable_id
 from . import bookkeeping
 from .drafts import event_record, make_drafts
 from .places import Places, note_path
@@ -40,21 +41,20 @@ def promote(vault: "VaultStore", model: "MemoryModel", config: "Config", *, forc
 
 
 def idle_for(vault: "VaultStore") -> timedelta | None:
-    """How long since the newest event in short-term memory (None when the log is empty)."""
-    events = vault.read_stm().events
-    if not events:
-        return None
-    try:
-        newest = max(clock.parse_iso(e.id) for e in events)
-    except ValueError:
-        return None
-    return clock.now() - newest
+    """How long since the newest event in short-term memory (None when it has none to promote)."""
+    stamps = []
+    for event in promotable(vault.read_stm(), quiet=True):   # a heading that is no id has no time
+        try:
+            stamps.append(clock.parse_iso(event.id))
+        except ValueError:
+            continue   # an id-shaped heading that is no real time (2025-13-45T…)
+    return clock.now() - max(stamps) if stamps else None
 
 
 def _promote(vault, model, config, report, *, force, dry_run) -> PromotionReport:
     with locked(vault.lock_path("stm"), what="short-term memory"):
         doc = vault.read_stm()
-    archived = archive_names(vault, doc.events)   # ids as archived and cited: unique in the vault
+    archived = archive_names(vault, promotable(doc))   # ids as archived and cited: unique in the vault
     events = [event_record(e) for e in archived]
     if not events:
         report.status, report.reason = "nothing", "short-term memory has no events to promote"
@@ -100,6 +100,19 @@ def _promote(vault, model, config, report, *, force, dry_run) -> PromotionReport
     return report
 
 
+def promotable(doc: stm.ShortTermMemory, *, quiet: bool = False) -> list[stm.Event]:
+    """The events promotion may take: those whose heading is an event id. Any other `### `
+    heading (a title a person typed, or a path such as `../..`) names no place in the archive:
+    that event stays in short-term memory, untouched, and the person is told how to fix it."""
+    valid = [e for e in doc.events if is_event_id(e.id)]
+    if not quiet:
+        for event in doc.events:
+            if not is_event_id(event.id):
+                notice(f"short-term memory: the event '### {printable_id(event.id)}' stays there: its heading is not "
+                       f"an event id; give it a UTC timestamp heading (### 2025-03-06T09:00:00Z) to promote it")
+    return valid
+
+
 def _refuse_read_only_records(vault: "VaultStore", doc: stm.ShortTermMemory) -> None:
     """Before anything is written: the events can leave short-term memory only once archived,
     so a read-only short_term.md, or an event's archive a person made read-only (unless it
@@ -107,7 +120,7 @@ def _refuse_read_only_records(vault: "VaultStore", doc: stm.ShortTermMemory) -> 
     note, digest or _index.md only is left alone (writing.py, folders.py); the rest goes on."""
     try:
         refuse_read_only(vault.stm_path)
-        for event in doc.events:
+        for event in promotable(doc, quiet=True):
             path = event_path(vault, event.id)
             try:
                 refuse_read_only(path)
@@ -167,7 +180,7 @@ def _finish_short_term(vault: "VaultStore", model: "MemoryModel", doc: stm.Short
     event with the same id (`stm.event_key`); a Key Fact they added or a task they ticked stays
     until a digest records it, and a Summary they rewrote is theirs. `events` are the promoted
     ones as archived (in the snapshot's order), for the Summary."""
-    snapshot = {stm.event_key(e): record for e, record in zip(doc.events, events)}
+    snapshot = {stm.event_key(e): record for e, record in zip(promotable(doc, quiet=True), events)}
     recorded = recorded_items(doc)
     summaries: dict[tuple, str] = {}
 
