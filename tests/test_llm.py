@@ -344,7 +344,7 @@ def test_memory_text_cannot_close_its_fence(llm_vault):
     system = server.calls("answer")[0].messages[0]["content"]
     assert len(turn.excerpts) >= 1
     assert system.count("</memory>") == len(turn.excerpts)  # only braniac's own closing tags
-    assert "<\\/memory>" in system
+    assert "&lt;/memory>" in system   # neutralized: it no longer reads as a tag
 
 
 def test_hostile_exchange_cannot_close_the_reflection_fence(llm_vault):

@@ -27,7 +27,7 @@ VAULT_METHODS = {
     "find", "init",
     # short-term memory, the files
     "remember", "append_event", "read_stm", "iter_markdown", "iter_ltm_files", "uuid_map", "tier_of",
-    "archived_event_ids", "relative", "lock_path", "record_run", "last_run",
+    "archived_event_ids", "relative", "lock_path", "record_run", "last_run", "confined", "read_identity",
     # search and the processes
     "search", "reindex", "ask", "promote", "organize",
     # taking a run back
