@@ -70,11 +70,11 @@ def kill_tree(proc) -> None:
 
 
 class Kills:
-    def __init__(self, workdir: Path):
+    def __init__(self, workdir: Path, names=None):
         self.workdir = Path(workdir)
         self.base = Sandbox(self.workdir / "base")
         self.acked = git_vault(self.base, organize_work=True, events=12, promoted=8)
-        self.durations = {name: self.measure(name) for name in COMMANDS}
+        self.durations = {name: self.measure(name) for name in names or COMMANDS}
 
     def fresh(self, name: str) -> Sandbox:
         box = Sandbox(Path(tempfile.mkdtemp(prefix=f"{name}-", dir=self.workdir)))
