@@ -30,10 +30,10 @@ def main() -> int:
     parser.add_argument("scenarios", nargs="*", metavar="SCENARIO", help=f"any of {', '.join(SCENARIOS)} (default: all)")
     parser.add_argument("--scale", type=float, default=1.0, help="multiplies every trial count (default 1: CI size)")
     parser.add_argument("--seed", type=int, help="BRANIAC_TEST_SEED for the random instants, sites and examples")
-    parser.add_argument("--seconds", type=float, help="length of one chaos run (default 25)")
+    parser.add_argument("--seconds", type=float, help="length of one chaos run (default 20)")
     parser.add_argument("--trials", type=int, help="chaos runs (default: scale)")
-    parser.add_argument("--kills", type=int, help="kills per command (default 6 x scale)")
-    parser.add_argument("--sites", type=int, help="write sites per command (default 8 x scale)")
+    parser.add_argument("--kills", type=int, help="kills per command (default 5 x scale)")
+    parser.add_argument("--sites", type=int, help="write sites per command (default 6 x scale)")
     parser.add_argument("--every-point", action="store_true", help="ENOSPC at every write point, not one per site")
     parser.add_argument("--commands", help="comma list of commands for kills and disk")
     parser.add_argument("--examples", type=int, help="fuzz examples (default 30 x scale)")
@@ -72,15 +72,15 @@ def main() -> int:
             if name == "chaos":
                 found = [scenarios.chaos(workdir, args.trials or scaled(1), SECONDS)]
             elif name == "kills":
-                found = [scenarios.kills(workdir, args.kills or scaled(6), commands, args.threads)]
+                found = [scenarios.kills(workdir, args.kills or scaled(5), commands, args.threads)]
             elif name == "disk":
-                found = [scenarios.full_disk(workdir / c, c, args.sites or scaled(8), every_point=args.every_point,
+                found = [scenarios.full_disk(workdir / c, c, args.sites or scaled(6), every_point=args.every_point,
                                              threads=args.threads) for c in commands or full_disk.COMMANDS]
             elif name == "tmpfs":
                 if not full_disk.tmpfs_available():
                     print("tmpfs: skipped (needs root and a mountable tmpfs)", flush=True)
                     continue
-                levels = [0, 512, 4096, 8192, 16384, 65536, 262144][:max(3, scaled(3))]
+                levels = [0, 4096, 16384, 65536, 262144, 512, 8192, 32768][:max(3, scaled(3))]
                 found = [scenarios.tmpfs(workdir / c, c, levels) for c in commands or full_disk.COMMANDS]
             elif name == "hostile":
                 found = [scenarios.hostile(workdir, threads=max(args.threads, 4))]

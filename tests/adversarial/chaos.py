@@ -27,7 +27,7 @@ from checks import Failure
 from runner import SEED, Run, Sandbox
 from vaults import QUESTIONS, TALK, git_vault, quick_config
 
-SECONDS = float(os.environ.get("BRANIAC_CHAOS_SECONDS", "25"))
+SECONDS = float(os.environ.get("BRANIAC_CHAOS_SECONDS", "20"))
 
 
 class Chaos:

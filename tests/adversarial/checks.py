@@ -57,21 +57,20 @@ class Tally:
         return counts
 
     def summary(self, per_check: int = 3) -> str:
-        """Trials and failures per check, with the first `per_check` distinct ones of each."""
+        """Trials and failures per check; for each check, the first failure of up to `per_check`
+        trials (with its reproduction)."""
         failed_trials = len({t for t, _ in self.failures})
-        counts = ", ".join(f"{k} {v}" for k, v in sorted(self.by_check().items()))
+        by_check = self.by_check()
+        counts = ", ".join(f"{k} {v}" for k, v in sorted(by_check.items()))
         lines = [f"{self.scenario}: {self.trials} trials, {failed_trials} failed" + (f" ({counts})" if counts else "")]
         lines += [f"  {n}" for n in self.notes]
-        for check in sorted(self.by_check()):
-            seen: set[str] = set()
-            for trial, failure in self.failures:
-                if failure.check != check or failure.detail[:70] in seen:
-                    continue
-                seen.add(failure.detail[:70])
-                if len(seen) > per_check:
-                    lines.append(f"  ... ({self.by_check()[check]} {check} in all)")
-                    break
-                lines.append(f"  {trial}: {failure}")
+        for check in sorted(by_check):
+            trials = list(dict.fromkeys(t for t, f in self.failures if f.check == check))
+            for trial in trials[:per_check]:
+                first = next(f for t, f in self.failures if t == trial and f.check == check)
+                lines.append(f"  {trial}: {first}")
+            if len(trials) > per_check:
+                lines.append(f"  ... {check} in {len(trials) - per_check} more trials")
         return "\n".join(lines)
 
 
@@ -205,8 +204,11 @@ def run_problems(run: Run, ok_codes: tuple[int, ...] = (0, 2), *, hang: bool = T
                                f"{run.stderr.strip()[-300:]!r}"))
     for finding in run.findings:
         check = "write-outside" if finding["kind"] == "write-outside" else "read-outside"
-        out.append(Failure(check, f"`{cmd}`: {finding['op']} {finding['path']}"
-                           + (f" (really {finding['real']})" if finding.get("real") != finding["path"] else "")))
+        path, real = (finding.get(k, "") for k in ("path", "real"))
+        if run.vault:
+            path = path.replace(run.vault, "V")
+            real = real.replace(os.path.dirname(run.vault), "SANDBOX")
+        out.append(Failure(check, f"`{cmd}`: {finding['op']} {path}" + (f" (really {real})" if real != path else "")))
     return out
 
 

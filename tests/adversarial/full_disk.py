@@ -80,6 +80,7 @@ def site(op: str, path: str, vault: str) -> tuple[str, str]:
 class FullDisk:
     def __init__(self, workdir: Path):
         self.workdir = Path(workdir)
+        self.workdir.mkdir(parents=True, exist_ok=True)
         self.bases: dict[str, tuple[Sandbox, dict[str, str]]] = {}
 
     def base(self, name: str) -> tuple[Sandbox, dict[str, str]]:
@@ -144,6 +145,12 @@ class FullDisk:
 
     def after_fault(self, name: str, box: Sandbox, run: Run, acked: dict[str, str]) -> list[Failure]:
         failures = [Failure(f.check, f.detail + " (on the full disk)", f.repro) for f in checks.run_problems(run)]
+        if re.search(r"damaged|corrupt", run.stderr, re.I):
+            failures.append(Failure("misleading-error", f"`braniac {name}` on a full disk speaks of damage: "
+                                    f"{run.stderr.strip()[:300]!r}"))
+        elif run.returncode == 2 and not re.search(r"space|full", run.stderr, re.I):
+            failures.append(Failure("misleading-error", f"`braniac {name}` failed on a full disk without saying "
+                                    f"so: {run.stderr.strip()[:300]!r}"))
         match = re.search(r"remembered as event (\S+)", run.stdout)
         if match:
             acked[match.group(1)] = TEXT
@@ -178,7 +185,7 @@ class FullDisk:
             raise RuntimeError("mount -t tmpfs failed")
         try:
             base, acked = self.base(name)
-            box = Sandbox(mount / "box")
+            box = Sandbox(mount / "box", reports=self.workdir / f"reports-{mount.name}")
             if name != "init":
                 shutil.copytree(base.vault, box.vault, symlinks=True)
             acked = dict(acked) if name != "init" else {}

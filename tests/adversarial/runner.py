@@ -60,10 +60,13 @@ class Run:
     end: dict | None = None                              # the guard's last record (points, fault)
     seconds: float = 0.0
     timed_out: bool = False
+    vault: str = ""
 
     @property
     def command(self) -> str:
-        return "braniac " + " ".join(_quote(a) for a in self.args)
+        """The command line, the vault's path written V (each failure says where it is kept)."""
+        text = "braniac " + " ".join(_quote(a) for a in self.args)
+        return text.replace(self.vault, "V") if self.vault else text
 
     def describe(self) -> str:
         what = "timed out (killed)" if self.timed_out else f"exit {self.returncode}"
@@ -82,13 +85,14 @@ class Sandbox:
 
     _ids = itertools.count()
 
-    def __init__(self, workdir: Path):
+    def __init__(self, workdir: Path, reports: Path | None = None):
+        """`reports`: where the guard's reports go (elsewhere than a full disk under test)."""
         self.workdir = Path(workdir)
         self.vault = self.workdir / "vault"
         self.outside = self.workdir / "outside"
         self.home = self.workdir / "home"
         self.tmp = self.workdir / "tmp"
-        self.reports = self.workdir / "reports"
+        self.reports = Path(reports) if reports else self.workdir / "reports"
         for folder in (self.outside, self.home, self.tmp, self.reports):
             folder.mkdir(parents=True, exist_ok=True)
         for name in ("secret.md", "notes.txt"):
@@ -138,7 +142,8 @@ class Sandbox:
             for handle in (out, err):
                 handle.seek(0)
                 texts.append(handle.read().decode("utf-8", "replace"))
-        result = Run(argv, proc.returncode, texts[0], texts[1], seconds=seconds, timed_out=timed_out)
+        result = Run(argv, proc.returncode, texts[0], texts[1], seconds=seconds, timed_out=timed_out,
+                     vault=str(self.vault))
         read_report(report, result)
         if record:
             with self.lock:
@@ -157,7 +162,7 @@ class Sandbox:
             proc.kill()
             out, err = proc.communicate()
         result = Run(argv, proc.returncode, out.decode("utf-8", "replace"), err.decode("utf-8", "replace"),
-                     seconds=time.monotonic() - started, timed_out=timed_out)
+                     seconds=time.monotonic() - started, timed_out=timed_out, vault=str(self.vault))
         read_report(report, result)
         if record:
             with self.lock:
@@ -180,7 +185,7 @@ class Sandbox:
 
     def finish(self, proc: subprocess.Popen, out: str, err: str, timed_out: bool = False) -> Run:
         result = Run(proc.adv_args, proc.returncode, out, err, seconds=time.monotonic() - proc.adv_started,
-                     timed_out=timed_out)
+                     timed_out=timed_out, vault=str(self.vault))
         read_report(proc.adv_report, result)
         with self.lock:
             self.runs.append(result)
