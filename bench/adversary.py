@@ -39,6 +39,7 @@ def main() -> int:
     parser.add_argument("--examples", type=int, help="fuzz examples (default 30 x scale)")
     parser.add_argument("--shrink", action="store_true", help="fuzz: stop at the first failure and shrink it")
     parser.add_argument("--threads", type=int, default=2, help="trials run side by side (default 2)")
+    parser.add_argument("--show", type=int, default=5, help="failures shown per check (default 5)")
     parser.add_argument("--keep", action="store_true", help="keep every scratch folder")
     args = parser.parse_args()
     unknown = set(args.scenarios) - set(SCENARIOS)
@@ -87,7 +88,7 @@ def main() -> int:
             else:
                 found = [scenarios.fuzz(workdir, args.examples or scaled(30), shrink=args.shrink)]
             for tally in found:
-                print("\n" + tally.summary(), flush=True)
+                print("\n" + tally.summary(args.show), flush=True)
             print(f"({name}: {time.monotonic() - begun:.0f} s)", flush=True)
             tallies += found
     finally:

@@ -44,6 +44,7 @@ class Chaos:
         self.t0 = time.monotonic()
         self.lock = threading.Lock()
         self.acked: dict[str, str] = {}           # event id -> text, from remember
+        self.acks: list[tuple[str, str]] = []     # every acknowledgment (an id given twice stays twice)
         self.lines: dict[str, str] = {}           # a person's line -> the file it went to
         self.prompts: list[str] = []              # what the chat was fed
         self.saves: list[person.Save] = []
@@ -77,7 +78,11 @@ class Chaos:
             match = re.search(r"remembered as event (\S+)", run.stdout)
             if run.returncode == 0 and match:
                 with self.lock:
+                    if match.group(1) in self.acked:
+                        self.failures.append(Failure("duplicate-id", f"two events acknowledged as {match.group(1)}: "
+                                                     f"{self.acked[match.group(1)]!r} and {text!r}"))
                     self.acked[match.group(1)] = text
+                    self.acks.append((match.group(1), text))
                 self.count("remember ok")
             else:
                 self.count("remember refused")
@@ -233,7 +238,7 @@ class Chaos:
         out += checks.stuck_problems(box)
         out += checks.leftovers(root)
         out += checks.doctor_problems(box)
-        out += [self.explain(f) for f in checks.events_lost(root, self.acked)]
+        out += [self.explain(f) for f in checks.events_lost(root, self.acks)]
         out += [self.explain(f) for f in checks.lines_lost(root, self.lines)]
         out += [Failure("lost-chat-turn", f.detail.replace("written to", "fed to"))
                 for f in checks.lines_lost(root, {p: "the chat" for p in self.prompts})]

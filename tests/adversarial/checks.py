@@ -65,12 +65,13 @@ class Tally:
         lines = [f"{self.scenario}: {self.trials} trials, {failed_trials} failed" + (f" ({counts})" if counts else "")]
         lines += [f"  {n}" for n in self.notes]
         for check in sorted(by_check):
-            trials = list(dict.fromkeys(t for t, f in self.failures if f.check == check))
-            for trial in trials[:per_check]:
-                first = next(f for t, f in self.failures if t == trial and f.check == check)
-                lines.append(f"  {trial}: {first}")
-            if len(trials) > per_check:
-                lines.append(f"  ... {check} in {len(trials) - per_check} more trials")
+            mine = [(t, f) for t, f in self.failures if f.check == check]
+            firsts = list({t: (t, f) for t, f in reversed(mine)}.values())[::-1]    # each trial's first
+            shown = (firsts + [p for p in mine if p not in firsts])[:per_check]
+            lines += [f"  {trial}: {failure}" for trial, failure in shown]
+            if len(mine) > len(shown):
+                trials = len(firsts)
+                lines.append(f"  ... {len(mine) - len(shown)} more {check} ({len(mine)} in {trials} trial(s))")
         return "\n".join(lines)
 
 
@@ -108,16 +109,17 @@ def event_blocks(text: str) -> dict[str, list[str]]:
     return blocks
 
 
-def events_lost(root: Path, acked: dict[str, str]) -> list[Failure]:
-    """Every event a command acknowledged (id -> text) is in short_term.md's Event Log or archived
-    as memory/long_term/events/…/<id>.md, under its own `### id` heading, with its text."""
+def events_lost(root: Path, acked) -> list[Failure]:
+    """Every event a command acknowledged (id -> text, or (id, text) pairs) is in short_term.md's
+    Event Log or archived as memory/long_term/events/…/<id>.md, under its own `### id` heading,
+    with its text."""
     texts = read_all(root)
     stm = texts.get("memory/short_term.md", "")
     stm_log = stm.split("\n## Event Log", 1)[1] if "\n## Event Log" in stm else ""
     places = [event_blocks(stm_log)] + [event_blocks(t) for rel, t in texts.items()
                                         if rel.startswith("memory/long_term/events/")]
     lost = []
-    for event_id, text in acked.items():
+    for event_id, text in (acked.items() if isinstance(acked, dict) else acked):
         blocks = [b for found in places for b in found.get(event_id, [])]
         if not blocks:
             where = [rel for rel, t in texts.items() if event_id in t]
@@ -128,10 +130,20 @@ def events_lost(root: Path, acked: dict[str, str]) -> list[Failure]:
     return lost
 
 
+def body(text: str) -> str:
+    """A Markdown file without its YAML frontmatter (a title made from a line is not the line)."""
+    if text.startswith("---\n"):
+        end = re.search(r"^(---|\.\.\.)[ \t]*$", text[4:], re.M)
+        if end:
+            return text[4 + end.end():]
+    return text
+
+
 def lines_lost(root: Path, lines: dict[str, str]) -> list[Failure]:
-    """Every line a person wrote (line -> where they wrote it) is still in some file of the
-    vault: braniac may move it (a key fact to the digest, an event to the archive), never drop it."""
-    texts = list(read_all(root).values())
+    """Every line a person wrote (line -> where they wrote it) is still in the body of some file of
+    the vault: braniac may move it (a key fact to the digest, an event to the archive), never drop
+    it (its first words becoming a note's title does not count)."""
+    texts = [body(t) for t in read_all(root).values()]
     lost = []
     for line, where in lines.items():
         if not any(line in t for t in texts):
@@ -233,6 +245,23 @@ def doctor_problems(box: Sandbox, label: str = "") -> list[Failure]:
     except ValueError:
         return [Failure("doctor", f"`braniac doctor --json` printed no JSON: {run.stdout[:200]!r}")]
     return [Failure("doctor", f"{label}{p['path']}: {p['reason']}") for p in data.get("problems", [])]
+
+
+def doctor_findings(box: Sandbox) -> set[tuple[str, str]] | None:
+    """`doctor --json`'s problems as (path, reason), or None when doctor did not answer."""
+    run = box.run("doctor", "--json", timeout=30, record=False)
+    try:
+        return {(p["path"], p["reason"]) for p in json.loads(run.stdout)["problems"]}
+    except (ValueError, KeyError, TypeError):
+        return None
+
+
+def new_problems(before: set | None, after: set | None) -> list[Failure]:
+    """Problems braniac's commands made in a vault (those it had already are the input's)."""
+    if before is None or after is None:
+        return []
+    return [Failure("doctor", f"{path}: {reason} (not there before the commands ran)")
+            for path, reason in sorted(after - before)]
 
 
 def stuck_problems(box: Sandbox) -> list[Failure]:

@@ -148,6 +148,7 @@ class Fuzz(Hostile):
                  + (f"; short_term.md = {_short(case['stm'])}" if case["stm"] is not None else "")
                  + f"; then braniac {' ; braniac '.join(' '.join(c) for c in case['commands'])}; kept in {box.workdir}")
         before = checks.outside_snapshot(box)
+        problems = checks.doctor_findings(box)
         failures: list[Failure] = []
         for args in case["commands"]:
             old_stm = (box.vault / STM).read_bytes() if (box.vault / STM).is_file() else b""
@@ -163,6 +164,7 @@ class Fuzz(Hostile):
                                             f"short_term.md, e.g. {kept[0][:80]!r}"))
         failures += checks.outside_changes(before, checks.outside_snapshot(box))
         failures += checks.secret_leaks(box.vault)
+        failures += checks.new_problems(problems, checks.doctor_findings(box))
         for failure in failures:
             failure.repro = (failure.repro + "; " if failure.repro else "") + repro
         if not failures:

@@ -9,6 +9,7 @@ reaching the terminal, an acknowledged event kept. fuzz.py draws such items with
 """
 from __future__ import annotations
 
+import json
 import os
 import re
 import shutil
@@ -18,7 +19,7 @@ from pathlib import Path
 
 import checks
 from checks import Failure
-from runner import Run, Sandbox
+from runner import SECRET, Run, Sandbox
 
 LTM = "memory/long_term"
 NOTE = f"{LTM}/concrete/hostile.md"
@@ -41,6 +42,13 @@ class Item:
     readonly: list[str] = field(default_factory=list)             # files made 0444
     readonly_dirs: list[str] = field(default_factory=list)        # folders made 0555
     dirs: list[str] = field(default_factory=list)
+    llm: bool = False            # also `ask` through a model (the loopback fake): what it is sent
+
+    def keep(self) -> dict[str, str]:
+        """The events the item writes (a person's): each one's `**User:**` line must stay in the
+        vault (its words quoted in an answer do not count)."""
+        lines = re.findall(r'^\*\*User:\*\* ".{1,200}"$', self.stm_events, re.M)
+        return {line: "short_term.md (a hand-written event)" for line in lines if "{outside}" not in line}
 
     def apply(self, box: Sandbox) -> None:
         root, outside = box.vault, str(box.outside)
@@ -98,7 +106,11 @@ def plain_fm(**extra: str) -> str:
     return "\n".join(f"{k}: {v}" for k, v in keys.items())
 
 
-def event(heading: str, user: str = "The ferry to Seixal leaves at nine.") -> str:
+_events = iter(range(1, 1 << 30))
+
+
+def event(heading: str, user: str | None = None) -> str:
+    user = user or f"The ferry to Seixal leaves at nine, hand-written event {next(_events)}."
     return f"### {heading}\n**User:** \"{user}\"\n**Thoughts:** noted.\n\n"
 
 
@@ -154,11 +166,11 @@ def items() -> list[Item]:
         Item("STM: right-to-left override and zero-width", stm_events=event("2025-03-02T14:00:00Z",
                                                                             "ferry \u202eevil\u202c \u200b\ufeff")),
         # symlinks and special files
-        Item("symlink note -> outside", symlinks={f"{LTM}/concrete/linked.md": "{outside}/secret.md"}),
+        Item("symlink note -> outside", symlinks={f"{LTM}/concrete/linked.md": "{outside}/secret.md"}, llm=True),
         Item("symlink folder -> outside", symlinks={f"{LTM}/concrete/away": "{outside}"}),
-        Item("symlink core_identity -> outside", symlinks={"system/core_identity.md": "{outside}/secret.md"}),
-        Item("symlink prompts/answer.md -> outside", symlinks={"prompts/answer.md": "{outside}/secret.md"}),
-        Item("symlink short_term.md -> outside", symlinks={STM: "{outside}/notes.txt"}),
+        Item("symlink core_identity -> outside", symlinks={"system/core_identity.md": "{outside}/secret.md"}, llm=True),
+        Item("symlink prompts/answer.md -> outside", symlinks={"prompts/answer.md": "{outside}/secret.md"}, llm=True),
+        Item("symlink short_term.md -> outside", symlinks={STM: "{outside}/notes.txt"}, llm=True),
         Item("symlink loop", symlinks={f"{LTM}/concrete/loop-a.md": "loop-b.md", f"{LTM}/concrete/loop-b.md": "loop-a.md"}),
         Item("symlink folder loop", symlinks={f"{LTM}/concrete/self": "."}),
         Item("symlink dangling", symlinks={f"{LTM}/concrete/gone.md": "nowhere.md"}),
@@ -167,6 +179,8 @@ def items() -> list[Item]:
         Item("folder named .md", dirs=[f"{LTM}/concrete/folder.md"]),
         Item("read-only short_term.md", readonly=[STM]),
         Item("read-only note", files={NOTE: note(plain_fm())}, readonly=[NOTE]),
+        Item("read-only _index.md and access.log", readonly=[f"{LTM}/concrete/_index.md", f"{LTM}/_index.md",
+                                                           "logs/access.log"]),
         Item("read-only folder", files={f"{LTM}/concrete/locked/in.md": note(plain_fm())},
              readonly_dirs=[f"{LTM}/concrete/locked"]),
         # odd file names
@@ -196,6 +210,7 @@ class Hostile:
         shutil.copytree(self.base.vault, box.vault, symlinks=True)
         item.apply(box)
         before = checks.outside_snapshot(box)
+        problems = checks.doctor_findings(box)
         readonly = {rel: (box.vault / rel).read_bytes() for rel in item.readonly}
         failures: list[Failure] = []
         stm_gone = item.stm_replace is not None or STM in item.symlinks    # the item itself dropped them
@@ -211,11 +226,15 @@ class Hostile:
             match = re.search(r"remembered as event (\S+)", run.stdout)
             if match:
                 acked[match.group(1)] = args[1]
+        if item.llm:
+            failures += self.through_a_model(box)
         for rel, data in readonly.items():
             path = box.vault / rel
             if path.exists() and path.read_bytes() != data:
                 failures.append(Failure("read-only-replaced", f"{rel} (mode 0444) was rewritten"))
         failures += checks.events_lost(box.vault, acked)
+        failures += checks.lines_lost(box.vault, item.keep())
+        failures += checks.new_problems(problems, checks.doctor_findings(box))
         failures += checks.outside_changes(before, checks.outside_snapshot(box))
         failures += checks.secret_leaks(box.vault)
         for rel in item.readonly_dirs:
@@ -226,6 +245,24 @@ class Hostile:
         if not failures:
             shutil.rmtree(box.workdir, ignore_errors=True)
         return failures
+
+    def through_a_model(self, box: Sandbox) -> list[Failure]:
+        """`ask` with a model (LiteLLM against tests/fake_llm.py's loopback server): the text of a
+        file outside the vault must never be in what the model is sent."""
+        from fake_llm import FakeLLM
+        server = FakeLLM().start()
+        try:
+            args = ("ask", "--model", "openai/fake", "where does the ferry go?")
+            run = box.run(*args, timeout=max(TIMEOUT, 30), env={"BRANIAC_API_BASE": server.base_url,
+                                                                  "OPENAI_API_KEY": "fake"})
+            failures = self.check_run(run, args)
+            sent = [r.task for r in server.requests if SECRET in json.dumps(r.body)]
+            if sent:
+                failures.append(Failure("read-outside", f"`{run.command}` sent a file from outside the vault to "
+                                        f"the model (tasks {sorted(set(sent))})"))
+            return failures
+        finally:
+            server.stop()
 
     @staticmethod
     def check_run(run: Run, args) -> list[Failure]:

@@ -119,7 +119,7 @@ class Sandbox:
         return list(args) if args and args[0] == "init" else ["--vault", str(self.vault), *args]
 
     def run(self, *args, timeout: float = 60, fault_at: int = 0, sticky: bool = False, count: bool = False,
-            record: bool = True, stdin: bytes | None = None) -> Run:
+            record: bool = True, stdin: bytes | None = None, env: dict[str, str] | None = None) -> Run:
         """`braniac --vault VAULT ARGS` forked, under the guard (and a 2 GB address-space limit);
         a run past `timeout` is killed. `stdin`: bytes for `remember -`/`ask -` (run by `python
         -c`, since forked processes read /dev/null)."""
@@ -129,7 +129,8 @@ class Sandbox:
             return self._run_with_stdin(argv, config, report, stdin, timeout, record)
         with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
             started = time.monotonic()
-            proc = forked.start(code=CHILD, argv=[config], env=self.env(), cwd=self.tmp, stdout=out, stderr=err)
+            proc = forked.start(code=CHILD, argv=[config], env=self.env() | (env or {}), cwd=self.tmp, stdout=out,
+                                stderr=err)
             timed_out = False
             try:
                 proc.wait(timeout)
