@@ -35,7 +35,9 @@ class Failure:
     repro: str = ""
 
     def __str__(self) -> str:
-        return f"[{self.check}] {self.detail}" + (f"\n    reproduce: {self.repro}" if self.repro else "")
+        detail = " / ".join(l.strip() for l in self.detail.splitlines() if l.strip())
+        detail = detail if len(detail) <= 600 else detail[:600] + " ..."
+        return f"[{self.check}] {detail}" + (f"\n    reproduce: {self.repro}" if self.repro else "")
 
 
 @dataclass
