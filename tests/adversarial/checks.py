@@ -117,7 +117,8 @@ def events_lost(root: Path, acked) -> list[Failure]:
     with its text."""
     texts = read_all(root)
     stm = texts.get("memory/short_term.md", "")
-    stm_log = stm.split("\n## Event Log", 1)[1] if "\n## Event Log" in stm else ""
+    log_at = re.search(r"^## Event Log[ \t]*$", stm, re.M)
+    stm_log = stm[log_at.end():] if log_at else ""
     places = [event_blocks(stm_log)] + [event_blocks(t) for rel, t in texts.items()
                                         if rel.startswith("memory/long_term/events/")]
     lost = []

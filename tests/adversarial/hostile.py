@@ -218,7 +218,7 @@ class Hostile:
         hangs = 0
         for args in commands:
             if hangs == 2:
-                failures.append(Failure("hang", f"`braniac {args[0]}` not run: two commands hung already"))
+                failures.append(Failure("not-run", f"`braniac {args[0]}` not run: two commands hung already"))
                 continue
             run = box.run(*args, timeout=TIMEOUT)
             hangs += run.timed_out
