@@ -51,6 +51,7 @@ class Chaos:
         self.timeline: list[tuple[float, float, str]] = []   # (start, end, what)
         self.failures: list[Failure] = []
         self.counts: dict[str, int] = {}
+        self.workers = 0                          # promotions and organizations running now
 
     def now(self) -> float:
         return time.monotonic() - self.t0
@@ -61,7 +62,16 @@ class Chaos:
 
     def braniac(self, *args, timeout: float = 120) -> Run:
         started = self.now()
-        run = self.box.run(*args, timeout=timeout)
+        worker = args[0] in ("promote", "organize")
+        if worker:
+            with self.lock:
+                self.workers += 1
+        try:
+            run = self.box.run(*args, timeout=timeout)
+        finally:
+            if worker:
+                with self.lock:
+                    self.workers -= 1
         with self.lock:
             self.timeline.append((started, self.now(), run.command.replace(str(self.box.vault), "V")
                                   + f" -> {run.returncode}"))
@@ -98,7 +108,9 @@ class Chaos:
     def person_loop(self) -> None:
         rng = random.Random(f"{self.seed}-person")
         n = 0
-        while not self.stop.wait(rng.uniform(0.03, 0.2)):
+        # while a promotion or an organization runs, the person saves far more often (a sync
+        # tool, an editor's autosave): the notes being rewritten are the ones edited
+        while not self.stop.wait(rng.uniform(0.005, 0.03) if self.workers else rng.uniform(0.03, 0.2)):
             n += 1
             token = f"hand{n:04d}x{rng.getrandbits(24):06x}"
             kinds = [k for k in ("person-notes", "person-stm") if k in self.actors]
@@ -113,7 +125,7 @@ class Chaos:
         root = self.box.vault
         candidates = checks.memory_files(root / "memory" / "long_term") + [root / "system" / "core_identity.md"]
         if rng.random() < 0.7:      # most often a note braniac wrote a moment ago: it may well again
-            candidates = sorted(candidates, key=_mtime)[-8:]
+            candidates = sorted(candidates, key=_mtime)[-(3 if self.workers else 8):]
         path = rng.choice(candidates)
         line = f"A line by hand {token}: {person.words(rng, 5)}."
         self.save(rng, path, lambda text: person.add_own_line(text, line), line)
@@ -239,7 +251,11 @@ class Chaos:
         out += checks.leftovers(root)
         out += checks.doctor_problems(box)
         out += [self.explain(f) for f in checks.events_lost(root, self.acks)]
-        out += [self.explain(f) for f in checks.lines_lost(root, self.lines)]
+        lost_lines = checks.lines_lost(root, self.lines)
+        for failure in lost_lines:
+            where = "short_term.md" if "short_term.md" in failure.detail else "notes"
+            self.count(f"lost lines in {where}")
+        out += [self.explain(f) for f in lost_lines]
         out += [Failure("lost-chat-turn", f.detail.replace("written to", "fed to"))
                 for f in checks.lines_lost(root, {p: "the chat" for p in self.prompts})]
         out += checks.outside_changes(before, checks.outside_snapshot(box))
