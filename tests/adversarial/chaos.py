@@ -95,7 +95,8 @@ class Chaos:
                     self.acks.append((match.group(1), text))
                 self.count("remember ok")
             else:
-                self.count("remember refused")
+                reason = (run.stderr.strip().splitlines() or ["?"])[-1].split(":")[1:2] or ["?"]
+                self.count(f"remember refused ({reason[0].strip()[:50]})")
             i += 1
             self.stop.wait(rng.uniform(0.02, 0.15))
 
