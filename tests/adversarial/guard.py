@@ -27,6 +27,7 @@ import json
 import os
 import subprocess
 import sys
+import threading
 
 _REAL_OPEN = os.open
 _REAL_WRITE = os.write
@@ -43,7 +44,9 @@ class Guard:
     def __init__(self, config: dict):
         self.vault = os.path.realpath(config["vault"])
         self.allow = [self.vault] + [os.path.realpath(p) for p in config.get("allow", ())]
-        self.allow += ["/dev", "/proc"]
+        # the terminal and the process's own descriptors (never /dev as a whole: /dev/shm is a disk)
+        self.allow += ["/dev/null", "/dev/tty", "/dev/pts", "/dev/fd", "/dev/stdin", "/dev/stdout", "/dev/stderr",
+                       "/proc/self", f"/proc/{os.getpid()}"]
         self.watch = [os.path.realpath(p) for p in config.get("watch", ())]
         self.report = config["report"]
         self.fault_at = int(config.get("fault_at") or 0)
@@ -52,12 +55,12 @@ class Guard:
         self.points = 0
         self.fault: dict | None = None
         self.ops: list[list[str]] = []
-        self.busy = False
+        self.local = threading.local()     # per thread: the hook's own file operations pass
 
     # ------------------------------------------------------------------ reporting
     def emit(self, record: dict) -> None:
         line = (json.dumps(record, default=str) + "\n").encode()
-        self.busy = True
+        busy, self.local.busy = getattr(self.local, "busy", False), True
         try:
             fd = _REAL_OPEN(self.report, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
             try:
@@ -67,7 +70,7 @@ class Guard:
         except OSError as exc:     # the guard must not change what the command does
             print(f"adversarial guard: report not written: {exc}", file=sys.__stderr__)
         finally:
-            self.busy = False
+            self.local.busy = busy
 
     # ------------------------------------------------------------------ paths
     @staticmethod
@@ -128,13 +131,13 @@ class Guard:
 
     # ------------------------------------------------------------------ the audit hook
     def hook(self, event: str, args: tuple) -> None:
-        if self.busy:
+        if getattr(self.local, "busy", False):
             return
-        self.busy = True
+        self.local.busy = True
         try:
             self._hook(event, args)
         finally:
-            self.busy = False
+            self.local.busy = False
 
     def _hook(self, event: str, args: tuple) -> None:
         if event == "open":
