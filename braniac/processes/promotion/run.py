@@ -21,7 +21,7 @@ from .drafts import event_record, make_drafts
 from .places import Places, note_path
 from .report import PromotionReport
 from .short_term import new_summary, recorded_items, reset_structured, set_summary, structured_items
-from .writing import archive_event, archive_names, digest_path, write_digests, write_note
+from .writing import archive_event, archive_names, digest_path, relate, write_digests, write_note
 
 if TYPE_CHECKING:
     from ...infra.config import Config
@@ -163,6 +163,7 @@ def _write_long_term(vault: "VaultStore", archived: list[stm.Event], events: lis
         archive_event(vault, event, written)
     for draft in drafts:
         write_note(vault, draft, drafts, places, report, written)
+    relate(vault, drafts, places, written)
     write_digests(vault, events, done_items, written, report)
     # every folder this promotion writes to, not only those changed by this run: the re-run after
     # a kill between a note's write and its folder's _index.md finds the note already there

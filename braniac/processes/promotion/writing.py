@@ -190,16 +190,39 @@ def _save(path: Path, fresh: Callable[[], FactNote], change: Callable[[FactNote]
 
 def _link_related(vault: "VaultStore", note: FactNote, draft: NoteDraft, drafts: list[NoteDraft],
                   places: Places) -> None:
-    """Add the draft's related drafts to the note's Related Memories (the links already there stay)."""
+    """Add the draft's related drafts to the note's Related Memories (the links already there
+    stay). Only notes already written are linked: a run killed before the others are written
+    leaves no link to a file that is not there (`relate` adds them once every note is written)."""
     related = []
     for title in draft.related:
         other = next((d for d in drafts if d.title == title), None)
-        if other is not None:
+        if other is not None and places.target(other).exists():
             related.append(Entry(other.title, places.target(other), places.uuid(other)))
     if related:
         current = note.related
         known = {e.uuid for e in current}
         note.set_related((current + [e for e in related if e.uuid not in known])[:MAX_RELATED])
+
+
+def relate(vault: "VaultStore", drafts: list[NoteDraft], places: Places, written: set[Path]) -> None:
+    """Once every note of the run is written: the links between them that `write_note` could
+    not make yet (a related note written after it)."""
+    for draft in drafts:
+        path = places.target(draft)
+        if not draft.related or not path.is_file():
+            continue
+
+        def link(note: FactNote, draft: NoteDraft = draft) -> bool:
+            before = note.render()
+            _link_related(vault, note, draft, drafts, places)
+            return note.render() != before
+        def gone(path: Path = path) -> FactNote:
+            raise NoteError(f"{path}: removed while promotion linked it")
+        try:
+            if _save(path, gone, link):
+                written.add(path)
+        except (NoteError, ReadOnlyFile):
+            continue   # named by write_note already, or the person's to fix
 
 
 def write_digests(vault: "VaultStore", events: list[EventRecord], done_items: list[str], written: set[Path],
