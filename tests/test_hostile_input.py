@@ -270,3 +270,24 @@ def test_a_model_query_that_is_not_text_is_searched_as_text(vault, notices):
     finally:
         index.close()
     assert hits and not any("damaged" in n or "rebuild" in n for n in notices), notices
+
+
+# ------------------------------------------------------------------------------ a log that leaves the vault
+
+def test_an_access_log_symlinked_out_of_the_vault_is_never_written_nor_rotated(vault, tmp_path):
+    outside = tmp_path / "outside.txt"
+    outside.write_text("someone else's file\n", encoding="utf-8")
+    vault.remember("Ana lives in Lisbon.")
+    log = vault.access_log_path
+    log.parent.mkdir(parents=True, exist_ok=True)
+    log.unlink(missing_ok=True)
+    log.symlink_to(outside)
+    before = {p: p.read_bytes() for p in vault.root.rglob("*") if p.is_file() and ".braniac" not in p.parts}
+    for args in (["ask", "Where does Ana live?"], ["organize"]):
+        result = run_cli("--vault", vault.root, *args)
+        assert result.returncode == 2 and "Traceback" not in result.stderr, result.stderr
+        assert result.stderr.strip().splitlines()[-1].startswith("braniac: ") and "leaves the vault" in result.stderr
+    assert outside.read_text(encoding="utf-8") == "someone else's file\n"
+    assert log.is_symlink() and not log.with_name("access.log.rotating").exists()
+    after = {p: p.read_bytes() for p in vault.root.rglob("*") if p.is_file() and ".braniac" not in p.parts}
+    assert {p for p in after if "logs" not in p.parts} >= {p for p in before if "logs" not in p.parts}

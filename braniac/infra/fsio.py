@@ -29,7 +29,7 @@ import secrets
 from pathlib import Path
 from typing import Callable
 
-from .errors import LockBusy
+from .errors import LockBusy, UnsafePath
 from .intents import announce, announcing as announcing
 from .locks import locked as locked  # (the locks live in locks.py; every worker takes them from here)
 from .checked import MOVING_SUFFIX as MOVING_SUFFIX, ConcurrentEdit as ConcurrentEdit, fsync_dir as _fsync_dir
@@ -191,7 +191,7 @@ def append_bytes(path: Path, data: bytes, *, durable: bool = False) -> None:
     """Append with a single O_APPEND write, so concurrent appenders never interleave within it;
     `durable` fsyncs it (an append that must survive a crash before the caller goes on)."""
     announce(path)
-    fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = _open_append(path, os.O_WRONLY)
     try:
         os.write(fd, data)
         if durable:
@@ -200,11 +200,27 @@ def append_bytes(path: Path, data: bytes, *, durable: bool = False) -> None:
         os.close(fd)
 
 
+def _open_append(path: Path, access: int) -> int:
+    """A log or journal opened for appending: never through a symlink that leaves the vault, never
+    a FIFO (O_NONBLOCK: no waiting for a reader that never comes)."""
+    flags = access | os.O_APPEND | os.O_CREAT | os.O_NONBLOCK | getattr(os, "O_NOFOLLOW", 0)
+    try:
+        return os.open(path, flags, 0o644)
+    except OSError as exc:
+        if exc.errno != errno.ELOOP:
+            raise
+    root = vault_root_of(path)
+    real = os.path.realpath(path)
+    if root is None or not inside(root, Path(real)):
+        raise UnsafePath(f"{path}: a symlink that leaves the vault; braniac will not write through it")
+    return os.open(real, flags, 0o644)
+
+
 def append_journal(path: Path, data: bytes) -> tuple[int, os.stat_result]:
     """Append whole lines to a journal whose last line a crash may have torn (they then start on
     a fresh line), with a single O_APPEND write. Returns the size before and the stat after, so
     a reader that had read up to the old end knows whether anyone else appended meanwhile."""
-    fd = os.open(path, os.O_RDWR | os.O_APPEND | os.O_CREAT, 0o644)
+    fd = _open_append(path, os.O_RDWR)
     try:
         size = os.fstat(fd).st_size
         if size and os.pread(fd, 1, size - 1) != b"\n":

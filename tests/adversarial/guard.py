@@ -149,6 +149,9 @@ class Guard:
             if writing:
                 self.check_write("open", target, follow=True)
                 self.point("open", target)
+            elif isinstance(flags, int) and flags & getattr(os, "O_NOFOLLOW", 0):
+                # not following a final symlink: the open reaches the link itself (or fails)
+                self.check_read(self._where(target, follow=False))
             else:
                 self.check_read(target)
         elif event in ("os.rename", "os.link"):

@@ -24,10 +24,19 @@ def rotate(vault: "VaultStore") -> bool:
     log = vault.access_log_path
     if not log.exists() or log.stat().st_size == 0:
         return False
+    refuse_unsafe_log(vault)
     claim(log, _rotating(vault))
     append_bytes(log, b"")      # new reads start a fresh access.log at once (one logged meanwhile stays)
     finish_rotation(vault)
     return True
+
+
+def refuse_unsafe_log(vault: "VaultStore") -> None:
+    """A logs/access.log that is a symlink out of the vault (or a FIFO) stops organization before
+    it changes anything (UnsafePath names it): the rotation would move the link itself."""
+    if os.path.lexists(vault.access_log_path):
+        with open_regular(vault.access_log_path, root=vault.root):
+            pass
 
 
 def finish_rotation(vault: "VaultStore") -> None:

@@ -24,7 +24,7 @@ from .apply import apply, note_moves
 from .gate import clear_staging, gate
 from .operations import Operation, Rejected, Relocation, parse, without_conflicts
 from .report import OrganizeReport
-from .rotation import finish_rotation, rotate
+from .rotation import finish_rotation, refuse_unsafe_log, rotate
 from .writable import writable_only
 
 if TYPE_CHECKING:
@@ -52,6 +52,7 @@ def organize(vault: "VaultStore", config: "Config", *, model: MemoryModel | None
 
 def _organize(vault, config, model, report, dry_run, archive_days) -> OrganizeReport:
     written: set[Path] = set()
+    refuse_unsafe_log(vault)   # before anything changes
     autocommit = not dry_run and config.git_autocommit and git.is_repo(vault.root)
     commits = WorkerCommits(vault, WORKER)
     if not dry_run:   # what killed runs left (we hold the LTM lock: no writer runs)
