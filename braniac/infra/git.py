@@ -95,8 +95,9 @@ STALE_LOCK_SECONDS = 60.0
 
 
 def index_lock(root: Path) -> tuple[Path | None, bool]:
-    """git's `index.lock` if there is one, and whether it is stale: older than a minute, with no
-    git process running in this repository (when braniac cannot tell, it is not stale)."""
+    """git's `index.lock` if there is one, and whether it is stale: no git process runs in this
+    repository (read from /proc); without /proc, also older than a minute (when braniac cannot
+    tell, it is not stale)."""
     where = run(root, "rev-parse", "--git-path", "index.lock", check=False).stdout.strip()
     if not where:
         return None, False
@@ -105,6 +106,10 @@ def index_lock(root: Path) -> tuple[Path | None, bool]:
         age = time.time() - lock.stat().st_mtime
     except FileNotFoundError:
         return None, False
+    if Path("/proc/self/cwd").exists():
+        # where /proc tells which git processes work in this vault, a lock none of them holds is
+        # stale at once: the next run after a kill must not wait a minute (or fail)
+        return lock, not _git_running(Path(root))
     return lock, age >= STALE_LOCK_SECONDS and not _git_running(Path(root))
 
 

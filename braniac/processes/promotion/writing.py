@@ -201,7 +201,14 @@ def _link_related(vault: "VaultStore", note: FactNote, draft: NoteDraft, drafts:
     if related:
         current = note.related
         known = {e.uuid for e in current}
-        note.set_related((current + [e for e in related if e.uuid not in known])[:MAX_RELATED])
+        merged = current + [e for e in related if e.uuid not in known]
+        # the draft's own links in the draft's order, whichever were written first (a run killed
+        # between notes writes them in another order than one that was not)
+        rank = {title: i for i, title in enumerate(draft.related)}
+        slots = [i for i, e in enumerate(merged) if e.text in rank and e.uuid in {r.uuid for r in related}]
+        for i, entry in zip(slots, sorted((merged[i] for i in slots), key=lambda e: rank[e.text])):
+            merged[i] = entry
+        note.set_related(merged[:MAX_RELATED])
 
 
 def relate(vault: "VaultStore", drafts: list[NoteDraft], places: Places, written: set[Path]) -> None:
