@@ -110,10 +110,10 @@ class Guard:
             self.emit({"kind": "write-outside", "op": op, "path": path, "real": real})
             raise PermissionError(errno.EACCES, f"adversarial guard: write outside the vault blocked ({op})", path)
 
-    def check_read(self, path: str | None) -> None:
+    def check_read(self, path: str | None, follow: bool = True) -> None:
         if path is None or not self.watch:
             return
-        real = os.path.realpath(path)
+        real = self._where(path, follow)
         if self._under(real, self.watch):
             self.emit({"kind": "read-outside", "op": "open", "path": path, "real": real})
 
@@ -146,12 +146,13 @@ class Guard:
             if target is None:
                 return
             writing = bool(flags & _WRITE_FLAGS) if isinstance(flags, int) else bool(mode and set(mode) & set("wax+"))
+            # not following a final symlink: the open reaches the link itself (or fails with ELOOP)
+            follow = not (isinstance(flags, int) and flags & getattr(os, "O_NOFOLLOW", 0))
             if writing:
-                self.check_write("open", target, follow=True)
+                self.check_write("open", target, follow=follow)
                 self.point("open", target)
-            elif isinstance(flags, int) and flags & getattr(os, "O_NOFOLLOW", 0):
-                # not following a final symlink: the open reaches the link itself (or fails)
-                self.check_read(self._where(target, follow=False))
+            elif not follow:
+                self.check_read(target, follow=False)
             else:
                 self.check_read(target)
         elif event in ("os.rename", "os.link"):
