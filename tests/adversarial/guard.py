@@ -146,12 +146,12 @@ class Guard:
             if target is None:
                 return
             writing = bool(flags & _WRITE_FLAGS) if isinstance(flags, int) else bool(mode and set(mode) & set("wax+"))
-            # not following a final symlink: the open reaches the link itself (or fails with ELOOP)
-            follow = not (isinstance(flags, int) and flags & getattr(os, "O_NOFOLLOW", 0))
             if writing:
+                follow = not (isinstance(flags, int) and flags & getattr(os, "O_NOFOLLOW", 0))
                 self.check_write("open", target, follow=follow)
                 self.point("open", target)
-            elif not follow:
+            elif isinstance(flags, int) and flags & getattr(os, "O_NOFOLLOW", 0):
+                # not following a final symlink: the open reaches the link itself (or fails)
                 self.check_read(target, follow=False)
             else:
                 self.check_read(target)
