@@ -139,8 +139,78 @@ def test_a_file_renamed_while_half_written_is_not_taken_for_one_braniac_wrote(tm
         assert time.monotonic() - started >= SETTLE_S * 0.9
 
 
+
+def test_a_file_last_written_longer_ago_than_an_editor_pauses_is_not_waited_for(tmp_path):
+    """Quiet is read off the mtime (where it has sub-second precision): a person's save that ended
+    SETTLE_S ago costs no wait, whoever wrote it (a remember loop must not queue behind it)."""
+    path = tmp_path / "short_term.md"
+    path.write_text("a person's complete save\n", encoding="utf-8")
+    if not os.stat(path).st_mtime_ns % 1_000_000_000:
+        import pytest
+        pytest.skip("this file system keeps whole seconds")
+    time.sleep(SETTLE_S * 1.5)
+    started = time.monotonic()
+    fsio.settled_stat(path)
+    assert time.monotonic() - started < SETTLE_S / 2
+
 def _pair(folder: Path) -> tuple[Path, Path]:
     a, b = folder / "a", folder / "b"
     a.write_text("a")
     b.write_text("b")
     return a, b
+
+
+# ------------------------------------------------------------------------------ promotion's snapshot
+
+# In the child: `braniac promote --force`; it says `read` when it reads short_term.md and
+# `waiting` when it waits for a quiet file.
+WATCHED_PROMOTE = """
+    import os, sys, time
+    from pathlib import Path
+    from braniac.infra import reading
+    flags, target = Path(sys.argv[1]), os.path.realpath(sys.argv[2])
+    real_read = reading.read_bytes
+    def read_bytes(path, *args, **kwargs):
+        if os.path.realpath(path) == target:
+            (flags / "read").touch()
+        return real_read(path, *args, **kwargs)
+    reading.read_bytes = read_bytes
+    real_sleep = time.sleep
+    def sleep(seconds):
+        (flags / "waiting").touch()
+        return real_sleep(seconds)
+    time.sleep = sleep
+    from braniac.app.cli import main
+    sys.argv = ["braniac", *sys.argv[3:]]
+    main()
+"""
+
+
+def test_promotion_never_archives_half_of_a_save_in_place(vault, tmp_path):
+    """A promotion starting while a person saves short_term.md in place must not take the half
+    written so far for short-term memory: it would archive an event cut in the middle (and
+    write that half into notes and the digest)."""
+    for n in range(12):
+        vault.remember(f"event number {n} about the allotment; the whole of event {n} ends here")
+    data = with_person_fact(vault.stm_path.read_text(encoding="utf-8")).encode("utf-8")
+    cut = data.index(b"the whole of event 3 ends here")            # in the middle of an event
+    flags = tmp_path / "flags"
+    flags.mkdir()
+    with open(vault.stm_path, "r+b") as handle:
+        handle.truncate(0)
+        handle.write(data[:cut])
+        handle.flush()
+        child = spawn(WATCHED_PROMOTE, flags, vault.stm_path, "--vault", vault.root, "promote", "--force")
+        wait_for_any([flags / "waiting", flags / "read"], child)
+        time.sleep(0.02)
+        handle.write(data[cut:])
+        handle.flush()
+    out, err = child.communicate(timeout=120)
+    assert child.returncode == 0, err
+    archived = [p.read_text(encoding="utf-8") for p in (vault.root / "memory" / "long_term" / "events").rglob("20*.md")]
+    assert len(archived) == 12
+    for text in archived:
+        n = text.split("event number ", 1)[1].split(" ", 1)[0]
+        assert f"the whole of event {n} ends here" in text, text
+    assert PERSON_FACT in vault.root.joinpath("memory", "short_term.md").read_text(encoding="utf-8").splitlines() \
+        or any(PERSON_FACT[2:] in p.read_text(encoding="utf-8") for p in (vault.root / "memory").rglob("*.md"))
