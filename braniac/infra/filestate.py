@@ -61,13 +61,31 @@ def refuse_read_only(path: Path, current: os.stat_result | None = None) -> None:
 # ---------------------------------------------------------------- files still being written
 
 # A person's editor that saves in place truncates the file and writes it in chunks: read in
-# between, the file is half of itself. braniac marks its own writes complete (their mtime set
-# just before their ctime, where each in-place write sets both to one instant), so only a file
-# someone else changed in the last RECENT_NS is watched, until its size and mtime stay put for
-# SETTLE_S (longer than the pauses between an editor's chunks). The wall clock is right here:
-# it is compared with mtimes, not written anywhere.
+# between, the file is half of itself. braniac marks its own writes complete: their mtime is set
+# back (by less than a millisecond) to one whose nanoseconds below the millisecond are MARK_NS,
+# a value the clock gives an in-place write once in a million. Any write since puts the clock's
+# time there again, and a rename, chmod or link (braniac's own exchange giving a person's save
+# back, say) touches only ctime, so the mark is never seen on a file someone is still writing.
+# (The mark was once ctime > mtime: a rename in the middle of an in-place save made that true.)
+# So only a file someone else wrote in the last SETTLE_S (longer than the pauses between an
+# editor's chunks; RECENT_NS where mtimes are whole seconds) is watched, until its size and
+# mtime stay put for SETTLE_S. A file system that keeps mtimes coarser than 100 ns loses the
+# mark: braniac's own recent writes are then waited for too (slower, never wrong). The wall clock is right here: it is compared with mtimes, not
+# written anywhere.
 RECENT_NS = 1_000_000_000
 SETTLE_S, SETTLE_STEP_S, SETTLE_LIMIT_S = 0.15, 0.01, 10.0
+MARK_NS = 271_800     # (a multiple of 100 ns, what NTFS and SMB keep)
+
+
+def _marked_mtime(mtime_ns: int) -> int:
+    """The latest time before `mtime_ns` that carries the mark."""
+    marked = mtime_ns - mtime_ns % 1_000_000 + MARK_NS
+    return marked if marked < mtime_ns else marked - 1_000_000
+
+
+def is_marked_complete(st: os.stat_result) -> bool:
+    """Whether `st` is of a file braniac wrote in full, unchanged since (see above)."""
+    return st.st_mtime_ns % 1_000_000 == MARK_NS
 
 
 def mark_complete(fd: int) -> None:
@@ -76,15 +94,23 @@ def mark_complete(fd: int) -> None:
         return   # (then braniac's own recent writes are waited for too: slower, never wrong)
     with contextlib.suppress(OSError):
         st = os.fstat(fd)
-        os.utime(fd, ns=(st.st_atime_ns, st.st_mtime_ns - 1))
+        os.utime(fd, ns=(st.st_atime_ns, _marked_mtime(st.st_mtime_ns)))
+
+
+def _quiet_for(st: os.stat_result) -> float:
+    """Seconds since the last write to the file, where its mtime says so to the sub-second (0
+    on a file system that keeps whole seconds: there, quiet is watched, not read off)."""
+    if not st.st_mtime_ns % 1_000_000_000:
+        return 0.0
+    return (time.time_ns() - st.st_mtime_ns) / 1e9
 
 
 def settled_stat(path: Path) -> os.stat_result:
     """The stat of `path` once nobody is writing it in place: at once (no sleep) for a file
-    braniac wrote or one not changed in the last second, else once its size and mtime stayed
-    the same for SETTLE_S. LockBusy if it keeps changing for SETTLE_LIMIT_S."""
+    braniac wrote or one not written for SETTLE_S (by its mtime, or in the last second where
+    mtimes are whole seconds), else once its size and mtime stayed the same for SETTLE_S. LockBusy if it keeps changing for SETTLE_LIMIT_S."""
     st = os.stat(path)
-    if st.st_ctime_ns > st.st_mtime_ns or time.time_ns() - st.st_mtime_ns > RECENT_NS:
+    if is_marked_complete(st) or _quiet_for(st) >= SETTLE_S or time.time_ns() - st.st_mtime_ns > RECENT_NS:
         return st
     quiet_since = started = time.monotonic()
     while True:
@@ -92,7 +118,7 @@ def settled_stat(path: Path) -> os.stat_result:
         now = os.stat(path)
         if not same_version(now, st):
             st, quiet_since = now, time.monotonic()
-        elif time.monotonic() - quiet_since >= SETTLE_S or now.st_ctime_ns > now.st_mtime_ns:
+        elif time.monotonic() - quiet_since >= SETTLE_S or is_marked_complete(now) or _quiet_for(now) >= SETTLE_S:
             return now
         if time.monotonic() - started > SETTLE_LIMIT_S:
             raise LockBusy(f"{path}: still being written (an editor saving it?); braniac left it alone, "

@@ -98,14 +98,32 @@ def atomic_write(path: Path, data: str | bytes, *, expect_unchanged: os.stat_res
     return written
 
 
+def read_settled(path: Path, *, attempts: int = 5, **options) -> tuple[str, os.stat_result | None]:
+    """`read_text(path, **options)` of a file nobody is writing in place (see
+    `filestate.settled_stat`), with the stat of the very version read: a save that began
+    between the stat and the read is read again once it is done, never half of it. (None as
+    the stat only when the file cannot be stat'ed: `read_text` then says why.)"""
+    for _ in range(attempts):
+        try:
+            before = settled_stat(path)
+        except OSError:
+            return read_text(path, **options), None   # (raises its clear error)
+        text = read_text(path, **options)
+        with contextlib.suppress(OSError):
+            if same_version(os.stat(path), before):
+                return text, before
+    raise LockBusy(f"{path}: kept changing while braniac read it; try again")
+
+
 def update_text(path: Path, change: Callable[[str], str], *, attempts: int = 5,
                 versions: dict[Path, os.stat_result] | None = None) -> str:
     """Read, change and atomically rewrite a text file, retrying if it was edited meanwhile
     (the change is applied again to the fresh text, so the other edit is kept). When it writes,
     `versions[path]` (if given) gets the stat of what it wrote."""
     for _ in range(attempts):
-        before = settled_stat(path)
-        text = read_text(path)
+        text, before = read_settled(path)
+        if before is None:
+            raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(path))
         new_text = change(text)
         if new_text == text:
             return text

@@ -17,7 +17,7 @@ from .layout import (ACCESS_LOG, IDENTITY, LOCKS_DIR, LOGS, LONG_TERM, RUN_MARKE
 from ..infra.config import CONFIG_NAME
 from ..infra.errors import InputError, NoteError, STMError, VaultExists, VaultNotFound
 from ..infra.fsio import (ConcurrentEdit, atomic_write, confine, create_file, ensure_inside, inside, is_regular_file, locked,
-                          read_text, real_path, update_text)
+                          read_settled, read_text, real_path, update_text)
 from ..infra.resources import data_dir
 
 STM_MAX_BYTES = 20 * 1024 * 1024
@@ -162,8 +162,9 @@ class VaultStore:
 
     # ------------------------------------------------------------------ short-term memory
     def read_stm(self) -> stm.ShortTermMemory:
-        try:   # read_text refuses a symlink that leaves the vault, a FIFO, a binary file
-            return stm.parse(read_text(self.stm_path, limit=STM_MAX_BYTES, root=self.root))
+        try:   # read_text refuses a symlink that leaves the vault, a FIFO, a binary file; and a
+            # save in place under way is read once done, not half (promotion archives what it reads)
+            return stm.parse(read_settled(self.stm_path, limit=STM_MAX_BYTES, root=self.root)[0])
         except NoteError as exc:
             raise STMError(f"short-term memory unreadable: {exc}") from None
 

@@ -1,0 +1,216 @@
+"""short_term.md under many writers at once: `remember` loops, promotions and a person saving it
+in place (issue 15, the "everything at once" run). Each test stops a real braniac process at the
+instant that matters (a hook set in the child only) and makes the person's move while it waits.
+"""
+from __future__ import annotations
+
+import os
+import subprocess
+import textwrap
+import time
+from pathlib import Path
+
+from braniac.infra import fsio
+from braniac.infra.filestate import SETTLE_S
+from braniac.vault import stm
+
+import forked
+from helpers import clean_env
+
+PERSON_FACT = "- The person decided the report goes out on Fridays."
+
+
+def spawn(code: str, *args: object) -> forked.Forked:
+    return forked.start(code=textwrap.dedent(code), argv=[str(a) for a in args], env=clean_env(),
+                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+
+
+def wait_for_any(flags: list[Path], child: forked.Forked, timeout: float = 30.0) -> Path:
+    deadline = time.monotonic() + timeout
+    while True:
+        for flag in flags:
+            if flag.exists():
+                return flag
+        if child.poll() is not None:
+            out, err = child.communicate()
+            raise AssertionError(f"the child ended before {[f.name for f in flags]}: {out}\n{err}")
+        assert time.monotonic() < deadline, f"none of {[f.name for f in flags]} from the child"
+        time.sleep(0.002)
+
+
+def with_person_fact(text: str) -> str:
+    heading = f"### {stm.FACTS}\n"
+    assert heading in text
+    return text.replace(heading, heading + PERSON_FACT + "\n", 1)
+
+
+# ------------------------------------------------------------------------------ a save in place, displaced
+
+# In the child: `remember`, paused just before it exchanges its new short_term.md with the file
+# it read (until `go`). After that, it says `waiting` when it waits for a quiet file, and `reread`
+# when it reads short_term.md again (the retry after finding the person's save).
+DISPLACING_REMEMBER = """
+    import os, sys, time
+    from pathlib import Path
+    from braniac import Vault
+    from braniac.infra import checked, fsio
+    root, flags = sys.argv[1], Path(sys.argv[2])
+    vault = Vault(root)
+    target = os.path.realpath(vault.stm_path)
+    state = {"exchanges": 0, "reads": 0}
+
+    real_exchange = checked.exchange
+    def exchange(a, b):
+        if os.path.realpath(b) == target and not state["exchanges"]:
+            (flags / "paused").touch()
+            while not (flags / "go").exists():
+                time.sleep(0.001)
+        state["exchanges"] += 1
+        return real_exchange(a, b)
+    checked.exchange = exchange
+
+    real_read = fsio.read_text
+    def read_text(path, *args, **kwargs):
+        if os.path.realpath(path) == target and state["exchanges"]:
+            (flags / "reread").touch()
+        return real_read(path, *args, **kwargs)
+    fsio.read_text = read_text
+
+    real_sleep = time.sleep
+    def sleep(seconds):
+        if state["exchanges"]:
+            (flags / "waiting").touch()
+        return real_sleep(seconds)
+    time.sleep = sleep
+    print(vault.remember("braniac's own event about the garden").id)
+"""
+
+
+def test_a_save_in_place_that_braniac_displaced_and_gave_back_is_still_waited_for(vault, tmp_path):
+    """braniac's exchange finds a person's in-place save under way and gives it back; the give-back
+    (a rename) touches the file's ctime. The retry must still see a file being written, not take
+    it for one braniac wrote in full, read its first half and replace it (the second half would
+    go to the replaced file: every event and the person's line lost)."""
+    if not fsio.exchange(*_pair(tmp_path)):
+        import pytest
+        pytest.skip("no renameat2 exchange on this system")
+    for n in range(20):
+        vault.remember(f"event number {n} about the long history of the allotment")
+    flags = tmp_path / "flags"
+    flags.mkdir()
+    child = spawn(DISPLACING_REMEMBER, vault.root, flags)
+    wait_for_any([flags / "paused"], child)
+    data = with_person_fact(vault.stm_path.read_text(encoding="utf-8")).encode("utf-8")
+    half = len(data) // 3
+    with open(vault.stm_path, "r+b") as handle:      # an editor saving in place, one chunk written
+        handle.truncate(0)
+        handle.write(data[:half])
+        handle.flush()
+        time.sleep(0.02)                              # (a pause between chunks, as editors make)
+        (flags / "go").touch()
+        wait_for_any([flags / "waiting", flags / "reread"], child)
+        handle.write(data[half:])                     # the rest of the save
+        handle.flush()
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 0, err
+    text = vault.stm_path.read_text(encoding="utf-8")
+    assert PERSON_FACT in text.splitlines()
+    users = [e.fields["User"] for e in stm.parse(text).events]
+    assert users[0] == "braniac's own event about the garden"
+    assert len(users) == 21                           # every event from before the save is there
+
+
+def test_a_file_renamed_while_half_written_is_not_taken_for_one_braniac_wrote(tmp_path):
+    """filestate level: braniac's mark on its own writes survives only braniac's writes; a rename,
+    a chmod or a link (anything that touches ctime alone) on a file someone is writing in place
+    does not make it look complete."""
+    path = tmp_path / "short_term.md"
+    fsio.atomic_write(path, "braniac's complete text\n" * 50)
+    with open(path, "r+b") as handle:
+        handle.truncate(0)
+        handle.write(b"the first half of a person's save\n")
+        handle.flush()
+        time.sleep(0.01)
+        os.chmod(path, 0o644)                      # metadata only: ctime moves, mtime does not
+        os.rename(path, tmp_path / "aside.md")     # and a rename there and back (braniac's give-back)
+        os.rename(tmp_path / "aside.md", path)
+        started = time.monotonic()
+        fsio.settled_stat(path)
+        assert time.monotonic() - started >= SETTLE_S * 0.9
+
+
+
+def test_a_file_last_written_longer_ago_than_an_editor_pauses_is_not_waited_for(tmp_path):
+    """Quiet is read off the mtime (where it has sub-second precision): a person's save that ended
+    SETTLE_S ago costs no wait, whoever wrote it (a remember loop must not queue behind it)."""
+    path = tmp_path / "short_term.md"
+    path.write_text("a person's complete save\n", encoding="utf-8")
+    if not os.stat(path).st_mtime_ns % 1_000_000_000:
+        import pytest
+        pytest.skip("this file system keeps whole seconds")
+    time.sleep(SETTLE_S * 1.5)
+    started = time.monotonic()
+    fsio.settled_stat(path)
+    assert time.monotonic() - started < SETTLE_S / 2
+
+def _pair(folder: Path) -> tuple[Path, Path]:
+    a, b = folder / "a", folder / "b"
+    a.write_text("a")
+    b.write_text("b")
+    return a, b
+
+
+# ------------------------------------------------------------------------------ promotion's snapshot
+
+# In the child: `braniac promote --force`; it says `read` when it reads short_term.md and
+# `waiting` when it waits for a quiet file.
+WATCHED_PROMOTE = """
+    import os, sys, time
+    from pathlib import Path
+    from braniac.infra import reading
+    flags, target = Path(sys.argv[1]), os.path.realpath(sys.argv[2])
+    real_read = reading.read_bytes
+    def read_bytes(path, *args, **kwargs):
+        if os.path.realpath(path) == target:
+            (flags / "read").touch()
+        return real_read(path, *args, **kwargs)
+    reading.read_bytes = read_bytes
+    real_sleep = time.sleep
+    def sleep(seconds):
+        (flags / "waiting").touch()
+        return real_sleep(seconds)
+    time.sleep = sleep
+    from braniac.app.cli import main
+    sys.argv = ["braniac", *sys.argv[3:]]
+    main()
+"""
+
+
+def test_promotion_never_archives_half_of_a_save_in_place(vault, tmp_path):
+    """A promotion starting while a person saves short_term.md in place must not take the half
+    written so far for short-term memory: it would archive an event cut in the middle (and
+    write that half into notes and the digest)."""
+    for n in range(12):
+        vault.remember(f"event number {n} about the allotment; the whole of event {n} ends here")
+    data = with_person_fact(vault.stm_path.read_text(encoding="utf-8")).encode("utf-8")
+    cut = data.index(b"the whole of event 3 ends here")            # in the middle of an event
+    flags = tmp_path / "flags"
+    flags.mkdir()
+    with open(vault.stm_path, "r+b") as handle:
+        handle.truncate(0)
+        handle.write(data[:cut])
+        handle.flush()
+        child = spawn(WATCHED_PROMOTE, flags, vault.stm_path, "--vault", vault.root, "promote", "--force")
+        wait_for_any([flags / "waiting", flags / "read"], child)
+        time.sleep(0.02)
+        handle.write(data[cut:])
+        handle.flush()
+    out, err = child.communicate(timeout=120)
+    assert child.returncode == 0, err
+    archived = [p.read_text(encoding="utf-8") for p in (vault.root / "memory" / "long_term" / "events").rglob("20*.md")]
+    assert len(archived) == 12
+    for text in archived:
+        n = text.split("event number ", 1)[1].split(" ", 1)[0]
+        assert f"the whole of event {n} ends here" in text, text
+    assert PERSON_FACT in vault.root.joinpath("memory", "short_term.md").read_text(encoding="utf-8").splitlines() \
+        or any(PERSON_FACT[2:] in p.read_text(encoding="utf-8") for p in (vault.root / "memory").rglob("*.md"))
