@@ -5,8 +5,6 @@ instant that matters (a hook set in the child only) and makes the person's move 
 from __future__ import annotations
 
 import os
-import subprocess
-import textwrap
 import time
 from pathlib import Path
 
@@ -15,15 +13,7 @@ from braniac.infra.filestate import SETTLE_S
 from braniac.vault import stm
 
 import forked
-from helpers import clean_env
-
-PERSON_FACT = "- The person decided the report goes out on Fridays."
-
-
-def spawn(code: str, *args: object) -> forked.Forked:
-    return forked.start(code=textwrap.dedent(code), argv=[str(a) for a in args], env=clean_env(),
-                        stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-
+from test_person_edits import PERSON_FACT, _pair, spawn, with_person_fact
 
 def wait_for_any(flags: list[Path], child: forked.Forked, timeout: float = 30.0) -> Path:
     deadline = time.monotonic() + timeout
@@ -36,12 +26,6 @@ def wait_for_any(flags: list[Path], child: forked.Forked, timeout: float = 30.0)
             raise AssertionError(f"the child ended before {[f.name for f in flags]}: {out}\n{err}")
         assert time.monotonic() < deadline, f"none of {[f.name for f in flags]} from the child"
         time.sleep(0.002)
-
-
-def with_person_fact(text: str) -> str:
-    heading = f"### {stm.FACTS}\n"
-    assert heading in text
-    return text.replace(heading, heading + PERSON_FACT + "\n", 1)
 
 
 # ------------------------------------------------------------------------------ a save in place, displaced
@@ -152,13 +136,6 @@ def test_a_file_last_written_longer_ago_than_an_editor_pauses_is_not_waited_for(
     started = time.monotonic()
     fsio.settled_stat(path)
     assert time.monotonic() - started < SETTLE_S / 2
-
-def _pair(folder: Path) -> tuple[Path, Path]:
-    a, b = folder / "a", folder / "b"
-    a.write_text("a")
-    b.write_text("b")
-    return a, b
-
 
 # ------------------------------------------------------------------------------ promotion's snapshot
 

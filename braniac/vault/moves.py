@@ -176,10 +176,10 @@ def _unlist(vault: "VaultStore", olds: list[Path], written: set[Path]) -> None:
                 return text
             index.set_manifest(kept)
             return index.render()
+        wrote: dict[Path, os.stat_result] = {}
         try:
-            before = read_text(index_path)
-            if update_text(index_path, unlisted) != before:
-                written.add(index_path)
+            update_text(index_path, unlisted, versions=wrote)
+            written.update(wrote)
         except NoteError:
             continue
         except ReadOnlyFile as exc:
@@ -255,18 +255,24 @@ def _repair_pinned(path: Path, pinned: dict[Path, os.stat_result], change: Calla
     return True
 
 
+def uuids_of(paths: Iterable[Path]) -> dict[str, Path]:
+    """uuid -> path of these notes (an unreadable one, or one without a uuid, is left out)."""
+    found = {}
+    for path in paths:
+        try:
+            uuid = notes.read(path).uuid
+        except NoteError:
+            continue
+        if uuid:
+            found[uuid] = path
+    return found
+
+
 def referrers(vault: "VaultStore", olds: Iterable[Path]) -> dict[Path, set[Path]]:
     """The files whose links a move of each of `olds` would repair (as `repair_links` finds them:
     by path, or by uuid where the path leads nowhere)."""
     found: dict[Path, set[Path]] = {Path(p): set() for p in olds}
-    uuids = {}
-    for old in found:
-        try:
-            uuid = notes.read(old).uuid
-        except NoteError:
-            continue
-        if uuid:
-            uuids[uuid] = old
+    uuids = uuids_of(found)
     for path in vault.iter_markdown():
         try:
             text = read_text(path)

@@ -16,6 +16,7 @@ import hashlib
 import json
 import os
 import re
+import shutil
 import subprocess
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -38,6 +39,16 @@ class Failure:
         detail = " / ".join(l.strip() for l in self.detail.splitlines() if l.strip())
         detail = detail if len(detail) <= 600 else detail[:600] + " ..."
         return f"[{self.check}] {detail}" + (f"\n    reproduce: {self.repro}" if self.repro else "")
+
+
+def concluded(failures: list[Failure], repro: str, workdir: Path | None = None) -> list[Failure]:
+    """Each failure told how to reproduce it (after what it says already); a trial's scratch
+    folder (`workdir`) removed when nothing failed, kept for inspection when something did."""
+    for failure in failures:
+        failure.repro = (failure.repro + "; " if failure.repro else "") + repro
+    if workdir is not None and not failures:
+        shutil.rmtree(workdir, ignore_errors=True)
+    return failures
 
 
 @dataclass

@@ -137,11 +137,7 @@ class FullDisk:
         failures = self.after_fault(name, box, run, acked)
         failures += self.after_space_returns(name, box, acked)
         failures += checks.outside_changes(before, checks.outside_snapshot(box))
-        for failure in failures:
-            failure.repro = (failure.repro + "; " if failure.repro else "") + repro
-        if not failures:
-            shutil.rmtree(box.workdir, ignore_errors=True)
-        return failures
+        return checks.concluded(failures, repro, box.workdir)
 
     def after_fault(self, name: str, box: Sandbox, run: Run, acked: dict[str, str]) -> list[Failure]:
         failures = [Failure(f.check, f.detail + " (on the full disk)", f.repro) for f in checks.run_problems(run)]
@@ -207,9 +203,7 @@ class FullDisk:
             filler.unlink()
             failures += self.after_space_returns(name, box, acked)
             failures += checks.outside_changes(before, checks.outside_snapshot(box))
-            for failure in failures:
-                failure.repro = (failure.repro + "; " if failure.repro else "") + \
-                    f"`braniac {name}` on a tmpfs with {free} bytes free"
+            checks.concluded(failures, f"`braniac {name}` on a tmpfs with {free} bytes free")
             if failures:
                 keep = self.workdir / f"tmpfs-kept-{name}-{free}"
                 shutil.copytree(box.workdir, keep, symlinks=True)

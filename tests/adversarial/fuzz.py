@@ -165,11 +165,7 @@ class Fuzz(Hostile):
         failures += checks.outside_changes(before, checks.outside_snapshot(box))
         failures += checks.secret_leaks(box.vault)
         failures += checks.new_problems(problems, checks.doctor_findings(box))
-        for failure in failures:
-            failure.repro = (failure.repro + "; " if failure.repro else "") + repro
-        if not failures:
-            shutil.rmtree(box.workdir, ignore_errors=True)
-        return failures, repro
+        return checks.concluded(failures, repro, box.workdir), repro
 
 
 def run_fuzz(workdir: Path, examples: int, *, shrink: bool = False, seed_value: int = SEED) -> list[tuple[str, list[Failure]]]:

@@ -239,12 +239,8 @@ class Hostile:
         failures += checks.secret_leaks(box.vault)
         for rel in item.readonly_dirs:
             os.chmod(box.vault / rel, 0o755)
-        for failure in failures:
-            failure.repro = (failure.repro + "; " if failure.repro else "") + \
-                f"in a new vault: {item.describe()}; vault kept in {box.workdir}"
-        if not failures:
-            shutil.rmtree(box.workdir, ignore_errors=True)
-        return failures
+        return checks.concluded(failures, f"in a new vault: {item.describe()}; vault kept in {box.workdir}",
+                                box.workdir)
 
     def through_a_model(self, box: Sandbox) -> list[Failure]:
         """`ask` with a model (LiteLLM against tests/fake_llm.py's loopback server): the text of a

@@ -123,11 +123,7 @@ class Kills:
         failures += checks.leftovers(box.vault)
         failures += checks.git_problems(box.vault)
         failures += checks.outside_changes(before, checks.outside_snapshot(box))
-        for failure in failures:
-            failure.repro = (failure.repro + "; " if failure.repro else "") + where
-        if not failures:
-            shutil.rmtree(box.workdir, ignore_errors=True)
-        return state, failures
+        return state, checks.concluded(failures, where, box.workdir)
 
 
 def plan(trials: int, durations: dict[str, float], seed: int = SEED) -> list[tuple[int, str, float]]:

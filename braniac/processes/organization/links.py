@@ -1,12 +1,13 @@
 """Co-access links written into notes: each link lives in both notes' Related Memories."""
 from __future__ import annotations
 
+import os
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...infra import clock
 from ...infra.errors import NoteError
-from ...infra.fsio import read_text, update_text
+from ...infra.fsio import update_text
 from ...vault import notes
 from ...vault.co_access import CO_ACCESSED, description
 from ...vault.folder_index import Entry, join_sections, related_entries, set_related, split_sections
@@ -53,9 +54,9 @@ def _set_link(vault: "VaultStore", source_rel: str, target_rel: str, weight: flo
         return note.render()
 
     # on the note as it is when written: a person's edit made meanwhile stays
+    wrote: dict[Path, os.stat_result] = {}
     try:
-        before = read_text(source)
-        if update_text(source, relinked) != before:
-            written.add(source)
+        update_text(source, relinked, versions=wrote)
     except NoteError:
         return
+    written.update(wrote)

@@ -76,13 +76,17 @@ class Places:
         return self.moved.get(archived, archived) if archived is not None else home
 
     def uuid(self, draft: NoteDraft) -> str:
+        """The note's uuid: read once from its frontmatter, else the one chosen for it."""
         path = self.target(draft)
+        if path in self._uuids:
+            return self._uuids[path]
         if path.exists():
             try:
                 found = notes.read(path).uuid
             except NoteError:
                 found = ""
             if found:
+                self._uuids[path] = found
                 return found
         return self._uuids.setdefault(path, str(uuidlib.uuid4()))
 
@@ -100,7 +104,7 @@ class Places:
             if not path.exists():
                 rel = path.relative_to(self.vault.root).as_posix()
                 chosen = earlier.get(rel) if isinstance(earlier.get(rel), str) else None
-                new[rel] = self._uuids.setdefault(path, chosen or str(uuidlib.uuid4()))
+                new[rel] = self._uuids[path] = chosen or self._uuids.get(path) or str(uuidlib.uuid4())
         if new != earlier:
             journal.parent.mkdir(parents=True, exist_ok=True)
             atomic_write(journal, json.dumps(new, indent=1))

@@ -10,11 +10,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...infra.errors import NoteError
 from ...infra.fsio import atomic_write, create_file, locked, remove_file
 from ...infra.fsio_folders import remove_directory
 from ...search.index import update_after_write
-from ...vault import moves, notes
+from ...vault import moves
 from ...vault.folders import refresh_indexes
 from ...vault.layout import FOLDER_INDEX
 from ..commits import commit_now
@@ -80,15 +79,7 @@ def _apply(vault: "VaultStore", actions: list[Action]) -> set[Path]:
 
 
 def _re_aim_links(vault: "VaultStore", moved_back: dict[Path, Path], written: set[Path]) -> None:
-    by_uuid = {}
-    for old in moved_back.values():
-        try:
-            uuid = notes.read(old).uuid
-        except NoteError:
-            continue
-        if uuid:
-            by_uuid[uuid] = old
-    moves.repair_links(vault, moved_back, by_uuid, written)
+    moves.repair_links(vault, moved_back, moves.uuids_of(moved_back.values()), written)
 
 
 def _remove(vault: "VaultStore", path: Path, written: set[Path]) -> None:
