@@ -104,10 +104,46 @@ def test_a_save_in_place_that_braniac_displaced_and_gave_back_is_still_waited_fo
     assert len(users) == 21                           # every event from before the save is there
 
 
-def test_a_file_renamed_while_half_written_is_not_taken_for_one_braniac_wrote(tmp_path):
+def test_an_editor_that_checked_the_file_and_holds_it_open_keeps_its_save(vault, tmp_path):
+    """An editor saving in place opens short_term.md and checks it is the version it loaded; then
+    braniac's `remember` replaces the file; then the editor truncates and writes. Replaced at that
+    instant, the editor's whole save would go to the inode braniac took away. braniac sees the
+    file is still held open for writing and gives it back (the chaos run's last lost line)."""
+    if not fsio.exchange(*_pair(tmp_path)):
+        import pytest
+        pytest.skip("no renameat2 exchange on this system")
+    for n in range(20):
+        vault.remember(f"event number {n} about the long history of the allotment")
+    flags = tmp_path / "flags"
+    flags.mkdir()
+    child = spawn(DISPLACING_REMEMBER, vault.root, flags)
+    wait_for_any([flags / "paused"], child)
+    data = with_person_fact(vault.stm_path.read_text(encoding="utf-8")).encode("utf-8")
+    with open(vault.stm_path, "r+b") as handle:      # opened and checked: the editor's next step is the truncate
+        (flags / "go").touch()
+        deadline = time.monotonic() + 10
+        while not ((flags / "waiting").exists() or (flags / "reread").exists() or child.poll() is not None):
+            assert time.monotonic() < deadline
+            time.sleep(0.002)
+        handle.truncate(0)
+        handle.write(data)
+        handle.flush()
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 0, err
+    text = vault.stm_path.read_text(encoding="utf-8")
+    assert PERSON_FACT in text.splitlines()
+    users = [e.fields["User"] for e in stm.parse(text).events]
+    assert users[0] == "braniac's own event about the garden"
+    assert len(users) == 21
+
+
+def test_a_file_renamed_while_half_written_is_not_taken_for_one_braniac_wrote(tmp_path, monkeypatch):
     """filestate level: braniac's mark on its own writes survives only braniac's writes; a rename,
     a chmod or a link (anything that touches ctime alone) on a file someone is writing in place
-    does not make it look complete."""
+    does not make it look complete. (The writer here keeps the file open, which alone is waited
+    for; the mark is tested without that.)"""
+    from braniac.infra import filestate
+    monkeypatch.setattr(filestate, "open_for_writing", lambda path: False)
     path = tmp_path / "short_term.md"
     fsio.atomic_write(path, "braniac's complete text\n" * 50)
     with open(path, "r+b") as handle:
@@ -136,6 +172,27 @@ def test_a_file_last_written_longer_ago_than_an_editor_pauses_is_not_waited_for(
     started = time.monotonic()
     fsio.settled_stat(path)
     assert time.monotonic() - started < SETTLE_S / 2
+
+def test_a_save_that_pauses_longer_than_the_settling_time_is_still_waited_for(tmp_path):
+    """Quiet alone cannot tell a finished save from an editor pausing between two chunks (a slow
+    disk, a loaded machine): a file still held open for writing is still being saved."""
+    import threading
+    path = tmp_path / "short_term.md"
+    path.write_text("the old text\n", encoding="utf-8")
+    got = []
+    with open(path, "r+b") as handle:
+        handle.truncate(0)
+        handle.write(b"the first half of the ")
+        handle.flush()
+        time.sleep(SETTLE_S * 2)
+        reader = threading.Thread(target=lambda: got.append(fsio.read_settled(path)[0]))
+        reader.start()
+        time.sleep(SETTLE_S * 2)
+        assert got == []                       # still waiting
+        handle.write(b"new text\n")
+    reader.join(timeout=30)
+    assert got == ["the first half of the new text\n"]
+
 
 # ------------------------------------------------------------------------------ promotion's snapshot
 

@@ -14,7 +14,7 @@ from pathlib import Path
 
 from .errors import ReadOnlyFile
 from .intents import announce
-from .filestate import exchange, read_only_message, read_only_mode, refuse_read_only, same_version
+from .filestate import exchange, open_for_writing, read_only_message, read_only_mode, refuse_read_only, same_version
 
 
 class ConcurrentEdit(Exception):
@@ -43,7 +43,9 @@ def replace_unchanged(temp: Path, path: Path, expected: os.stat_result, ours: in
         os.replace(temp, path)
         return
     displaced = os.lstat(temp)
-    if same_version(displaced, expected) and not read_only_mode(displaced):
+    # an editor that checked the file and is about to write it in place still has it open:
+    # unlinked now, its save would go nowhere, so it gets its file back
+    if same_version(displaced, expected) and not read_only_mode(displaced) and not open_for_writing(temp):
         os.unlink(temp)  # the version we read, which our new text replaces
         return
     _give_back(temp, path, ours)
@@ -111,7 +113,8 @@ def remove_unchanged(path: Path, expected: os.stat_result, *, check: Path | None
     inside_file = hidden / check.name if check is not None else hidden
     try:
         now = os.lstat(inside_file)
-        same = same_version(now, expected) and (check is None or os.listdir(hidden) == [check.name])
+        same = same_version(now, expected) and (check is None or os.listdir(hidden) == [check.name]) \
+            and not open_for_writing(inside_file)
     except FileNotFoundError:
         same = False
     if same:

@@ -4,6 +4,7 @@ file only if it is still the one braniac read.
 - `same_version`: two stats of one path show the same file, unchanged.
 - `refuse_read_only`: a file (or folder) a person made read-only is never replaced.
 - `settled_stat`: a file someone is still writing in place is waited for, not read half-written.
+- `open_for_writing`: whether a process still holds a file open to write it.
 - `exchange`: renameat2(RENAME_EXCHANGE), two names swapped in one step (Linux).
 
 fsio's writes use them; nothing here writes a file's content.
@@ -108,9 +109,13 @@ def _quiet_for(st: os.stat_result) -> float:
 def settled_stat(path: Path) -> os.stat_result:
     """The stat of `path` once nobody is writing it in place: at once (no sleep) for a file
     braniac wrote or one not written for SETTLE_S (by its mtime, or in the last second where
-    mtimes are whole seconds), else once its size and mtime stayed the same for SETTLE_S. LockBusy if it keeps changing for SETTLE_LIMIT_S."""
+    mtimes are whole seconds), else once its size and mtime stayed the same for SETTLE_S; and
+    in either case only once no process holds it open for writing (an editor pausing longer
+    than SETTLE_S between two chunks of one save is still saving). LockBusy if it keeps changing,
+    or stays open for writing, for SETTLE_LIMIT_S."""
     st = os.stat(path)
-    if is_marked_complete(st) or _quiet_for(st) >= SETTLE_S or time.time_ns() - st.st_mtime_ns > RECENT_NS:
+    if (is_marked_complete(st) or _quiet_for(st) >= SETTLE_S or time.time_ns() - st.st_mtime_ns > RECENT_NS) \
+            and not open_for_writing(path):
         return st
     quiet_since = started = time.monotonic()
     while True:
@@ -118,11 +123,42 @@ def settled_stat(path: Path) -> os.stat_result:
         now = os.stat(path)
         if not same_version(now, st):
             st, quiet_since = now, time.monotonic()
-        elif time.monotonic() - quiet_since >= SETTLE_S or is_marked_complete(now) or _quiet_for(now) >= SETTLE_S:
+        elif (time.monotonic() - quiet_since >= SETTLE_S or is_marked_complete(now) or _quiet_for(now) >= SETTLE_S) \
+                and not open_for_writing(path):
             return now
         if time.monotonic() - started > SETTLE_LIMIT_S:
             raise LockBusy(f"{path}: still being written (an editor saving it?); braniac left it alone, "
                            "try again once it is saved")
+
+
+def open_for_writing(path: Path) -> bool:
+    """Whether some process holds `path` open for writing (Linux; False where it cannot be told).
+
+    An editor saving in place opens the file, checks it is the one it loaded, then truncates and
+    writes: should braniac replace the file in between, everything the editor writes after goes
+    to the inode braniac took away. The kernel knows who holds an inode open to write: a read
+    lease (fcntl F_SETLEASE) is refused with EAGAIN exactly then, and is released at once. Its
+    break signal is set to SIGURG, ignored by default, so a writer opening the file in the
+    instant it is held costs nothing."""
+    try:
+        import fcntl
+        import signal
+        setlease, setsig = fcntl.F_SETLEASE, fcntl.F_SETSIG   # type: ignore[attr-defined]
+    except (ImportError, AttributeError):
+        return False
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+    except OSError:
+        return False
+    try:
+        fcntl.fcntl(fd, setsig, signal.SIGURG)
+        fcntl.fcntl(fd, setlease, fcntl.F_RDLCK)
+        fcntl.fcntl(fd, setlease, fcntl.F_UNLCK)
+        return False
+    except OSError as exc:
+        return exc.errno == errno.EAGAIN   # (EACCES: not the owner; EINVAL: no leases here)
+    finally:
+        os.close(fd)
 
 
 # ------------------------------------------------------------------ the exchange

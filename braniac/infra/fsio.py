@@ -26,6 +26,7 @@ import contextlib
 import errno
 import os
 import secrets
+import time
 from pathlib import Path
 from typing import Callable
 
@@ -120,7 +121,9 @@ def update_text(path: Path, change: Callable[[str], str], *, attempts: int = 5,
     """Read, change and atomically rewrite a text file, retrying if it was edited meanwhile
     (the change is applied again to the fresh text, so the other edit is kept). When it writes,
     `versions[path]` (if given) gets the stat of what it wrote."""
-    for _ in range(attempts):
+    for attempt in range(attempts):
+        if attempt:
+            time.sleep(0.005 * 2 ** attempt)   # an editor mid-save gets the moment it needs
         text, before = read_settled(path)
         if before is None:
             raise FileNotFoundError(errno.ENOENT, os.strerror(errno.ENOENT), str(path))

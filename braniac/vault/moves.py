@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import os
+import time
 from contextlib import nullcontext
 from dataclasses import dataclass
 from pathlib import Path
@@ -138,7 +139,9 @@ def _remove_old(vault: "VaultStore", move: Move, mapping: dict[Path, Path], copi
     """Remove the old file, only as it was copied: a person's save to the old place since the
     copy is copied again (up to a few times), never deleted. Should they have edited the new
     copy as well, both stay (the journal is done with them) and a notice names both."""
-    for _ in range(3):
+    for attempt in range(3):
+        if attempt:
+            time.sleep(0.01 * 2 ** attempt)   # an editor mid-save gets the moment it needs
         read_at, copy_at = copied[move.old], versions.get(move.new)
         folder = move.old.parent
         if (move.old.name == FOLDER_INDEX and folder.parent != vault.ltm_root and folder != vault.ltm_root
