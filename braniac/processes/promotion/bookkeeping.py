@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, ContextManager
 
 from ...infra import clock, git
-from ...infra.fsio import write_derived
+from ...infra.fsio import settled_stat, write_derived
 from ...infra.fsio_folders import remove_stale_temps
 from .. import commits
 from ..commits import WorkerCommits
@@ -46,7 +46,10 @@ def checkpoint(vault: "VaultStore") -> None:
     """Reflection never commits, so the events a promotion consumes are usually only in the
     working tree: commit short_term.md as it is now (with any files a killed run left
     uncommitted) before writing anything, so that `git revert` of the promotion's own commit
-    brings the events back into short-term memory instead of losing them."""
+    brings the events back into short-term memory instead of losing them. A save in place
+    under way is waited for first: the checkpoint is a whole version of the file."""
+    with contextlib.suppress(OSError):
+        settled_stat(vault.stm_path)
     if WorkerCommits(vault, WORKER).recorded() is not None:
         commits.commit_leftovers(vault, also={vault.stm_path}, worker=WORKER)
     else:
