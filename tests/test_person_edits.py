@@ -418,6 +418,54 @@ def test_a_save_to_the_old_place_during_a_move_is_not_deleted(vault, tmp_path):
     assert [f for f in vault.doctor() if f.severity == "problem"] == []
 
 
+# In the child: organize moving two notes into tech/, paused after the copies and before the
+# links are repaired.
+PAUSED_BEFORE_LINK_REPAIR = """
+    import sys, time
+    from pathlib import Path
+    from braniac import Vault
+    from braniac.vault import moves
+    root, flags = sys.argv[1], Path(sys.argv[2])
+    ltm = Path(root) / "memory" / "long_term" / "concrete"
+    real = moves.repair_links
+
+    def repair_links(*args, **kwargs):
+        (flags / "paused").touch()
+        while not (flags / "go").exists():
+            time.sleep(0.001)
+        return real(*args, **kwargs)
+    moves.repair_links = repair_links
+    moves.apply_moves(Vault(root), [moves.Move(ltm / "cobol.md", ltm / "tech" / "cobol.md"),
+                                   moves.Move(ltm / "jcl.md", ltm / "tech" / "jcl.md")], set())
+"""
+
+
+def test_saves_to_both_places_during_a_move_are_both_kept(vault, tmp_path):
+    """A person saves the new copy, with a link to the other note's old place that braniac's link
+    repair then fixes (braniac re-writes the copy, their line in it), and then saves the old
+    place. The old place's line is merged into the copy, and the copy's line stays (it used to
+    be written over by a second copy of the old file, in the "everything at once" run)."""
+    old = vault.ltm_root / "concrete/cobol.md"
+    new = vault.ltm_root / "concrete/tech/cobol.md"
+    write_note(vault, "memory/long_term/concrete/jcl.md", "JCL", "# JCL\n\nJob steps run programs.\n")
+    write_note(vault, "memory/long_term/concrete/cobol.md", "COBOL", "# COBOL\n\nCopybooks describe records.\n")
+    flags = tmp_path / "flags"
+    flags.mkdir()
+    child = spawn(PAUSED_BEFORE_LINK_REPAIR, vault.root, flags)
+    wait_for(flags / "paused", child)
+    assert new.is_file() and old.is_file()
+    save_by_rename(new, new.read_text(encoding="utf-8") + "\nLevel 88 names a condition; see [JCL](../jcl.md).\n")
+    save_by_rename(old, old.read_text(encoding="utf-8").replace("# COBOL\n", "# COBOL\n\nPIC clauses give each field its size.\n"))
+    (flags / "go").touch()
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 0, err
+    text = new.read_text(encoding="utf-8")
+    assert "[JCL](jcl.md)" in text                      # repaired: braniac wrote the copy again
+    assert "Level 88 names a condition" in text and "PIC clauses give each field its size." in text, (out, err)
+    assert not old.exists()
+    assert [f for f in vault.doctor() if f.severity == "problem"] == []
+
+
 def test_a_move_killed_with_the_old_copy_out_of_sight_is_put_back_by_the_next_run(vault):
     old = vault.ltm_root / "concrete/cobol.md"
     new = vault.ltm_root / "concrete/tech/cobol.md"

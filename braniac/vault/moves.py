@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Callable, Iterable
 from . import folder_index, notes
 from ..infra.errors import NoteError, ReadOnlyFile
 from ..infra.fsio import ConcurrentEdit, atomic_write, read_text, recover_removal, remove_unchanged, settled_stat
-from ..infra.fsio import locked, same_version, update_text
+from ..infra import git
+from ..infra.fsio import locked, read_settled, same_version, update_text
 from ..infra.notices import notice
 from .folders import publish_folders, refresh_indexes
 from .layout import FOLDER_INDEX
@@ -85,13 +86,15 @@ def finish(vault: "VaultStore", moves: list[Move], written: set[Path]) -> None:
     renamed: dict[str, str] = {}   # old uuid -> new uuid (Move.uuid)
     copied: dict[Path, os.stat_result] = {}     # old file -> its version as copied (and relinked)
     versions: dict[Path, os.stat_result] = {}   # new file -> its version as braniac last wrote it
+    copy_texts: dict[Path, str] = {}            # old file -> the text its copy was written with
     # first out of the old manifests: else, once the copy exists, a manifest would name its uuid
     # at the old place while it is (also) at the new one, which doctor rightly calls a problem
     _unlist(vault, [m.old for m in moves if m.old.exists() and not m.new.exists()], written)
     for move in moves:
         if move.old.exists():
             try:
-                copied[move.old], versions[move.new] = _copy(vault, move, mapping, by_uuid, renamed, written)
+                copied[move.old], versions[move.new], copy_texts[move.old] = _copy(
+                    vault, move, mapping, by_uuid, renamed, written)
             except NoteError:
                 continue
         elif move.new.exists():
@@ -106,17 +109,31 @@ def finish(vault: "VaultStore", moves: list[Move], written: set[Path]) -> None:
     _unlist(vault, [m.old for m in moves if m.old.exists() and m.new.exists()], written)
     for move in moves:
         if move.old.exists() and move.new.exists() and move.old in copied:
-            _remove_old(vault, move, mapping, copied, versions, written)
+            _remove_old(vault, move, mapping, copied, copy_texts, written)
     refresh_indexes(vault, {m.old.parent for m in moves} | {m.new.parent for m in moves}, written)
     journal_path(vault).unlink(missing_ok=True)
 
 
 def _copy(vault: "VaultStore", move: Move, mapping: dict[Path, Path], by_uuid: dict[str, Path],
           renamed: dict[str, str], written: set[Path],
-          expect_new: os.stat_result | None = None) -> tuple[os.stat_result, os.stat_result]:
-    """Write the note at its new place, its links re-aimed from there. Returns the stats of the
-    old file as read and of the copy as written (the removal checks the first; a second copy
-    expects the second, so an edit to the copy is not overwritten either)."""
+          expect_new: os.stat_result | None = None) -> tuple[os.stat_result, os.stat_result, str]:
+    """Write the note at its new place, its links re-aimed from there. Returns the stat of the
+    old file as read, the stat of the copy as written and the text written (the removal checks
+    the first; a later copy merges into the copy what changed since the text)."""
+    read_at, note = _as_moved(move, mapping, by_uuid, renamed)
+    publish_folders(vault, move.new.parent, written)
+    text = note.render()
+    copy_at = atomic_write(move.new, text, expect_unchanged=expect_new)
+    written.add(move.new)
+    if note.uuid:
+        by_uuid[note.uuid] = move.new
+    return read_at, copy_at, text
+
+
+def _as_moved(move: Move, mapping: dict[Path, Path], by_uuid: dict[str, Path],
+              renamed: dict[str, str]) -> tuple[os.stat_result, "notes.Note"]:
+    """The note at the old place as it reads at the new one (status, uuid, links re-aimed), and
+    the stat of the version read."""
     read_at = settled_stat(move.old)
     note = notes.read(move.old)
     if move.status:
@@ -126,23 +143,21 @@ def _copy(vault: "VaultStore", move: Move, mapping: dict[Path, Path], by_uuid: d
         by_uuid[note.uuid] = move.new
         note.set("uuid", move.uuid)
     note.body = _retarget(note.body, move.old, move.new, mapping)
-    publish_folders(vault, move.new.parent, written)
-    copy_at = atomic_write(move.new, note.render(), expect_unchanged=expect_new)
-    written.add(move.new)
-    if note.uuid:
-        by_uuid[note.uuid] = move.new
-    return read_at, copy_at
+    return read_at, note
 
 
 def _remove_old(vault: "VaultStore", move: Move, mapping: dict[Path, Path], copied: dict[Path, os.stat_result],
-                versions: dict[Path, os.stat_result], written: set[Path]) -> None:
-    """Remove the old file, only as it was copied: a person's save to the old place since the
-    copy is copied again (up to a few times), never deleted. Should they have edited the new
-    copy as well, both stay (the journal is done with them) and a notice names both."""
+                copy_texts: dict[Path, str], written: set[Path]) -> None:
+    """Remove the old file, only as it was copied. A person's save to the old place since the
+    copy is merged into the copy (up to a few times), never deleted; so is one to both places,
+    each keeping its lines (the copy may have been saved again, and re-written by braniac's link
+    repair with that save in it: what the old place gained since the copy is added to what the
+    new place holds now, never written over it). Should both have changed the same lines,
+    both files stay (the journal is done with them) and a notice names both."""
     for attempt in range(3):
         if attempt:
             time.sleep(0.01 * 2 ** attempt)   # an editor mid-save gets the moment it needs
-        read_at, copy_at = copied[move.old], versions.get(move.new)
+        read_at = copied[move.old]
         folder = move.old.parent
         if (move.old.name == FOLDER_INDEX and folder.parent != vault.ltm_root and folder != vault.ltm_root
                 and [p.name for p in folder.iterdir()] == [FOLDER_INDEX]):
@@ -155,11 +170,32 @@ def _remove_old(vault: "VaultStore", move: Move, mapping: dict[Path, Path], copi
             written.add(move.old)
             return
         try:
-            copied[move.old], versions[move.new] = _copy(vault, move, mapping, {}, {}, written, expect_new=copy_at)
+            copied[move.old], copy_texts[move.old] = _merge_into_copy(move, mapping, copy_texts[move.old])
         except (ConcurrentEdit, NoteError):
             break
     notice(f"{vault.relative(move.old)} changed while organize moved it to {vault.relative(move.new)}; "
            "both are kept: merge them and delete the one you do not want")
+
+
+def _merge_into_copy(move: Move, mapping: dict[Path, Path], copied_text: str) -> tuple[os.stat_result, str]:
+    """Bring what the old place gained since it was copied (as `copied_text`) into the copy as it
+    is now. ConcurrentEdit when the two cannot be merged line by line, or the copy changes
+    meanwhile."""
+    read_at, note = _as_moved(move, mapping, {}, {})
+    theirs = note.render()
+    current, current_at = read_settled(move.new)
+    if current == copied_text:
+        merged: str | None = theirs
+    else:
+        try:
+            merged = git.merge_texts(current, copied_text, theirs)
+        except OSError:          # (no git on this machine: then both are kept)
+            merged = None
+    if merged is None or current_at is None:
+        raise ConcurrentEdit(move.new)
+    notes.parse(merged, path=move.new)    # (NoteError: both kept)
+    atomic_write(move.new, merged, expect_unchanged=current_at)
+    return read_at, theirs
 
 
 def _unlist(vault: "VaultStore", olds: list[Path], written: set[Path]) -> None:
