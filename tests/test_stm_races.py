@@ -13,7 +13,7 @@ from braniac.infra.filestate import SETTLE_S
 from braniac.vault import stm
 
 import forked
-from test_person_edits import PERSON_FACT, _pair, spawn, with_person_fact
+from test_person_edits import PERSON_FACT, _pair, save_by_rename, spawn, with_person_fact
 
 def wait_for_any(flags: list[Path], child: forked.Forked, timeout: float = 30.0) -> Path:
     deadline = time.monotonic() + timeout
@@ -135,6 +135,57 @@ def test_an_editor_that_checked_the_file_and_holds_it_open_keeps_its_save(vault,
     users = [e.fields["User"] for e in stm.parse(text).events]
     assert users[0] == "braniac's own event about the garden"
     assert len(users) == 21
+
+
+# In the child: `remember`, paused once its new short_term.md is written (before the fsync and the
+# exchange), until `go`; it prints how many exchanges it had to give back.
+PAUSED_AFTER_WRITING = """
+    import os, sys, time
+    from pathlib import Path
+    from braniac import Vault
+    from braniac.infra import checked, fsio
+    root, flags = sys.argv[1], Path(sys.argv[2])
+    state = {"paused": False, "given back": 0}
+    real_mark = fsio.mark_complete
+    def mark_complete(fd):
+        if not state["paused"] and "short_term.md" in os.readlink(f"/proc/self/fd/{fd}"):
+            state["paused"] = True
+            (flags / "paused").touch()
+            while not (flags / "go").exists():
+                time.sleep(0.001)
+        return real_mark(fd)
+    fsio.mark_complete = mark_complete
+    real_give_back = checked._give_back
+    def give_back(*args):
+        state["given back"] += 1
+        return real_give_back(*args)
+    checked._give_back = give_back
+    Vault(root).remember("braniac's own event about the garden")
+    print(state["given back"])
+"""
+
+
+def test_a_save_landing_while_braniac_writes_never_sees_braniac_s_stale_version(vault, tmp_path):
+    """A person's save lands while braniac writes its new short_term.md (a write and an fsync:
+    milliseconds). braniac must find it before exchanging the files: an exchange given back
+    still shows braniac's stale version for an instant, and an editor loading the file then
+    (its stat the same before and after) saves on top of it, dropping its own last save."""
+    if not fsio.exchange(*_pair(tmp_path)) or not Path("/proc/self/fd").is_dir():
+        import pytest
+        pytest.skip("no renameat2 exchange or /proc on this system")
+    vault.remember("an event from before")
+    flags = tmp_path / "flags"
+    flags.mkdir()
+    child = spawn(PAUSED_AFTER_WRITING, vault.root, flags)
+    wait_for_any([flags / "paused"], child)
+    save_by_rename(vault.stm_path, with_person_fact(vault.stm_path.read_text(encoding="utf-8")))
+    (flags / "go").touch()
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 0, err
+    assert out.split() == ["0"]                      # no exchange to give back: found before
+    text = vault.stm_path.read_text(encoding="utf-8")
+    assert PERSON_FACT in text.splitlines()
+    assert "braniac's own event about the garden" in text
 
 
 def test_a_file_renamed_while_half_written_is_not_taken_for_one_braniac_wrote(tmp_path, monkeypatch):

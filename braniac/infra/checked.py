@@ -30,17 +30,22 @@ def replace_unchanged(temp: Path, path: Path, expected: os.stat_result, ours: in
     names are exchanged in one step (renameat2 RENAME_EXCHANGE), and what was at `path` at
     that instant is now at the temp name, where nobody else writes, to be checked at leisure.
     If it is not the file we read, the exchange is undone (theirs back in place, ours deleted)
-    and the caller re-reads. Elsewhere (other systems, a file system without the exchange) the
-    check is made just before the rename, which narrows the window without closing it.
+    and the caller re-reads. The file is also checked just before the exchange, so that a save
+    that landed while ours was written never sees ours at all. Elsewhere (other systems, a
+    file system without the exchange) that check alone narrows the window without closing it.
     """
+    # checked again now that ours is written (it took a write and an fsync): a save that landed
+    # meanwhile, or an editor holding the file open to save it, is found before the exchange.
+    # An exchange given back is not harmless: for its microseconds, a reader (an editor
+    # loading the file) sees our stale version, and stat before and after cannot tell.
     try:
+        if not same_version(os.stat(path), expected) or open_for_writing(path):
+            raise ConcurrentEdit(path)
         swapped = exchange(temp, path)
     except FileNotFoundError:
         raise ConcurrentEdit(path) from None  # deleted since our read
     if not swapped:
-        if not same_version(os.stat(path), expected):
-            raise ConcurrentEdit(path)
-        os.replace(temp, path)
+        os.replace(temp, path)   # (checked just above: a window narrowed, not closed)
         return
     displaced = os.lstat(temp)
     # an editor that checked the file and is about to write it in place still has it open:
