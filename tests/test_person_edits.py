@@ -440,7 +440,8 @@ PAUSED_BEFORE_LINK_REPAIR = """
 """
 
 
-def test_saves_to_both_places_during_a_move_are_both_kept(vault, tmp_path):
+@pytest.mark.parametrize("where", ["top", "end"])
+def test_saves_to_both_places_during_a_move_are_both_kept(vault, tmp_path, where):
     """A person saves the new copy, with a link to the other note's old place that braniac's link
     repair then fixes (braniac re-writes the copy, their line in it), and then saves the old
     place. The old place's line is merged into the copy, and the copy's line stays (it used to
@@ -455,7 +456,9 @@ def test_saves_to_both_places_during_a_move_are_both_kept(vault, tmp_path):
     wait_for(flags / "paused", child)
     assert new.is_file() and old.is_file()
     save_by_rename(new, new.read_text(encoding="utf-8") + "\nLevel 88 names a condition; see [JCL](../jcl.md).\n")
-    save_by_rename(old, old.read_text(encoding="utf-8").replace("# COBOL\n", "# COBOL\n\nPIC clauses give each field its size.\n"))
+    before = old.read_text(encoding="utf-8")
+    save_by_rename(old, before.replace("# COBOL\n", "# COBOL\n\nPIC clauses give each field its size.\n") if where == "top"
+                   else before + "\nPIC clauses give each field its size.\n")   # (the same place as the copy's line)
     (flags / "go").touch()
     out, err = child.communicate(timeout=60)
     assert child.returncode == 0, err

@@ -4,13 +4,11 @@ from __future__ import annotations
 import os
 import shutil
 import subprocess
-import tempfile
 import time
 from pathlib import Path
 from typing import Iterable
 
 from .errors import BraniacError
-from .fsio import write_derived
 
 # Used only when the person has no git identity configured, so a commit never fails for it.
 _FALLBACK_IDENTITY = ("-c", "user.name=braniac", "-c", "user.email=braniac@localhost")
@@ -73,19 +71,6 @@ def commit_paths(root: Path, paths: Iterable[Path], message: str) -> bool:
 def show(root: Path, rev: str, rel: str) -> str | None:
     """A file's text at a commit (`rel` relative to `root`), or None where it did not exist."""
     result = run(root, "show", f"{rev}:./{rel}", check=False)
-    return result.stdout if result.returncode == 0 else None
-
-
-def merge_texts(current: str, base: str, other: str) -> str | None:
-    """Three-way merge of text: the changes from `base` to `other` applied to `current`
-    (`git merge-file`), or None when they conflict (never a file with conflict markers)."""
-    with tempfile.TemporaryDirectory(prefix="braniac-merge-") as scratch:
-        files = []
-        for name, text in (("current", current), ("base", base), ("other", other)):
-            path = Path(scratch) / name
-            write_derived(path, text)
-            files.append(str(path))
-        result = subprocess.run(["git", "merge-file", "-p", "--quiet", *files], capture_output=True, text=True)
     return result.stdout if result.returncode == 0 else None
 
 

@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 from . import folder_index, notes
 from ..infra.errors import NoteError, ReadOnlyFile
 from ..infra.fsio import ConcurrentEdit, atomic_write, read_text, recover_removal, remove_unchanged, settled_stat
-from ..infra import git
+from ..infra.textmerge import merge_texts
 from ..infra.fsio import locked, read_settled, same_version, update_text
 from ..infra.notices import notice
 from .folders import publish_folders, refresh_indexes
@@ -187,10 +187,7 @@ def _merge_into_copy(move: Move, mapping: dict[Path, Path], copied_text: str) ->
     if current == copied_text:
         merged: str | None = theirs
     else:
-        try:
-            merged = git.merge_texts(current, copied_text, theirs)
-        except OSError:          # (no git on this machine: then both are kept)
-            merged = None
+        merged = merge_texts(current, copied_text, theirs)
     if merged is None or current_at is None:
         raise ConcurrentEdit(move.new)
     notes.parse(merged, path=move.new)    # (NoteError: both kept)

@@ -3,7 +3,7 @@ the run: a three-way merge where the run's result is the base and the file befor
 other side. Nothing here writes.
 
 Memory files are lists of lines (claims, digest lines, links), and later runs add lines right
-beside the ones a run added, which a strict merge calls a conflict. So where `git merge-file`
+beside the ones a run added, which a strict merge calls a conflict. So where the strict merge
 finds one, the take-back is done line by line: each line the run added goes if it is still
 there word for word, each line it removed comes back beside its old neighbours, and a line
 changed since (a claim a later run strengthened) stays as it is and is counted as left over."""
@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from difflib import SequenceMatcher
 from typing import Any
 
-from ...infra import git
+from ...infra.textmerge import merge_texts
 from ...infra.errors import NoteError
 from ...vault import notes
 
@@ -42,7 +42,7 @@ def take_back(current: str, after: str, before: str | None) -> TakenBack | None:
 
 def _take_back_text(current: str, after: str, before: str | None) -> TakenBack:
     if before is not None:
-        strict = git.merge_texts(current, after, before)
+        strict = merge_texts(current, after, before)
         if strict is not None:
             return TakenBack(strict)
     return _line_by_line(current, after, before)
