@@ -10,12 +10,16 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import sys
 import threading
 from typing import Any
 
 
 MESSAGE = "the request was not valid UTF-8 text; braniac did nothing with it"
+# A JSON escape of a UTF-16 surrogate: valid in a pair, but a lone one is no text at all (the
+# SDK's parser refuses the whole line, and the client would wait for an answer forever)
+_SURROGATE_ESCAPE = re.compile(r"\\u[dD][89a-fA-F][0-9a-fA-F]{2}")
 
 
 class TaintedRequests:
@@ -61,6 +65,15 @@ def _private_stdin():
     return open(private, "rb")
 
 
+def _parses(text: str) -> bool:
+    import mcp_types
+    try:
+        mcp_types.jsonrpc_message_adapter.validate_json(text, by_name=False)
+        return True
+    except ValueError:
+        return False
+
+
 def serve_stdio(server, tainted: TaintedRequests) -> None:
     import anyio
     from mcp.server.stdio import stdio_server
@@ -70,11 +83,15 @@ def serve_stdio(server, tainted: TaintedRequests) -> None:
     async def lines():
         async for line in raw:
             try:
-                yield line.decode("utf-8")
+                text = line.decode("utf-8")
             except UnicodeDecodeError:
                 text = line.decode("utf-8", errors="replace")
                 tainted.mark(text)
-                yield text
+            else:
+                if _SURROGATE_ESCAPE.search(text) and not _parses(text):
+                    tainted.mark(text)
+                    text = _SURROGATE_ESCAPE.sub(r"\\ufffd", text)
+            yield text
 
     async def main() -> None:
         lowlevel = server._lowlevel_server   # what MCPServer.run_stdio_async serves, with our stdin
