@@ -158,9 +158,9 @@ def _resources(server, vault: "Vault", recaller: "Recaller") -> None:
 
     def clean(fn: Callable[..., str]) -> Callable[..., str]:
         @functools.wraps(fn)
-        def read(*args: Any) -> str:
+        def read(*args: Any, **kwargs: Any) -> str:
             try:
-                return fn(*args)
+                return fn(*args, **kwargs)
             except BraniacError as exc:
                 raise ResourceError(str(exc)) from None
             except OSError as exc:
