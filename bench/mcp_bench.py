@@ -53,29 +53,27 @@ def main() -> None:
     queries = [f"what do I know about {q}?" for q in corpus.queries(args.queries + args.warmup)]
 
     from mcp_client import Connected, stdio   # tests/mcp_client.py: the official client in a thread
-
     from braniac.app.watch import ChangeFeed   # as the server: a watcher says what changed
 
-    with vault.recaller(changes=ChangeFeed(vault)) as recaller:
-        recaller.recall(queries[0])
-        time.sleep(1.0)   # the watcher live
-        api = []
-        for q in queries[: args.warmup]:
-            recaller.recall(q)
-        for q in queries[args.warmup:]:
-            t = time.perf_counter()
-            recaller.recall(q)
-            api.append(time.perf_counter() - t)
     started = time.perf_counter()
-    with Connected(stdio(vault.root, env=dict(os.environ)), timeout=600) as mcp:
+    with vault.recaller(changes=ChangeFeed(vault)) as recaller, \
+            Connected(stdio(vault.root, env=dict(os.environ)), timeout=600) as mcp:
         connect = time.perf_counter() - started
-        over_mcp = []
+        time.sleep(1.0)   # the watchers live
         for q in queries[: args.warmup]:
+            recaller.recall(q)
             mcp.call_json("recall", {"query": q})
-        for q in queries[args.warmup:]:
-            t = time.perf_counter()
-            mcp.call_json("recall", {"query": q})
-            over_mcp.append(time.perf_counter() - t)
+        api, over_mcp = [], []
+        # interleaved, each first in turn: both see the same load and the same warm caches
+        for n, q in enumerate(queries[args.warmup:]):
+            for which in ((0, 1) if n % 2 else (1, 0)):
+                t = time.perf_counter()
+                if which == 0:
+                    recaller.recall(q)
+                    api.append(time.perf_counter() - t)
+                else:
+                    mcp.call_json("recall", {"query": q})
+                    over_mcp.append(time.perf_counter() - t)
     load = os.getloadavg()
     result = {
         "notes": args.notes, "queries": len(api), "cpus": os.cpu_count(), "loadavg": [round(x, 2) for x in load],
