@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import re
+import time
 
 import pytest
 
@@ -127,3 +128,29 @@ def test_promote_and_organize_through_the_tools(served):
     # recall finds what was promoted, with the event it came from
     found = mcp.call_json("recall", {"query": "What does Maria do in Porto?"})
     assert any(e["events"] for e in found["excerpts"]), json.dumps(found, indent=1)
+
+
+def test_a_note_saved_while_serving_is_found(served):
+    vault, mcp = served
+    write_note(vault, "memory/long_term/skills/kayak.md", "Kayak roll", "Roll the kayak with a hip snap, head last.")
+    time.sleep(1.0)   # the file watcher reports a save within a few hundred milliseconds
+    hits = mcp.call_json("search", {"query": "kayak hip snap"})["hits"]
+    assert hits and hits[0]["path"] == "memory/long_term/skills/kayak.md"
+
+
+@pytest.mark.slow
+def test_the_server_promotes_when_idle(tmp_path):
+    """As in the chat: with idle promotion configured, the server promotes once the vault is quiet."""
+    vault, _ = Vault.init(tmp_path / "vault")
+    config = vault.root / "braniac.toml"
+    text = config.read_text(encoding="utf-8")
+    config.write_text(re.sub(r"^#? ?promote_after_minutes = .*$", "promote_after_minutes = 0.01", text, flags=re.M),
+                      encoding="utf-8")
+    # written before the server starts: its idle check (every 30 s, the first after 5 s) finds it quiet
+    vault.remember("Tomas lives in Lisbon with his two cats.")
+    with Connected(stdio(vault.root)):
+        deadline = time.monotonic() + 30
+        while vault.read_stm().events and time.monotonic() < deadline:
+            time.sleep(0.3)
+    assert vault.read_stm().events == []
+    assert any("Tomas" in p.read_text(encoding="utf-8") for p in (vault.ltm_root / "events").rglob("2*.md"))
