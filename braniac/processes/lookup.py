@@ -47,14 +47,14 @@ class NoteText:
 
 
 def read_note(vault: "VaultStore", index: "SearchIndex", ref: str) -> NoteText:
-    """`ref`: a note's uuid, or a path relative to the vault (or absolute inside it)."""
+    """`ref`: a note's uuid, or a path relative to the vault (or absolute inside it). A uuid is
+    looked up in the search index's file list: sync the index first."""
     if not isinstance(ref, str) or not ref.strip():
         raise InputError("read takes a note's uuid or its path in the vault")
     ref = ref.strip()
     if len(ref) > MAX_REF or "\x00" in ref:
         raise InputError("not a uuid or a path braniac can use")
     if _UUID.match(ref):
-        index.sync()
         rel = next((r for r, rec in index.files().items() if str(rec.get("u", "")).lower() == ref.lower()), None)
         if rel is None:
             raise InputError(f"no memory file has the uuid {ref}")

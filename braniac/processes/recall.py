@@ -93,6 +93,7 @@ class Recaller:
 
     def read(self, ref: str) -> NoteText:
         with self._lock:
+            self.loop.sync()
             return read_note(self.loop.vault, self.loop.index, ref)
 
     def close(self) -> None:
