@@ -148,6 +148,11 @@ def test_http_client_disconnects_mid_call_and_the_server_goes_on(tmp_path):
         with Connected(url) as second:
             found = second.call_json("recall", {"query": "Which tram does Ana take?"})
             assert second.call_json("doctor")["healthy"], found
+        # the abandoned promotion goes on in the server (archive first, then short-term memory
+        # reset): its end, under the long-term lock, before the files are looked at
+        from braniac.infra.fsio import locked
+        with locked(vault.lock_path("ltm"), timeout=120):
+            pass
         said = "Over HTTP: Ana's tram is the 28."
         kept = [p for p in [vault.stm_path, *(vault.ltm_root / "events").rglob("2*.md")]
                 if said in p.read_text(encoding="utf-8")]
