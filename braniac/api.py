@@ -16,9 +16,13 @@ from __future__ import annotations
 from typing import Callable
 
 from .infra.errors import InputError, STMError
-from .infra.untrusted import checked_text
 from .model import MemoryModel, configured_model
-from .processes import insights
+from .model.offline import OfflineModel
+from .processes import handoff, insights
+from .processes.handoff import Orientation
+from .processes.lookup import NoteText
+from .processes.recall import Recall, Recaller
+from .processes.recall import search as search_index
 from .processes.core_loop import Turn
 from .processes.organization import OrganizeReport
 from .processes.organization import organize as run_organization
@@ -51,12 +55,31 @@ class Vault(VaultStore):
     def search(self, query: str, *, limit: int = 10, kind: str | None = None, archived: bool = False) -> list[Hit]:
         """`braniac search`: ranked hits (title, path, uuid, kind, score, excerpt); archived
         memories only when asked for."""
-        checked_text(query, "the query")
         index = SearchIndex(self)
         try:
-            return index.search(query, limit=limit, kind=kind, exclude_kinds=() if archived else ("archive",))
+            return search_index(index, query, limit=limit, kind=kind, archived=archived)
         finally:
             index.close()
+
+    def recall(self, query: str, *, limit: int | None = None) -> Recall:
+        """What a chat turn would put in working memory for `query` (excerpts with path, uuid and
+        the events they cite), logged to the access log as a turn is; for an assistant with its
+        own model (`braniac recall`, the MCP server)."""
+        with self.recaller() as recaller:
+            return recaller.recall(query, limit=limit)
+
+    def read(self, ref: str) -> NoteText:
+        """One memory file by uuid or vault path, confined to the vault; its status says when it
+        was archived or superseded."""
+        with self.recaller() as recaller:
+            return recaller.read(ref)
+
+    def recaller(self, *, changes=None) -> Recaller:
+        """`recall`, `search` and `read` over one search index kept open, for a long-lived
+        process (the MCP server); with `changes` (a watcher's `ChangeFeed`) each call syncs only
+        the files that changed. Close it when done (it is a context manager)."""
+        config, _model = configured_model(self.root, OfflineModel())
+        return Recaller(self, config, changes=changes)
 
     def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> SyncReport:
         """`braniac reindex`: rebuild the search index from the files, from scratch."""
@@ -67,6 +90,19 @@ class Vault(VaultStore):
             return report
         finally:
             index.close()
+
+    # ------------------------------------------------------------------ a session's two ends
+    def orient(self, *, events: int = 5, days: int = 3) -> Orientation:
+        """`braniac orient`: the packet an assistant reads at the start of a session (identity,
+        short-term Summary, open goals and tasks, the last handoff, latest events, decisions of
+        the last `days` days, hubs)."""
+        return handoff.orient(self, events=events, days=days)
+
+    def wrap_up(self, summary: str, *, open_loops: list[str] | tuple[str, ...] = (),
+                next_step: str | None = None) -> StoredEvent:
+        """`braniac wrap-up`: the end of a session as an event, its open loops (and next step) as
+        open tasks, so that the next `orient` starts where this session stopped."""
+        return handoff.wrap_up(self, summary, open_loops, next_step)
 
     # ------------------------------------------------------------------ the processes
     def ask(self, prompt: str, *, model: "str | MemoryModel | None" = None,

@@ -28,6 +28,8 @@ VAULT_METHODS = {
     # short-term memory, the files
     "remember", "append_event", "read_stm", "iter_markdown", "iter_ltm_files", "uuid_map", "tier_of",
     "archived_event_ids", "relative", "lock_path", "record_run", "last_run", "confined", "read_identity",
+    # an assistant with its own model (the MCP server, orient/wrap-up hooks)
+    "recall", "read", "recaller", "orient", "wrap_up",
     # search and the processes
     "search", "reindex", "ask", "promote", "organize",
     # taking a run back

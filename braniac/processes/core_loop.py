@@ -53,24 +53,21 @@ class CoreLoop:
         self.conversation = Conversation()
         self.changes = None   # a watch.ChangeFeed in long-lived processes (the chat)
 
-    def prepare(self, prompt: str, *, sync: bool = True) -> tuple[Turn, WorkingMemory]:
-        """Steps 1–4 and 6: everything but the answer (also what the benchmark measures)."""
-        if not prompt.strip():
+    def prepare(self, prompt: str, *, sync: bool = True, limit: int | None = None) -> tuple[Turn, WorkingMemory]:
+        """Steps 1–4 and 6: everything but the answer (also what the benchmark measures, and
+        what a host with its own model recalls). `limit`: excerpts retrieved (default: config)."""
+        if not isinstance(prompt, str) or not prompt.strip():
             raise BraniacError("empty prompt")
         checked_text(prompt, "the prompt")
         turn = Turn(prompt=prompt, model=self.model.name)
         if sync:
-            changed = self.changes.pending() if self.changes is not None else None
-            if changed is None:
-                self.index.sync()          # walk everything (one-shot commands, or reconcile time)
-            elif changed:
-                self.index.sync(changed)   # only what the watcher saw change since the last turn
+            self.sync()
         identity = self.vault.read_identity()
         short_term = self.vault.read_stm().render()
         wm = WorkingMemory(identity=identity, conversation=self.conversation.summary(), short_term=short_term,
                            prompt=prompt, stm_events=stm_entries(short_term), now=clock.iso(clock.now()))
         turn.queries = self._queries(wm, turn)
-        found = retrieve(self.index, turn.queries, limit=self.config.search_limit, prompt=prompt)
+        found = retrieve(self.index, turn.queries, limit=limit or self.config.search_limit, prompt=prompt)
         wm.excerpts = found.excerpts
         fit(wm, self.conversation, self.config.context_tokens)
         turn.excerpts = list(wm.excerpts)
@@ -78,6 +75,14 @@ class CoreLoop:
         access_log.record_turn(self.vault.access_log_path, prompt,
                                [self.vault.root / path for path in dict.fromkeys(e.path for e in turn.excerpts)])
         return turn, wm
+
+    def sync(self) -> None:
+        """Bring the search index up to date before a search."""
+        changed = self.changes.pending() if self.changes is not None else None
+        if changed is None:
+            self.index.sync()          # walk everything (one-shot commands, or reconcile time)
+        elif changed:
+            self.index.sync(changed)   # only what the watcher saw change since the last turn
 
     def _queries(self, wm: WorkingMemory, turn: Turn) -> list[str]:
         try:

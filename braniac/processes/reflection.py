@@ -24,7 +24,7 @@ from ..infra.fsio import atomic_write, claim, read_bytes
 from ..infra.notices import describe_os_error, notice
 from ..model.offline import OfflineModel
 from ..model.types import Reflection
-from ..vault.store import STM_MAX_BYTES
+from ..vault.store import MAX_EVENT_CHARS, STM_MAX_BYTES
 
 if TYPE_CHECKING:
     from ..model import MemoryModel
@@ -184,6 +184,9 @@ def remember(vault: "VaultStore", text: str) -> "StoredEvent":
     decision they state (the offline engine's reading, no model call)."""
     if not text.strip():
         raise InputError("nothing to remember: the text is empty")
+    if len(text) > MAX_EVENT_CHARS:   # refused before reading it: a huge text takes the reflection seconds
+        raise InputError(f"text too large to remember ({len(text)} characters; the limit is {MAX_EVENT_CHARS}); "
+                         "save long documents as notes instead")
     reflection = OfflineModel().reflect(text, "", _short_term_text(vault))
     return vault.append_event({"User": text, "Thoughts": "Asked to remember this. " + reflection.thoughts},
                               goals=reflection.goals, facts=reflection.facts, tasks=reflection.tasks,

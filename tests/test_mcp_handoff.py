@@ -1,0 +1,57 @@
+"""`braniac recall`, `orient` and `wrap-up` on the command line (for the hooks of agents that
+run shell commands), and the handoff surviving a promotion."""
+from __future__ import annotations
+
+import json
+
+from braniac import Vault
+from helpers import assert_clean_error, run_cli, snapshot, write_note
+
+
+def test_wrap_up_then_orient_json(vault: Vault):
+    vault.remember("We decided to keep the invoices in Postgres.")
+    done = run_cli("--vault", vault.root, "wrap-up", "Moved", "billing", "to", "Postgres.",
+                   "--open-loop", "migrate the users table", "--open-loop", "drop the old MySQL box",
+                   "--next-step", "write the migration", "--json")
+    assert done.returncode == 0, done.stderr
+    event = json.loads(done.stdout)["event"]
+    packet = run_cli("--vault", vault.root, "orient", "--json")
+    assert packet.returncode == 0, packet.stderr
+    data = json.loads(packet.stdout)
+    assert data["handoff"] == {"event": event, "summary": "Moved billing to Postgres.",
+                               "open_loops": ["migrate the users table", "drop the old MySQL box"],
+                               "next_step": "write the migration"}
+    assert {"migrate the users table", "drop the old MySQL box", "Next step: write the migration"} <= set(data["open_tasks"])
+    assert data["latest_events"][0]["id"] == event
+    assert any("keep the invoices in Postgres" in d for d in data["decisions"])
+    assert "Core identity" in data["identity"] and not data["identity"].startswith("---")
+
+
+def test_the_handoff_survives_promotion(vault: Vault):
+    vault.wrap_up("Sketched the garden plan.", open_loops=["order the seeds"], next_step="measure the beds")
+    assert vault.promote(force=True).status == "done"
+    assert vault.read_stm().events == []
+    packet = vault.orient()
+    assert packet.handoff is not None and packet.handoff.summary == "Sketched the garden plan."
+    assert "order the seeds" in packet.open_tasks
+    text = run_cli("--vault", vault.root, "orient").stdout
+    assert "Last session's handoff" in text and "Sketched the garden plan." in text
+
+
+def test_recall_on_the_command_line_logs_like_a_turn(vault: Vault):
+    write_note(vault, "memory/long_term/concrete/lisbon.md", "Lisbon", "Ana rides the 28 tram in Lisbon.")
+    found = run_cli("--vault", vault.root, "recall", "which tram does Ana ride?", "--json")
+    assert found.returncode == 0, found.stderr
+    excerpts = json.loads(found.stdout)["excerpts"]
+    assert excerpts[0]["path"] == "memory/long_term/concrete/lisbon.md"
+    lines = vault.access_log_path.read_text(encoding="utf-8").splitlines()
+    assert lines[-2].endswith("| QUERY | which tram does Ana ride?")
+    assert lines[-1].endswith(f"| READ | {vault.root / 'memory/long_term/concrete/lisbon.md'}")
+
+
+def test_bad_wrap_up_is_one_clean_line_and_writes_nothing(vault: Vault):
+    before = snapshot(vault.root)
+    assert_clean_error(run_cli("--vault", vault.root, "wrap-up", " "), "summary")
+    assert_clean_error(run_cli("--vault", vault.root, "wrap-up", "-", input=b"bad \xff bytes"), "UTF-8")
+    assert_clean_error(run_cli("--vault", vault.root, "recall", "x", "--limit", "0"), "limit")
+    assert snapshot(vault.root) == before
