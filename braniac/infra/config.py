@@ -16,6 +16,7 @@ from .errors import ConfigError, NoteError
 from .reading import read_text
 
 CONFIG_NAME = "braniac.toml"
+LINK_STYLES = ("markdown", "wikilink")
 
 
 @dataclass(frozen=True)
@@ -36,6 +37,9 @@ class Config:
     git_autocommit: bool = False
     context_tokens: int = 8000
     search_limit: int = 8
+    adopt_notes: bool = True          # [vault] notes a person writes under long_term/ become memories
+    links: str = "markdown"           # [vault] how braniac writes links: "markdown" or "wikilink"
+    daily_notes: str | None = None    # [vault] the folder of the person's Obsidian daily notes
 
 
 def _table(data: dict[str, Any], name: str) -> dict[str, Any]:
@@ -85,6 +89,13 @@ def load(vault_root: Path | None, *, model: str | None = None, env: dict[str, st
         model_cfg = replace(model_cfg, name=None)
 
     idle, git, memory = _table(data, "idle"), _table(data, "git"), _table(data, "memory")
+    vault = _table(data, "vault")
+    links = _typed(vault.get("links", "markdown"), str, "vault.links")
+    if links not in LINK_STYLES:
+        raise ConfigError(f"{CONFIG_NAME}: vault.links must be one of {', '.join(LINK_STYLES)}, got {links!r}")
+    daily = _typed(vault["daily_notes"], str, "vault.daily_notes").strip("/") if vault.get("daily_notes") else None
+    if daily and (daily.startswith(".") or ".." in daily.split("/")):
+        raise ConfigError(f"{CONFIG_NAME}: vault.daily_notes must be a folder inside the vault, got {daily!r}")
     return Config(
         model=model_cfg,
         promote_idle_minutes=_typed(idle.get("promote_after_minutes", 5.0), float, "idle.promote_after_minutes"),
@@ -92,4 +103,7 @@ def load(vault_root: Path | None, *, model: str | None = None, env: dict[str, st
         git_autocommit=_typed(git.get("autocommit", False), bool, "git.autocommit"),
         context_tokens=_typed(memory.get("context_tokens", 8000), int, "memory.context_tokens"),
         search_limit=_typed(memory.get("search_limit", 8), int, "memory.search_limit"),
+        adopt_notes=_typed(vault.get("adopt_notes", True), bool, "vault.adopt_notes"),
+        links=links,
+        daily_notes=daily,
     )

@@ -29,6 +29,7 @@ from ..infra.notices import notice
 from .folders import publish_folders, refresh_indexes
 from .layout import FOLDER_INDEX
 from .links import find_links, relink
+from .wikilink_moves import WikiRepair
 
 if TYPE_CHECKING:
     from .store import VaultStore
@@ -80,6 +81,7 @@ def finish(vault: "VaultStore", moves: list[Move], written: set[Path]) -> None:
         if move.old.name == FOLDER_INDEX:
             recover_removal(move.old.parent)
     mapping = {m.old: m.new for m in moves}
+    wiki = WikiRepair(vault, mapping)
     by_uuid: dict[str, Path] = {}
     renamed: dict[str, str] = {}   # old uuid -> new uuid (Move.uuid)
     copied: dict[Path, os.stat_result] = {}     # old file -> its version as copied (and relinked)
@@ -90,7 +92,7 @@ def finish(vault: "VaultStore", moves: list[Move], written: set[Path]) -> None:
     for move in moves:
         if move.old.exists():
             try:
-                copied[move.old], versions[move.new] = _copy(vault, move, mapping, by_uuid, renamed, written)
+                copied[move.old], versions[move.new] = _copy(vault, move, mapping, by_uuid, renamed, written, wiki=wiki)
             except NoteError:
                 continue
         elif move.new.exists():
@@ -100,7 +102,7 @@ def finish(vault: "VaultStore", moves: list[Move], written: set[Path]) -> None:
                     by_uuid[uuid] = move.new
             except NoteError:
                 pass
-    repair_links(vault, mapping, by_uuid, written, renamed=renamed, pinned=copied, versions=versions)
+    repair_links(vault, mapping, by_uuid, written, renamed=renamed, pinned=copied, versions=versions, wiki=wiki)
     # (again: a refresh by another worker after a killed run may have listed an old file anew)
     _unlist(vault, [m.old for m in moves if m.old.exists() and m.new.exists()], written)
     for move in moves:
@@ -111,8 +113,8 @@ def finish(vault: "VaultStore", moves: list[Move], written: set[Path]) -> None:
 
 
 def _copy(vault: "VaultStore", move: Move, mapping: dict[Path, Path], by_uuid: dict[str, Path],
-          renamed: dict[str, str], written: set[Path],
-          expect_new: os.stat_result | None = None) -> tuple[os.stat_result, os.stat_result]:
+          renamed: dict[str, str], written: set[Path], expect_new: os.stat_result | None = None,
+          wiki: WikiRepair | None = None) -> tuple[os.stat_result, os.stat_result]:
     """Write the note at its new place, its links re-aimed from there. Returns the stats of the
     old file as read and of the copy as written (the removal checks the first; a second copy
     expects the second, so an edit to the copy is not overwritten either)."""
@@ -125,6 +127,8 @@ def _copy(vault: "VaultStore", move: Move, mapping: dict[Path, Path], by_uuid: d
         by_uuid[note.uuid] = move.new
         note.set("uuid", move.uuid)
     note.body = _retarget(note.body, move.old, move.new, mapping)
+    if wiki is not None:
+        note.body = wiki.relinked(note.body, move.old, move.new)
     publish_folders(vault, move.new.parent, written)
     copy_at = atomic_write(move.new, note.render(), expect_unchanged=expect_new)
     written.add(move.new)
@@ -208,7 +212,7 @@ def _retarget(text: str, old_file: Path, new_file: Path, mapping: dict[Path, Pat
 def repair_links(vault: "VaultStore", mapping: dict[Path, Path], by_uuid: dict[str, Path], written: set[Path],
                  files: Iterable[Path] | None = None, renamed: dict[str, str] | None = None,
                  pinned: dict[Path, os.stat_result] | None = None,
-                 versions: dict[Path, os.stat_result] | None = None) -> int:
+                 versions: dict[Path, os.stat_result] | None = None, wiki: WikiRepair | None = None) -> int:
     """Point every link that aims at a moved file (by path or by uuid) at its new place (and at
     its new uuid, for a file that changed it on the way: `renamed`). Each file is changed as it
     is at that moment (a person's edit made meanwhile stays); a read-only one is left alone.
@@ -218,22 +222,29 @@ def repair_links(vault: "VaultStore", mapping: dict[Path, Path], by_uuid: dict[s
     changed = 0
     renamed = renamed or {}
     pinned = {} if pinned is None else pinned
+    new_places = set(mapping.values())
+
+    def relinked(text: str, path: Path) -> str:
+        text = _relinked(text, path, mapping, by_uuid, renamed)
+        moving = path in mapping or path in new_places   # (a moving note's own links: `_copy`)
+        return wiki.relinked(text, path) if wiki is not None and not moving else text
+
     for path in files if files is not None else vault.iter_markdown():
         try:
             text = read_text(path)
         except NoteError:
             continue
-        if _relinked(text, path, mapping, by_uuid, renamed) == text:
+        if relinked(text, path) == text:
             continue
         try:
             if path in pinned:
-                if not _repair_pinned(path, pinned, lambda t, path=path: _relinked(t, path, mapping, by_uuid, renamed)):
+                if not _repair_pinned(path, pinned, lambda t, path=path: relinked(t, path)):
                     continue
             else:
                 # short_term.md is reflection's too: changed only under its lock (lock order ltm -> stm)
                 guard = locked(vault.lock_path("stm"), what="short-term memory") if path == vault.stm_path else nullcontext()
                 with guard:
-                    update_text(path, lambda t, path=path: _relinked(t, path, mapping, by_uuid, renamed), versions=versions)
+                    update_text(path, lambda t, path=path: relinked(t, path), versions=versions)
         except NoteError:
             continue
         except ReadOnlyFile as exc:
