@@ -17,11 +17,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..infra import git
-from ..infra.errors import LockBusy
+from ..infra.errors import LockBusy, NoteError
 from ..infra.fsio import locked, stale_temp_files
 from ..infra.fsio_folders import remove_stale_temps
 from ..search.index import update_after_write
-from ..vault import doctor
+from ..vault import doctor, notes
 from ..vault.folders import refresh_indexes
 from ..vault.layout import FOLDER_INDEX
 from ..vault.links import find_links
@@ -107,7 +107,7 @@ def _repair(vault: "VaultStore", config: "Config", report: RepairReport, dry_run
     findings = doctor.check(vault)
     stale = sorted({_folder_of(vault, f) for f in findings if _manifest_finding(f)} - {None})
     report.done += [f"refresh the manifest of {vault.relative(p)}/_index.md" for p in stale]
-    by_uuid = vault.uuid_map()
+    by_uuid = _unique_uuids(vault)
     broken = [vault.root / f.path for f in findings if "does not resolve" in f.reason and "(uuid " in f.reason]
     fixable = sorted({p for p in broken if p.is_file() and _has_movable_link(p, by_uuid)})
     report.done += [f"repair links in {vault.relative(p)} from their uuid" for p in fixable]
@@ -136,6 +136,20 @@ def _manifest_finding(finding: doctor.Finding) -> bool:
 def _folder_of(vault: "VaultStore", finding: doctor.Finding) -> Path | None:
     folder = (vault.root / finding.path).parent
     return folder if folder.is_dir() and folder.is_relative_to(vault.ltm_root) else None
+
+
+def _unique_uuids(vault: "VaultStore") -> dict[str, Path]:
+    """uuid -> path for every uuid exactly one file holds (a link to a uuid two files share
+    would be a guess: doctor reports the pair instead)."""
+    found: dict[str, Path | None] = {}
+    for path in vault.iter_markdown():
+        try:
+            uuid = notes.read(path).uuid
+        except NoteError:
+            continue
+        if uuid:
+            found[uuid] = None if uuid in found else path
+    return {uuid: path for uuid, path in found.items() if path is not None}
 
 
 def _has_movable_link(path: Path, by_uuid: dict[str, Path]) -> bool:
