@@ -116,22 +116,21 @@ class Adopter:
         signature = (st.st_mtime_ns, st.st_size, st.st_ino)
         if self._known.get(path) == signature:
             return False
-        if time.time() - st.st_mtime < self.quiet:
-            report.waiting.append(rel)
-            return False
         try:
             text, read_at = read_settled(path)
         except (NoteError, LockBusy) as exc:
             report.left.append(f"{rel}: {exc}")
             return False
-        if read_at is None or not same_version(read_at, st):
-            report.waiting.append(rel)   # saved again since: quiet it is not
+        if read_at is None:
             return False
         new = adopted_text(text, rel, read_at)
         if new is None or new == text:
             if new is None:
                 report.left.append(f"{rel}: its frontmatter cannot be read (braniac doctor says where)")
-            self._known[path] = signature
+            self._known[path] = (read_at.st_mtime_ns, read_at.st_size, read_at.st_ino)
+            return False
+        if time.time() - read_at.st_mtime < self.quiet or not same_version(read_at, st):
+            report.waiting.append(rel)   # saved moments ago: the person may still be typing
             return False
         if dry_run:
             return True
