@@ -94,8 +94,11 @@ def load(vault_root: Path | None, *, model: str | None = None, env: dict[str, st
     if links not in LINK_STYLES:
         raise ConfigError(f"{CONFIG_NAME}: vault.links must be one of {', '.join(LINK_STYLES)}, got {links!r}")
     daily = _typed(vault["daily_notes"], str, "vault.daily_notes").strip("/") if vault.get("daily_notes") else None
-    if daily and (daily.startswith(".") or ".." in daily.split("/")):
-        raise ConfigError(f"{CONFIG_NAME}: vault.daily_notes must be a folder inside the vault, got {daily!r}")
+    if daily and (not daily.startswith("memory/long_term/") or any(p in ("", ".", "..") or p.startswith(".")
+                                                                    for p in daily.split("/"))):
+        # there, a daily note is memory like any other note: adopted, indexed, listed
+        raise ConfigError(f"{CONFIG_NAME}: vault.daily_notes must be a folder under memory/long_term/ "
+                          f"(e.g. \"memory/long_term/daily\"; set Obsidian's daily notes folder to it), got {daily!r}")
     return Config(
         model=model_cfg,
         promote_idle_minutes=_typed(idle.get("promote_after_minutes", 5.0), float, "idle.promote_after_minutes"),
