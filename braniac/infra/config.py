@@ -16,7 +16,6 @@ from .errors import ConfigError, NoteError
 from .reading import read_text
 
 CONFIG_NAME = "braniac.toml"
-LINK_STYLES = ("markdown", "wikilink")
 
 
 @dataclass(frozen=True)
@@ -38,7 +37,6 @@ class Config:
     context_tokens: int = 8000
     search_limit: int = 8
     adopt_notes: bool = True          # [vault] notes a person writes under long_term/ become memories
-    links: str = "markdown"           # [vault] how braniac writes links: "markdown" or "wikilink"
     daily_notes: str | None = None    # [vault] the folder of the person's Obsidian daily notes
 
 
@@ -90,9 +88,6 @@ def load(vault_root: Path | None, *, model: str | None = None, env: dict[str, st
 
     idle, git, memory = _table(data, "idle"), _table(data, "git"), _table(data, "memory")
     vault = _table(data, "vault")
-    links = _typed(vault.get("links", "markdown"), str, "vault.links")
-    if links not in LINK_STYLES:
-        raise ConfigError(f"{CONFIG_NAME}: vault.links must be one of {', '.join(LINK_STYLES)}, got {links!r}")
     daily = _typed(vault["daily_notes"], str, "vault.daily_notes").strip("/") if vault.get("daily_notes") else None
     if daily and (not daily.startswith("memory/long_term/") or any(p in ("", ".", "..") or p.startswith(".")
                                                                     for p in daily.split("/"))):
@@ -107,6 +102,5 @@ def load(vault_root: Path | None, *, model: str | None = None, env: dict[str, st
         context_tokens=_typed(memory.get("context_tokens", 8000), int, "memory.context_tokens"),
         search_limit=_typed(memory.get("search_limit", 8), int, "memory.search_limit"),
         adopt_notes=_typed(vault.get("adopt_notes", True), bool, "vault.adopt_notes"),
-        links=links,
         daily_notes=daily,
     )
