@@ -4,8 +4,6 @@ inbound-link ranking and by a folder's Related Memories, checked by doctor, and 
 when organization moves the note they open."""
 from __future__ import annotations
 
-import os
-import time
 from pathlib import Path
 
 import pytest
