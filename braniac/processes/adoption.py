@@ -67,12 +67,15 @@ class Adopter:
     def __init__(self, vault: "VaultStore", config: "Config", *, quiet_seconds: float = QUIET_SECONDS):
         self.vault, self.config, self.quiet = vault, config, quiet_seconds
         self._known: dict[Path, tuple] = {}
+        self._refused: set[Path] = set()   # read-only folders without an _index.md
 
     def run(self, *, dry_run: bool = False, holding_ltm: bool = False) -> AdoptionReport:
         report = AdoptionReport(status="dry-run" if dry_run else "done")
         if not self.config.adopt_notes:
             report.status = "off"
             return report
+        if not self._anything_new():
+            return report   # (the usual pass: stats only, no lock taken)
         try:
             guard = contextlib.nullcontext() if holding_ltm or dry_run else \
                 locked(self.vault.lock_path("ltm"), timeout=0, what="long-term memory")
@@ -82,6 +85,17 @@ class Adopter:
             report.status = "skipped"
         return report
 
+    def _anything_new(self) -> bool:
+        """Whether a file changed since it was last found complete, or a folder lacks its index."""
+        for path in candidates(self.vault):
+            try:
+                st = os.stat(path)
+            except FileNotFoundError:
+                continue
+            if self._known.get(path) != (st.st_mtime_ns, st.st_size, st.st_ino):
+                return True
+        return any(f not in self._refused for f in folders_without_index(self.vault))
+
     def _run(self, report: AdoptionReport, dry_run: bool) -> None:
         vault = self.vault
         autocommit = not dry_run and self.config.git_autocommit and git.is_repo(vault.root)
@@ -89,15 +103,24 @@ class Adopter:
         written: set[Path] = set()
         with commits.recording() if autocommit else contextlib.nullcontext():
             now = time.time()   # (folders first: adopting a note touches its folder's mtime)
-            folders = [f for f in folders_without_index(vault) if now - _mtime(f) >= self.quiet]
+            folders = [f for f in folders_without_index(vault)
+                       if now - _mtime(f) >= self.quiet and f not in self._refused]
             adopted = [p for p in candidates(vault) if self._adopt(p, report, dry_run, written)]
             report.adopted = [vault.relative(p) for p in adopted]
             report.folders = [vault.relative(f) for f in folders]
             if dry_run or not (adopted or folders):
                 return
             for folder in folders:
-                ensure_folder(vault, folder, written)
-            refresh_indexes(vault, {p.parent for p in adopted} | set(folders), written)
+                try:
+                    ensure_folder(vault, folder, written)
+                except ReadOnlyFile as exc:   # the person's "leave it alone": asked once, not every pass
+                    report.left.append(f"{vault.relative(folder)}: {exc}")
+                    report.folders.remove(vault.relative(folder))
+                    self._refused.add(folder)
+            try:
+                refresh_indexes(vault, {p.parent for p in adopted} | (set(folders) - self._refused), written)
+            except ReadOnlyFile as exc:
+                report.left.append(str(exc))
         report.files = sorted(vault.relative(p) for p in written if p.exists())
         update_after_write(vault, written)
         if autocommit:

@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ..vault.store import VaultStore
 
 CHECK_EVERY_SECONDS = 30.0
-ADOPT_EVERY_SECONDS = 2.0    # a pass only stats the files it already knows need nothing
+ADOPT_EVERY_SECONDS = 3.0    # a pass only stats the files it already knows need nothing
 
 
 class IdleWorker:
