@@ -22,6 +22,7 @@ from test_locomo_harness import SAMPLE  # noqa: E402
 pytest.importorskip("obsidiantools")
 
 
+@pytest.mark.slow   # (about 7 s: a replay, and obsidiantools imports pandas)
 def test_a_replayed_vault_fits_obsidian(tmp_path) -> None:
     try:
         vault = obsidian_fit.replay(SAMPLE, tmp_path / "vault")
