@@ -41,6 +41,8 @@ ADVICE = (
     ("broken YAML", "fix the YAML by hand (the line is named); braniac never rewrites a note it cannot parse"),
     ("duplicate uuid", "keep one of the two files, or give the copy a new uuid (any unique string)"),
     ("does not resolve", "the target is gone: find it with `grep -r \"uuid: <uuid>\" memory/`, or remove the link"),
+    ("missing required frontmatter key", "add the key by hand, or let braniac adopt the note "
+                                         "(`adopt_notes = true` under [vault] in braniac.toml)"),
     ("frontmatter", "fix the key by hand (vault-format.md §3)"),
 )
 
@@ -54,6 +56,8 @@ class RepairReport:
     commit: str | None = None
 
     def advice(self, finding: doctor.Finding) -> str:
+        if any(w == finding.path or w.startswith(finding.path + "/") for w in self.waiting):
+            return "saved moments ago: run `braniac doctor --fix` again once it has been quiet for a few seconds"
         return next((a for key, a in ADVICE if key in finding.reason), "")
 
     def as_dict(self) -> dict:
