@@ -102,3 +102,11 @@ def test_folder_related_memories_count_wikilinks(vault: Vault) -> None:
     refresh_indexes(vault, [target.parent, note.parent], set())
     related = folder_index.read(note.parent / "_index.md").related
     assert [e.path.parent.name for e in related] == ["recipes"]
+
+
+def test_a_manifest_line_never_copies_a_wikilink(vault: Vault) -> None:
+    write_note(vault, "memory/long_term/skills/Lake trip.md", "Lake trip", "# Lake trip\n")
+    knots = write_note(vault, "memory/long_term/skills/Knots.md", "Knots", "Bowline first, then [[./Lake trip|the trip]].\n")
+    refresh_indexes(vault, [knots.parent], set())
+    index = (knots.parent / "_index.md").read_text(encoding="utf-8")
+    assert "[[" not in index and "Bowline first, then the trip." in index

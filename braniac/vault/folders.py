@@ -115,7 +115,7 @@ def _written_by_braniac(description: str, child: Path) -> bool:
         body = " ".join(notes.read(child).body.split())
     except NoteError:
         return False
-    return description in body or description in body.replace("**", "")
+    return description in body or description in body.replace("**", "") or description in " ".join(plain(body).split())
 
 
 def refresh_indexes(vault: "VaultStore", folders: Iterable[Path], written: set[Path]) -> None:
