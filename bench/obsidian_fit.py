@@ -189,8 +189,10 @@ def main() -> None:
         result["doctor_problems"] = len(problems)
         print(sample["sample_id"], json.dumps(result, indent=1))
         for key, value in result.items():
-            if isinstance(value, (int, float)) and not isinstance(value, bool):
+            if isinstance(value, (int, float)) and not isinstance(value, bool) and not key.endswith("_pct"):
                 totals[key] = totals.get(key, 0) + value
+    for kind, total in (("braniac_links", "braniac_links_read_by_obsidiantools"), ("wikilinks", "wikilinks")):
+        totals[f"{kind}_resolved_pct"] = round(100 * totals[f"{kind}_resolved"] / totals[total], 1) if totals.get(total) else 100.0
     print(json.dumps(totals))
 
 
