@@ -151,8 +151,6 @@ def _links_out(root: Path, path: Path, body: str) -> list[str]:
         elif rel_target:
             out.append(rel_target)
     for wiki in find_wikilinks(body):   # resolved when counted, against every file then known
-        if wiki.uuid:
-            out.append(f"uuid:{wiki.uuid} wiki:{wiki.target}")
-        elif wiki.target:
+        if wiki.target:
             out.append(f"wiki:{wiki.target}")
     return list(dict.fromkeys(out))

@@ -151,16 +151,11 @@ def _check_links(vault: "VaultStore", path: Path, body: str, add) -> None:
 
 
 def _check_wikilinks(vault: "VaultStore", resolver: Resolver, path: Path, body: str, add) -> None:
-    """Obsidian's own links, resolved as Obsidian does. One a person wrote that opens nothing is
-    a warning (in Obsidian it is a note not written yet); one braniac wrote (it carries a uuid)
-    is a problem, like its Markdown links."""
+    """A person's Obsidian links, resolved as Obsidian does: one that opens nothing is a warning
+    (in Obsidian it is a note not written yet, made when clicked), never a problem."""
     source = vault.relative(path)
     for link in find_wikilinks(body):
-        if not link.target or resolver.resolve(link.target, source) is not None:
-            continue
-        if link.uuid:
-            add(path, f"link '[[{link.target}]]' (uuid {link.uuid}) does not resolve")
-        else:
+        if link.target and resolver.resolve(link.target, source) is None:
             add(path, f"wikilink '[[{link.target}]]' opens no file (Obsidian would create it)", "warning")
 
 

@@ -19,9 +19,6 @@ WIKILINK = re.compile(r"(?P<embed>!?)\[\[(?P<target>[^\[\]|#^\n]*)(?P<anchor>[#^
                       r"(?:\|(?P<alias>[^\[\]\n]*))?\]\]")
 # fenced code blocks and inline code spans: what Obsidian shows as code holds no links
 _CODE = re.compile(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)|`[^`\n]+`", re.MULTILINE | re.DOTALL)
-# a wikilink carrying its target's uuid, as braniac writes one with `links = "wikilink"`:
-# an HTML comment right after it, which Obsidian does not show
-UUID_COMMENT = re.compile(r"[ \t]*<!--\s*uuid:(?P<uuid>[^\s>]+)\s*-->")
 
 
 @dataclass(frozen=True)
@@ -30,9 +27,8 @@ class WikiLink:
     anchor: str = ""      # '#Heading' or '^block', as written
     alias: str | None = None
     embed: bool = False
-    uuid: str | None = None   # the uuid braniac wrote beside it, if any
     start: int = 0
-    end: int = 0          # (past the uuid comment, when there is one)
+    end: int = 0
 
     @property
     def text(self) -> str:
@@ -47,12 +43,8 @@ def find_wikilinks(text: str) -> list[WikiLink]:
     for m in WIKILINK.finditer(text):
         if any(a <= m.start() < b for a, b in code):
             continue
-        end, uuid = m.end(), None
-        comment = UUID_COMMENT.match(text, end)
-        if comment:
-            end, uuid = comment.end(), comment["uuid"]
         found.append(WikiLink(m["target"].strip(), (m["anchor"] or "").strip(), m["alias"], bool(m["embed"]),
-                              uuid, m.start(), end))
+                              m.start(), m.end()))
     return found
 
 
@@ -133,14 +125,12 @@ class Resolver:
             self._by_name[_key(PurePosixPath(rel).name)].remove(rel)
 
 
-def render(target: str, *, anchor: str = "", alias: str | None = None, embed: bool = False,
-           uuid: str | None = None) -> str:
-    """A wikilink as text; with `uuid`, followed by the comment that carries it."""
+def render(target: str, *, anchor: str = "", alias: str | None = None, embed: bool = False) -> str:
+    """A wikilink as text."""
     alias_part = f"|{alias}" if alias is not None else ""
-    comment = f" <!-- uuid:{uuid} -->" if uuid else ""
-    return f"{'!' if embed else ''}[[{target}{anchor}{alias_part}]]{comment}"
+    return f"{'!' if embed else ''}[[{target}{anchor}{alias_part}]]"
 
 
 def retarget(link: WikiLink, target: str) -> str:
     """`link` written again to open `target`, everything else kept."""
-    return render(target, anchor=link.anchor, alias=link.alias, embed=link.embed, uuid=link.uuid)
+    return render(target, anchor=link.anchor, alias=link.alias, embed=link.embed)
