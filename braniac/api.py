@@ -23,6 +23,10 @@ from .processes.handoff import Orientation
 from .processes.lookup import NoteText
 from .processes.recall import Recall, Recaller
 from .processes.recall import search as search_index
+from .processes.adoption import AdoptionReport
+from .processes.adoption import adopt as run_adoption
+from .processes.repair import RepairReport
+from .processes.repair import repair as run_repair
 from .processes.core_loop import Turn
 from .processes.organization import OrganizeReport
 from .processes.organization import organize as run_organization
@@ -141,6 +145,18 @@ class Vault(VaultStore):
     def doctor(self) -> list[Finding]:
         """`braniac doctor`: every problem (and warning) found, each with file and reason."""
         return doctor_module.check(self)
+
+    def repair(self, *, dry_run: bool = False) -> RepairReport:
+        """`braniac doctor --fix`: repair what needs no guess (notes and folders made by hand,
+        manifests, link paths from their uuid, leftover temp files); the rest is reported."""
+        config, _model = configured_model(self.root, None)
+        return run_repair(self, config, dry_run=dry_run)
+
+    def adopt(self, *, dry_run: bool = False) -> AdoptionReport:
+        """Make the notes and folders a person wrote by hand under long-term memory full
+        memories (what `watch`, the chat and `organize` do on their own)."""
+        config, _model = configured_model(self.root, None)
+        return run_adoption(self, config, dry_run=dry_run)
 
     def stats(self) -> dict:
         """`braniac stats`: counts per tier, short-term memory, last runs, hubs and stale notes."""

@@ -37,7 +37,7 @@ OLD_PLACE = "/home/someone/an-old-place/vault"   # the log was written where the
 LTM = "memory/long_term"
 RUST = f"{LTM}/concrete/tech/lang/rust"
 REPORT_KEYS = {"status", "reason", "operations", "rejected", "gate", "files", "commit", "log_lines",
-               "malformed_log_lines"}
+               "malformed_log_lines", "adopted"}
 
 
 # ------------------------------------------------------------------------------ building vaults

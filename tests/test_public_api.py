@@ -35,7 +35,9 @@ VAULT_METHODS = {
     # taking a run back
     "undo", "runs",
     # health and numbers
-    "doctor", "stats",
+    "doctor", "repair", "stats",
+    # notes written by hand
+    "adopt",
 }
 VAULT_PROPERTIES = {"stm_path", "ltm_root", "identity_path", "access_log_path", "logs_dir", "state_dir"}
 

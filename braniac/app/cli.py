@@ -105,10 +105,15 @@ def remember(ctx: click.Context, text: tuple[str, ...]) -> None:
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
+@click.option("--fix", is_flag=True, help="Repair what needs no guess (notes made by hand, manifests, links, temp files).")
+@click.option("--dry-run", is_flag=True, help="With --fix: show the repairs; change nothing.")
 @click.pass_context
-def doctor(ctx: click.Context, as_json: bool) -> None:
+def doctor(ctx: click.Context, as_json: bool, fix: bool, dry_run: bool) -> None:
     """Check every file of the vault. Exit 0 when healthy, 1 when problems were found."""
     vault = open_vault(ctx)
+    if fix or dry_run:
+        _doctor_fix(ctx, vault, as_json, dry_run)
+        return
     findings = vault.doctor()
     problems = [f for f in findings if f.severity == "problem"]
     if as_json:
@@ -120,6 +125,29 @@ def doctor(ctx: click.Context, as_json: bool) -> None:
             say(f"{f.severity:8} {f.path}: {f.reason}")
         say("healthy" if not problems else f"{len(problems)} problem(s) found",
                    err=bool(problems))
+    ctx.exit(EXIT_PROBLEMS if problems else EXIT_OK)
+
+
+def _doctor_fix(ctx: click.Context, vault, as_json: bool, dry_run: bool) -> None:
+    report = vault.repair(dry_run=dry_run)
+    problems = [f for f in report.remaining if f.severity == "problem"]
+    if as_json:
+        emit_json({"vault": str(vault.root), "healthy": not problems, **report.as_dict()})
+        ctx.exit(EXIT_PROBLEMS if problems else EXIT_OK)
+    verb = "would" if dry_run else "did"
+    for line in report.done:
+        say(f"{verb:8} {line}")
+    for path in report.waiting:
+        say(f"later    {path}: saved in the last few seconds; run again once it is saved")
+    if not report.done:
+        say("nothing to repair")
+    for f in report.remaining:
+        advice = report.advice(f)
+        say(f"{f.severity:8} {f.path}: {f.reason}" + (f"\n         what to do: {advice}" if advice else ""))
+    if report.commit:
+        say(f"commit {report.commit}")
+    after = " after these repairs" if dry_run and report.done else ""
+    say(f"healthy{after}" if not problems else f"{len(problems)} problem(s) left{after}", err=bool(problems))
     ctx.exit(EXIT_PROBLEMS if problems else EXIT_OK)
 
 

@@ -36,6 +36,8 @@ class Config:
     git_autocommit: bool = False
     context_tokens: int = 8000
     search_limit: int = 8
+    adopt_notes: bool = True          # [vault] notes a person writes under long_term/ become memories
+    daily_notes: str | None = None    # [vault] the folder of the person's Obsidian daily notes
 
 
 def _table(data: dict[str, Any], name: str) -> dict[str, Any]:
@@ -85,6 +87,13 @@ def load(vault_root: Path | None, *, model: str | None = None, env: dict[str, st
         model_cfg = replace(model_cfg, name=None)
 
     idle, git, memory = _table(data, "idle"), _table(data, "git"), _table(data, "memory")
+    vault = _table(data, "vault")
+    daily = _typed(vault["daily_notes"], str, "vault.daily_notes").strip("/") if vault.get("daily_notes") else None
+    if daily and (not daily.startswith("memory/long_term/") or any(p in ("", ".", "..") or p.startswith(".")
+                                                                    for p in daily.split("/"))):
+        # there, a daily note is memory like any other note: adopted, indexed, listed
+        raise ConfigError(f"{CONFIG_NAME}: vault.daily_notes must be a folder under memory/long_term/ "
+                          f"(e.g. \"memory/long_term/daily\"; set Obsidian's daily notes folder to it), got {daily!r}")
     return Config(
         model=model_cfg,
         promote_idle_minutes=_typed(idle.get("promote_after_minutes", 5.0), float, "idle.promote_after_minutes"),
@@ -92,4 +101,6 @@ def load(vault_root: Path | None, *, model: str | None = None, env: dict[str, st
         git_autocommit=_typed(git.get("autocommit", False), bool, "git.autocommit"),
         context_tokens=_typed(memory.get("context_tokens", 8000), int, "memory.context_tokens"),
         search_limit=_typed(memory.get("search_limit", 8), int, "memory.search_limit"),
+        adopt_notes=_typed(vault.get("adopt_notes", True), bool, "vault.adopt_notes"),
+        daily_notes=daily,
     )

@@ -27,7 +27,8 @@ RECORD = "uncommitted.log"
 LEGACY_RECORD = "uncommitted.json"      # what earlier versions wrote (a JSON list)
 # what the next run's commit of a killed run's files says, per worker
 INTERRUPTED = {"promotion": "braniac: finish an interrupted promotion",
-               "organization": "braniac: finish an interrupted organize run"}
+               "organization": "braniac: finish an interrupted organize run",
+               "adoption": "braniac: finish an interrupted adoption of notes written by hand"}
 
 
 class WorkerCommits:

@@ -16,6 +16,7 @@ from ..infra import clock
 from ..infra.errors import BraniacError
 from ..infra.notices import describe_os_error, notice
 from ..model import configured_model
+from .adoption import QUIET_SECONDS, Adopter
 from .organization import organize
 from .promotion import idle_for, promote
 
@@ -23,13 +24,18 @@ if TYPE_CHECKING:
     from ..vault.store import VaultStore
 
 CHECK_EVERY_SECONDS = 30.0
+ADOPT_EVERY_SECONDS = 3.0    # a pass only stats the files it already knows need nothing
 
 
 class IdleWorker:
-    def __init__(self, vault: "VaultStore", *, model: str | None = None, organize: bool = False):
+    def __init__(self, vault: "VaultStore", *, model: str | None = None, organize: bool = False,
+                 adopt_quiet_seconds: float = QUIET_SECONDS):
         self.vault = vault
         self.organize = organize
         self.model_name = model
+        self.adopt_quiet_seconds = adopt_quiet_seconds
+        self._adopter: Adopter | None = None
+        self._last_adoption = 0.0
         self._last_check = 0.0
         self._quiet_files = 0.0
         self._running = threading.Lock()
@@ -39,10 +45,17 @@ class IdleWorker:
         `quiet_seconds`: how long no file of the vault changed (from `braniac watch`)."""
         self._quiet_files = quiet_seconds
         now = time.monotonic()
-        if now - self._last_check < CHECK_EVERY_SECONDS or not self._running.acquire(blocking=False):
+        adopt_due = now - self._last_adoption >= ADOPT_EVERY_SECONDS
+        check_due = now - self._last_check >= CHECK_EVERY_SECONDS
+        if not (adopt_due or check_due) or not self._running.acquire(blocking=False):
             return
-        self._last_check = now
         try:
+            if adopt_due:
+                self._last_adoption = now
+                self._maybe_adopt()
+            if not check_due:
+                return
+            self._last_check = now
             self._maybe_promote()
             if self.organize:
                 self._maybe_organize()
@@ -52,6 +65,16 @@ class IdleWorker:
             notice(f"idle work failed: {describe_os_error(exc)}")
         finally:
             self._running.release()
+
+    def _maybe_adopt(self) -> None:
+        """Notes and folders a person made by hand, once quiet (vault-format.md §3.1)."""
+        cfg, _model = configured_model(self.vault.root, self.model_name)
+        if self._adopter is None:
+            self._adopter = Adopter(self.vault, cfg, quiet_seconds=self.adopt_quiet_seconds)
+        self._adopter.config = cfg   # (braniac.toml may have changed: adopt_notes, autocommit)
+        result = self._adopter.run()
+        if result.adopted or result.folders:
+            notice(result.describe())
 
     def _maybe_promote(self) -> None:
         cfg, model = configured_model(self.vault.root, self.model_name)

@@ -15,6 +15,7 @@ from ..infra.fsio import MAX_TEXT_BYTES, open_regular
 from ..vault import notes
 from ..vault.layout import ARCHIVE, FOLDER_INDEX, LONG_TERM, MEMORY_ROOTS, SHORT_TERM, TIERS, is_memory_name
 from ..vault.links import find_links
+from ..vault.wikilinks import find_wikilinks
 
 # A file modified this recently may be changed again within the file system's timestamp
 # granularity (FAT 2 s, HFS+ 1 s, ext4 a few ms) without its mtime or size moving. Such a
@@ -136,7 +137,8 @@ def document(root: Path, rel: str, data: bytes | None, digest: str) -> tuple[dic
 
 def _links_out(root: Path, path: Path, body: str) -> list[str]:
     """The vault files a note's body links to, each once: "uuid:<uuid> <path>" for a link that
-    names a uuid (braniac trusts it over a path that may be stale after a move), else the path."""
+    names a uuid (braniac trusts it over a path that may be stale after a move), else the path;
+    a wikilink as "wiki:<its target>", which only the whole file list can resolve."""
     out: list[str] = []
     prefix = f"{root}{os.sep}"
     for link in find_links(body):
@@ -148,4 +150,7 @@ def _links_out(root: Path, path: Path, body: str) -> list[str]:
             out.append(f"uuid:{link.uuid} {rel_target}")
         elif rel_target:
             out.append(rel_target)
+    for wiki in find_wikilinks(body):   # resolved when counted, against every file then known
+        if wiki.target:
+            out.append(f"wiki:{wiki.target}")
     return list(dict.fromkeys(out))

@@ -14,14 +14,15 @@ import os
 from pathlib import Path
 
 from ..infra.fsio import append_journal, write_derived
+from ..vault.wikilinks import Resolver
 
 MANIFEST = "braniac-files.json"     # the file list: one record per indexed file
 JOURNAL = "braniac-files.jsonl"     # records changed since, appended by each sync
 COMPACT_AT = 2000                   # journal lines before the file list is rewritten whole
 # Bump when the schema, the storage or the file list changes. 2: plain (non-compound) segment
 # files, uuid-first link records, an index id in the file list. 3: an _index.md under archive/ is
-# of kind archive.
-FORMAT = 3
+# of kind archive. 4: Obsidian wikilinks among a record's links.
+FORMAT = 4
 
 
 class CorruptIndex(Exception):
@@ -169,12 +170,16 @@ def _count_inbound(files: dict[str, dict]) -> dict[str, int]:
     the path beside it, which may be stale after a move)."""
     by_uuid = {rec.get("u"): rel for rel, rec in files.items() if rec.get("u")}
     counts: dict[str, int] = {}
+    resolver = None
     for rel, rec in files.items():
         targets = set()
         for target in rec.get("out", ()):
             if target.startswith("uuid:"):
                 uuid, _, path = target[5:].partition(" ")
                 target = by_uuid.get(uuid) or path
+            if target.startswith("wiki:"):   # an Obsidian wikilink, resolved as Obsidian does
+                resolver = resolver or Resolver(files)
+                target = resolver.resolve(target[5:], rel) or ""
             if target and target != rel:
                 targets.add(target)
         for target in targets:

@@ -12,6 +12,7 @@ from ..infra.fsio import inside, is_regular_file, is_symlink_loop, real_path, st
 from .layout import FOLDER_INDEX, is_event_id, is_memory_name, printable_id
 from .links import find_links
 from .moves import pending
+from .wikilinks import Resolver, find_wikilinks
 
 if TYPE_CHECKING:
     from .store import VaultStore
@@ -44,6 +45,7 @@ def check(vault: "VaultStore") -> list[Finding]:
     _check_stm(vault, add)
     moving = pending(vault)   # a move copies first and removes last: both files exist meanwhile
     uuids: dict[str, Path] = {}
+    resolver = Resolver.of_vault(vault.root)
     for path in _walk_all(vault, add):
         if path == vault.stm_path:
             continue
@@ -68,6 +70,7 @@ def check(vault: "VaultStore") -> list[Finding]:
                 uuids[note.uuid] = path
         if in_ltm:
             _check_links(vault, path, note.body, add)
+            _check_wikilinks(vault, resolver, path, note.body, add)
 
     _check_folders(vault, add, uuids)
     for temp in stale_temp_files(vault.root):
@@ -145,6 +148,15 @@ def _check_links(vault: "VaultStore", path: Path, body: str, add) -> None:
         elif not target.exists():
             hint = f" (uuid {link.uuid})" if link.uuid else ""
             add(path, f"link '{link.target}'{hint} does not resolve")
+
+
+def _check_wikilinks(vault: "VaultStore", resolver: Resolver, path: Path, body: str, add) -> None:
+    """A person's Obsidian links, resolved as Obsidian does: one that opens nothing is a warning
+    (in Obsidian it is a note not written yet, made when clicked), never a problem."""
+    source = vault.relative(path)
+    for link in find_wikilinks(body):
+        if link.target and resolver.resolve(link.target, source) is None:
+            add(path, f"wikilink '[[{link.target}]]' opens no file (Obsidian would create it)", "warning")
 
 
 def _check_folders(vault: "VaultStore", add, uuids: dict[str, Path]) -> None:

@@ -1,7 +1,8 @@
 """A folder's Related Memories (vault-format.md §6): the folders its notes point to.
 
 Each note directly in a folder links elsewhere: Related Memories (co-access links carry their
-weight; any other link counts 1) and the links of its body (the events its claims cite). A
+weight; any other link counts 1) and the links of its body (the events its claims cite, a
+person's Obsidian wikilinks). A
 sub-folder passes up what its own `_index.md` found (indexes are refreshed deepest first).
 Summed per target folder, the strongest few become the folder's own Related Memories, linked by
 the uuid of their `_index.md`. An active folder does not point into the archive. braniac rewrites only the lines it wrote (described as
@@ -20,6 +21,7 @@ from .co_access import weight_of
 from .folder_index import Entry, IndexFile, related_entries, split_sections
 from .layout import ARCHIVE, FOLDER_INDEX
 from .links import find_links
+from .wikilinks import Resolver, find_wikilinks
 
 if TYPE_CHECKING:
     from .store import VaultStore
@@ -70,6 +72,7 @@ def _count(entry: Entry) -> float:
 
 def _folder_scores(vault: "VaultStore", folder: Path, note_paths: list[Path]) -> dict[Path, float]:
     scores: dict[Path, float] = defaultdict(float)
+    resolver: Resolver | None = None
     for path in note_paths:
         try:
             note = notes.read(path)
@@ -77,6 +80,11 @@ def _folder_scores(vault: "VaultStore", folder: Path, note_paths: list[Path]) ->
             continue
         related = {e.path: e for e in related_entries(split_sections(note.body), path)}
         targets = {link.resolve(path) for link in find_links(note.body) if not link.is_external}
+        wikilinks = find_wikilinks(note.body)
+        if wikilinks:   # (the vault's files are listed only for a folder whose notes have some)
+            resolver = resolver or Resolver.of_vault(vault.root)
+            found = (resolver.resolve(w.target, vault.relative(path)) for w in wikilinks if w.target)
+            targets |= {vault.root / rel for rel in found if rel}
         for target in targets:
             other = target.parent
             if not _elsewhere(vault, folder, other, target):

@@ -115,13 +115,16 @@ def _written_by_braniac(description: str, child: Path) -> bool:
         body = " ".join(notes.read(child).body.split())
     except NoteError:
         return False
-    return description in body or description in body.replace("**", "")
+    return description in body or description in body.replace("**", "") or description in " ".join(plain(body).split())
 
 
 def refresh_indexes(vault: "VaultStore", folders: Iterable[Path], written: set[Path]) -> None:
     """Bring the manifest (and a braniac-written summary) of each folder, and of every folder
     above it, in line with what the folder holds. A person's descriptions are kept."""
     todo = {up for folder in folders for up in folders_up(vault, Path(folder))}
+    for folder in sorted(todo):   # every folder has its _index.md before any Related Memories are counted
+        if folder.is_dir() and not (folder / FOLDER_INDEX).exists() and any(folder.iterdir()):
+            ensure_folder(vault, folder, written)
     for folder in sorted(todo, key=lambda p: -len(p.parts)):  # deepest first: parents see fresh summaries
         if folder.is_dir():
             _refresh_index(vault, folder, written)

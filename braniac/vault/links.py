@@ -12,6 +12,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote, unquote
 
+from .wikilinks import WIKILINK, WikiLink
+
 LINK = re.compile(
     r"\[(?P<text>(?:[^\[\]\\]|\\.)*)\]\((?P<target><[^>\n]*>|[^)\s]*)(?:\s+\"uuid:(?P<uuid>[^\"\s]+)\")?\)"
 )
@@ -82,8 +84,10 @@ def rebase(text: str, sources: list[Path], to_file: Path) -> str:
 
 
 def plain(text: str) -> str:
-    """Text with its Markdown links flattened to their words (a one-line description, a title)."""
-    return LINK.sub(lambda m: unescape_text(m["text"]), text)
+    """Text with its links, Markdown and Obsidian wikilinks, flattened to their words (a one-line
+    description, a title): a link copied elsewhere would open another file, or none."""
+    text = LINK.sub(lambda m: unescape_text(m["text"]), text)
+    return WIKILINK.sub(lambda m: WikiLink(m["target"].strip(), (m["anchor"] or "").strip(), m["alias"]).text, text)
 
 
 def unescape_text(text: str) -> str:

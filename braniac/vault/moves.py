@@ -31,6 +31,7 @@ from ..infra.notices import notice
 from .folders import publish_folders, refresh_indexes
 from .layout import FOLDER_INDEX
 from .links import find_links, relink
+from .wikilink_moves import WikiRepair
 
 if TYPE_CHECKING:
     from .store import VaultStore
@@ -82,6 +83,7 @@ def finish(vault: "VaultStore", moves: list[Move], written: set[Path]) -> None:
         if move.old.name == FOLDER_INDEX:
             recover_removal(move.old.parent)
     mapping = {m.old: m.new for m in moves}
+    wiki = WikiRepair(vault, mapping)
     by_uuid: dict[str, Path] = {}
     renamed: dict[str, str] = {}   # old uuid -> new uuid (Move.uuid)
     copied: dict[Path, os.stat_result] = {}     # old file -> its version as copied (and relinked)
@@ -94,7 +96,7 @@ def finish(vault: "VaultStore", moves: list[Move], written: set[Path]) -> None:
         if move.old.exists():
             try:
                 copied[move.old], versions[move.new], copy_texts[move.old] = _copy(
-                    vault, move, mapping, by_uuid, renamed, written)
+                    vault, move, mapping, by_uuid, renamed, written, wiki=wiki)
             except NoteError:
                 continue
         elif move.new.exists():
@@ -104,23 +106,23 @@ def finish(vault: "VaultStore", moves: list[Move], written: set[Path]) -> None:
                     by_uuid[uuid] = move.new
             except NoteError:
                 pass
-    repair_links(vault, mapping, by_uuid, written, renamed=renamed, pinned=copied, versions=versions)
+    repair_links(vault, mapping, by_uuid, written, renamed=renamed, pinned=copied, versions=versions, wiki=wiki)
     # (again: a refresh by another worker after a killed run may have listed an old file anew)
     _unlist(vault, [m.old for m in moves if m.old.exists() and m.new.exists()], written)
     for move in moves:
         if move.old.exists() and move.new.exists() and move.old in copied:
-            _remove_old(vault, move, mapping, copied, copy_texts, written)
+            _remove_old(vault, move, mapping, copied, copy_texts, written, wiki)
     refresh_indexes(vault, {m.old.parent for m in moves} | {m.new.parent for m in moves}, written)
     journal_path(vault).unlink(missing_ok=True)
 
 
 def _copy(vault: "VaultStore", move: Move, mapping: dict[Path, Path], by_uuid: dict[str, Path],
-          renamed: dict[str, str], written: set[Path],
-          expect_new: os.stat_result | None = None) -> tuple[os.stat_result, os.stat_result, str]:
+          renamed: dict[str, str], written: set[Path], expect_new: os.stat_result | None = None,
+          wiki: WikiRepair | None = None) -> tuple[os.stat_result, os.stat_result, str]:
     """Write the note at its new place, its links re-aimed from there. Returns the stat of the
     old file as read, the stat of the copy as written and the text written (the removal checks
     the first; a later copy merges into the copy what changed since the text)."""
-    read_at, note = _as_moved(move, mapping, by_uuid, renamed)
+    read_at, note = _as_moved(move, mapping, by_uuid, renamed, wiki)
     publish_folders(vault, move.new.parent, written)
     text = note.render()
     copy_at = atomic_write(move.new, text, expect_unchanged=expect_new)
@@ -131,7 +133,7 @@ def _copy(vault: "VaultStore", move: Move, mapping: dict[Path, Path], by_uuid: d
 
 
 def _as_moved(move: Move, mapping: dict[Path, Path], by_uuid: dict[str, Path],
-              renamed: dict[str, str]) -> tuple[os.stat_result, "notes.Note"]:
+              renamed: dict[str, str], wiki: WikiRepair | None) -> tuple[os.stat_result, "notes.Note"]:
     """The note at the old place as it reads at the new one (status, uuid, links re-aimed), and
     the stat of the version read."""
     read_at = settled_stat(move.old)
@@ -143,11 +145,13 @@ def _as_moved(move: Move, mapping: dict[Path, Path], by_uuid: dict[str, Path],
         by_uuid[note.uuid] = move.new
         note.set("uuid", move.uuid)
     note.body = _retarget(note.body, move.old, move.new, mapping)
+    if wiki is not None:
+        note.body = wiki.relinked(note.body, move.old, move.new)
     return read_at, note
 
 
 def _remove_old(vault: "VaultStore", move: Move, mapping: dict[Path, Path], copied: dict[Path, os.stat_result],
-                copy_texts: dict[Path, str], written: set[Path]) -> None:
+                copy_texts: dict[Path, str], written: set[Path], wiki: WikiRepair | None = None) -> None:
     """Remove the old file, only as it was copied. A person's save to the old place since the
     copy is merged into the copy (up to a few times), never deleted; so is one to both places,
     each keeping its lines (the copy may have been saved again, and re-written by braniac's link
@@ -170,18 +174,19 @@ def _remove_old(vault: "VaultStore", move: Move, mapping: dict[Path, Path], copi
             written.add(move.old)
             return
         try:
-            copied[move.old], copy_texts[move.old] = _merge_into_copy(move, mapping, copy_texts[move.old])
+            copied[move.old], copy_texts[move.old] = _merge_into_copy(move, mapping, copy_texts[move.old], wiki)
         except (ConcurrentEdit, NoteError):
             break
     notice(f"{vault.relative(move.old)} changed while organize moved it to {vault.relative(move.new)}; "
            "both are kept: merge them and delete the one you do not want")
 
 
-def _merge_into_copy(move: Move, mapping: dict[Path, Path], copied_text: str) -> tuple[os.stat_result, str]:
+def _merge_into_copy(move: Move, mapping: dict[Path, Path], copied_text: str,
+                     wiki: WikiRepair | None) -> tuple[os.stat_result, str]:
     """Bring what the old place gained since it was copied (as `copied_text`) into the copy as it
     is now. ConcurrentEdit when the two cannot be merged line by line, or the copy changes
     meanwhile."""
-    read_at, note = _as_moved(move, mapping, {}, {})
+    read_at, note = _as_moved(move, mapping, {}, {}, wiki)
     theirs = note.render()
     current, current_at = read_settled(move.new)
     if current == copied_text:
@@ -244,7 +249,7 @@ def _retarget(text: str, old_file: Path, new_file: Path, mapping: dict[Path, Pat
 def repair_links(vault: "VaultStore", mapping: dict[Path, Path], by_uuid: dict[str, Path], written: set[Path],
                  files: Iterable[Path] | None = None, renamed: dict[str, str] | None = None,
                  pinned: dict[Path, os.stat_result] | None = None,
-                 versions: dict[Path, os.stat_result] | None = None) -> int:
+                 versions: dict[Path, os.stat_result] | None = None, wiki: WikiRepair | None = None) -> int:
     """Point every link that aims at a moved file (by path or by uuid) at its new place (and at
     its new uuid, for a file that changed it on the way: `renamed`). Each file is changed as it
     is at that moment (a person's edit made meanwhile stays); a read-only one is left alone.
@@ -254,22 +259,29 @@ def repair_links(vault: "VaultStore", mapping: dict[Path, Path], by_uuid: dict[s
     changed = 0
     renamed = renamed or {}
     pinned = {} if pinned is None else pinned
+    new_places = set(mapping.values())
+
+    def relinked(text: str, path: Path) -> str:
+        text = _relinked(text, path, mapping, by_uuid, renamed)
+        moving = path in mapping or path in new_places   # (a moving note's own links: `_copy`)
+        return wiki.relinked(text, path) if wiki is not None and not moving else text
+
     for path in files if files is not None else vault.iter_markdown():
         try:
             text = read_text(path)
         except NoteError:
             continue
-        if _relinked(text, path, mapping, by_uuid, renamed) == text:
+        if relinked(text, path) == text:
             continue
         try:
             if path in pinned:
-                if not _repair_pinned(path, pinned, lambda t, path=path: _relinked(t, path, mapping, by_uuid, renamed)):
+                if not _repair_pinned(path, pinned, lambda t, path=path: relinked(t, path)):
                     continue
             else:
                 # short_term.md is reflection's too: changed only under its lock (lock order ltm -> stm)
                 guard = locked(vault.lock_path("stm"), what="short-term memory") if path == vault.stm_path else nullcontext()
                 with guard:
-                    update_text(path, lambda t, path=path: _relinked(t, path, mapping, by_uuid, renamed), versions=versions)
+                    update_text(path, lambda t, path=path: relinked(t, path), versions=versions)
         except NoteError:
             continue
         except ReadOnlyFile as exc:

@@ -18,6 +18,7 @@ class OrganizeReport:
     commit: str | None = None
     log_lines: int = 0
     malformed_log_lines: int = 0
+    adopted: list[str] = field(default_factory=list)   # notes written by hand made memories first
 
     def as_dict(self) -> dict:
         return {**self.__dict__, "operations": [op.as_dict() for op in self.operations]}
@@ -31,4 +32,5 @@ class OrganizeReport:
             return f"organize would apply: {summary}"
         if self.status == "gated":
             return f"organize plan discarded by the retrieval gate: {self.reason}"
-        return f"organized: {summary}" + (f"; commit {self.commit}" if self.commit else "")
+        adopted = f"adopted {len(self.adopted)} note(s) written by hand; " if self.adopted else ""
+        return f"{adopted}organized: {summary}" + (f"; commit {self.commit}" if self.commit else "")

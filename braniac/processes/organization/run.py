@@ -19,6 +19,7 @@ from ...search.index import update_after_write
 from ...vault.layout import FOLDER_INDEX
 from ...vault.moves import finish, pending, referrers
 from ...vault.usage import read_usage
+from ..adoption import adopt
 from ..commits import WorkerCommits, commit_leftovers
 from .apply import apply, note_moves
 from .gate import clear_staging, gate
@@ -69,6 +70,11 @@ def _organize(vault, config, model, report, dry_run, archive_days) -> OrganizeRe
     if autocommit:   # what killed runs changed, committed before anything new
         report.commit = commit_leftovers(vault, also=written, worker=WORKER)
         written = set()
+    if not dry_run:   # notes written by hand first become memories (a commit of their own)
+        adoption = adopt(vault, config, holding_ltm=True)
+        report.adopted = adoption.adopted
+        if adoption.adopted or adoption.folders:
+            notice(adoption.describe())
     with recording():
         history = read_usage(vault.logs_dir)
         recent = read_usage(vault.logs_dir, only_current=True)

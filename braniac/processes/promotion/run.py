@@ -87,7 +87,7 @@ def _promote(vault, model, config, report, *, force, dry_run) -> PromotionReport
             bookkeeping.remember_targets(vault, _targets(vault, events, drafts, places))
         places.journal_new_notes()
         open_items, done_items = structured_items(doc)
-        written = _write_long_term(vault, archived, events, drafts, places, done_items, report)
+        written = _write_long_term(vault, archived, events, drafts, places, done_items, report, config.daily_notes)
         _finish_short_term(vault, model, doc, events, open_items)
         written.add(vault.stm_path)
         vault.record_run("promotion")
@@ -157,14 +157,14 @@ def _targets(vault: "VaultStore", events: list[EventRecord], drafts: list[NoteDr
 
 def _write_long_term(vault: "VaultStore", archived: list[stm.Event], events: list[EventRecord],
                      drafts: list[NoteDraft], places: Places, done_items: list[str],
-                     report: PromotionReport) -> set[Path]:
+                     report: PromotionReport, daily_notes: str | None = None) -> set[Path]:
     written: set[Path] = set()
     for event in archived:
         archive_event(vault, event, written)
     for draft in drafts:
         write_note(vault, draft, drafts, places, report, written)
     relate(vault, drafts, places, written)
-    write_digests(vault, events, done_items, written, report)
+    write_digests(vault, events, done_items, written, report, daily_notes)
     # every folder this promotion writes to, not only those changed by this run: the re-run after
     # a kill between a note's write and its folder's _index.md finds the note already there
     folders = {p.parent for p in written} | {places.target(d).parent for d in drafts}

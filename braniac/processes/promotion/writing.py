@@ -233,9 +233,10 @@ def relate(vault: "VaultStore", drafts: list[NoteDraft], places: Places, written
 
 
 def write_digests(vault: "VaultStore", events: list[EventRecord], done_items: list[str], written: set[Path],
-                  report: PromotionReport) -> None:
+                  report: PromotionReport, daily_notes: str | None = None) -> None:
     """A digest per day of events: what happened, one cited line per event with substance,
-    plus the completed tasks and decisions recorded from Structured Data."""
+    plus the completed tasks and decisions recorded from Structured Data; with a daily notes
+    folder (`[vault] daily_notes`), a link to the person's note of that day where there is one."""
     by_day: dict[str, list[EventRecord]] = {}
     for event in events:
         by_day.setdefault(event.id[:10], []).append(event)
@@ -257,6 +258,7 @@ def write_digests(vault: "VaultStore", events: list[EventRecord], done_items: li
                 cites = stating_events(item, events)
                 text = defuse(item) if cites else f"{defuse(item)} {NO_SOURCE}"
                 note.merge(Fact(text, cites), vault, log=True)
+            _link_daily_note(vault, note, daily_notes, day_events[0].id[:10])
             if note.render() == before:
                 return False
             note.note.set("sources", note.sources())
@@ -274,6 +276,21 @@ def write_digests(vault: "VaultStore", events: list[EventRecord], done_items: li
             continue
         except ReadOnlyFile:
             _left_alone(vault, report, path, f"Digest of {day}")
+
+
+def _link_daily_note(vault: "VaultStore", note: FactNote, folder: str | None, day: str) -> None:
+    """The person's daily note of `day` (Obsidian's default name, YYYY-MM-DD.md), once, among
+    the digest's Related Memories."""
+    if not folder:
+        return
+    path = vault.root / folder / f"{day}.md"
+    if not path.is_file() or any(e.path == path for e in note.related):
+        return
+    try:
+        uuid = notes.read(path).uuid or None
+    except NoteError:
+        uuid = None
+    note.set_related(note.related + [Entry(f"Daily note {day}", path, uuid)])
 
 
 def digest_path(vault: "VaultStore", event_id: str) -> Path:
