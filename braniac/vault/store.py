@@ -211,7 +211,10 @@ class VaultStore:
             return doc.render()
 
         with locked(self.lock_path("stm"), what="short-term memory"):
-            read_text(path, limit=STM_MAX_BYTES)  # clear error for binary / huge / non-UTF-8 files
+            current = read_text(path, limit=STM_MAX_BYTES)  # clear error for binary / huge / non-UTF-8 files
+            if _CONFLICT.search(current):
+                raise STMError(f"{path}: short-term memory holds a git conflict from `braniac sync`; edit it "
+                               "(remove the <<<<<<< ======= >>>>>>> lines), then run `braniac sync`")
             update_text(path, change)
         return StoredEvent(result["id"], clean)
 
@@ -286,6 +289,9 @@ class VaultStore:
             return marker.read_text(encoding="utf-8").strip() or None
         except FileNotFoundError:
             return None
+
+
+_CONFLICT = re.compile(r"^<{7} .*\n(?:.*\n)*?={7}\n(?:.*\n)*?>{7} ", re.MULTILINE)
 
 
 def _empty_file(path: Path) -> "os.stat_result | None":

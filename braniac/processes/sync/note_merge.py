@@ -16,11 +16,13 @@ from __future__ import annotations
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...infra import clock
 from ...infra.errors import NoteError
 from ...infra.git import merge_texts
 from ...vault import folder_index, notes
 from ...vault.claims import FACTS, HISTORY, FactNote, parse_fact
 from ...vault.layout import FOLDER_INDEX
+from ...vault.notes import as_datetime
 
 if TYPE_CHECKING:
     from ...vault.store import VaultStore
@@ -57,10 +59,9 @@ def _merge_meta(note: notes.Note, base: dict, ours: dict, theirs: dict) -> None:
             continue
         if ov == bv or key not in ours:
             note.set(key, tv)
-        elif key == "updated_at":
-            note.set(key, max(str(ov), str(tv)))
-        elif key == "created_at":
-            note.set(key, min(str(ov), str(tv)))
+        elif key in ("updated_at", "created_at") and as_datetime(ov) and as_datetime(tv):
+            pick = max if key == "updated_at" else min
+            note.set(key, clock.iso(pick(as_datetime(ov), as_datetime(tv))))
         elif key in _UNITED and isinstance(ov, list) and isinstance(tv, list):
             note.set(key, list(dict.fromkeys([*ov, *tv])))
         elif key in ("uuid", "title") and not base:

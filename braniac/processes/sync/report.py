@@ -49,5 +49,5 @@ class SyncReport:
         if self.resolved:
             parts.append(f"merged {len(self.resolved)} file(s) both machines changed")
         parts.append(f"pushed to {where}" if self.sent else ("not pushed (--no-push)" if self.status == "offline"
-                                                           else f"{where} already up to date"))
+                                                           else f"{where} up to date"))
         return "synced: " + "; ".join(parts)

@@ -137,6 +137,15 @@ def relink_aliases(vault: "VaultStore", aliases: dict[str, str]) -> None:
         def swap(text: str) -> str:
             for old, new in aliases.items():
                 text = text.replace(f'"uuid:{old}"', f'"uuid:{new}"')
-            return text
+            # two links that now name one note (each machine had listed its own copy): one stays
+            seen: set[str] = set()
+            lines = []
+            for line in text.split("\n"):
+                if line.startswith(("- ", "* ")) and any(f'"uuid:{new}"' in line for new in aliases.values()):
+                    if line in seen:
+                        continue
+                    seen.add(line)
+                lines.append(line)
+            return "\n".join(lines)
         update_text(vault.root / rel, swap)
 

@@ -81,6 +81,9 @@ def _sync(vault: "VaultStore", report: SyncReport, push: bool) -> None:
         if not push:
             report.status = "offline"
             return
+        if theirs is not None and git.rev(root, "HEAD") == theirs:
+            report.status = "synced" if report.received else "up-to-date"
+            return
         if _push(root, report.remote, report.branch, first=theirs is None):
             report.sent = True
             report.status = "synced"
