@@ -35,7 +35,7 @@ class Resolution:
 def resolve_conflicts(vault: "VaultStore") -> Resolution:
     out = Resolution()
     uuid_paths: dict[str, list[str]] | None = None
-    for rel, stages in sorted(git.unmerged(vault.root).items()):
+    for rel in sorted(git.unmerged(vault.root)):
         texts = {s: git.stage_text(vault.root, s, rel) for s in (1, 2, 3)}
         base, ours, theirs = texts[1], texts[2], texts[3]
         merged: str | None = None
