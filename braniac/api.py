@@ -26,12 +26,12 @@ from .processes.organization import organize as run_organization
 from .processes.promotion import PromotionReport
 from .processes.promotion import promote as run_promotion
 from .processes.reflection import remember as remember_text
-from .processes.sync import SyncReport
+from .processes.sync import RemoteSyncReport
 from .processes.sync import sync as run_sync
 from .processes.sync.clone import clone as clone_vault
 from .processes.undo import UndoReport, WorkerRun, list_runs, require_repo
 from .processes.undo import undo as run_undo
-from .search.index import Hit, SearchIndex, SyncReport
+from .search.index import Hit, SearchIndex
 from .session import Session
 from .vault import doctor as doctor_module
 from .vault import stm
@@ -62,7 +62,7 @@ class Vault(VaultStore):
         finally:
             index.close()
 
-    def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> SyncReport:
+    def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> RemoteSyncReport:
         """`braniac reindex`: rebuild the search index from the files, from scratch."""
         index = SearchIndex(self)
         try:
@@ -106,7 +106,7 @@ class Vault(VaultStore):
         return list_runs(self, limit=limit)
 
     # ------------------------------------------------------------------ several machines
-    def sync(self, *, remote: str | None = None, push: bool = True) -> SyncReport:
+    def sync(self, *, remote: str | None = None, push: bool = True) -> RemoteSyncReport:
         """`braniac sync`: commit, fetch, merge (never rebase or force), repair, push. A report
         with `conflicts` (exit 1) when files changed in the same lines on both sides."""
         return run_sync(self, remote=remote, push=push)

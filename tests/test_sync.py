@@ -39,7 +39,7 @@ def shared(tmp_path):
 
 def files_of(vault: Vault) -> dict[str, bytes]:
     return {p.relative_to(vault.root).as_posix(): p.read_bytes() for p in sorted(vault.root.rglob("*"))
-            if p.is_file() and not p.relative_to(vault.root).parts[0] in (".git", ".braniac")}
+            if p.is_file() and p.relative_to(vault.root).parts[0] not in (".git", ".braniac")}
 
 
 def round_on(vault: Vault, side: str, n: int, said: list[str]) -> None:

@@ -1,4 +1,4 @@
-from .report import SyncReport
+from .report import RemoteSyncReport
 from .run import sync
 
-__all__ = ["SyncReport", "sync"]
+__all__ = ["RemoteSyncReport", "sync"]

@@ -1,11 +1,11 @@
-"""`SyncReport`: what one `braniac sync` did, and the exit code it means."""
+"""`RemoteSyncReport`: what one `braniac sync` did, and the exit code it means."""
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
 
 
 @dataclass
-class SyncReport:
+class RemoteSyncReport:
     # synced | up-to-date | skipped | conflicts | offline (nothing pushed: --no-push)
     status: str = "up-to-date"
     remote: str = ""

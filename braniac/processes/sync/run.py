@@ -19,7 +19,7 @@ from ...search.index import SearchIndex
 from ..commits import commit_leftovers
 from . import renumber as numbering
 from .repair import after_merge
-from .report import SyncReport
+from .report import RemoteSyncReport
 from .resolve import resolve_conflicts
 
 if TYPE_CHECKING:
@@ -32,12 +32,12 @@ _RETRY = ("rejected", "fetch first", "non-fast-forward", "cannot lock ref", "fai
           "failed to lock")
 
 
-def sync(vault: "VaultStore", *, remote: str | None = None, push: bool = True) -> SyncReport:
+def sync(vault: "VaultStore", *, remote: str | None = None, push: bool = True) -> RemoteSyncReport:
     root = vault.root
     if not git.is_repo(root):
         raise BraniacError(f"{root} is not in git; share it with `braniac init --git --remote URL` "
                            "(a new vault) or `git init` and `git remote add origin URL`")
-    report = SyncReport(remote=remote or "origin")
+    report = RemoteSyncReport(remote=remote or "origin")
     if git.remote_url(root, report.remote) is None:
         raise BraniacError(f"this vault has no git remote {report.remote!r}; add one with "
                            f"`git remote add {report.remote} URL` (a private repository on any git host)")
@@ -61,7 +61,7 @@ def sync(vault: "VaultStore", *, remote: str | None = None, push: bool = True) -
     return report
 
 
-def _sync(vault: "VaultStore", report: SyncReport, push: bool) -> None:
+def _sync(vault: "VaultStore", report: RemoteSyncReport, push: bool) -> None:
     root = vault.root
     commit_leftovers(vault)   # what a killed promotion or organization left uncommitted
     if git.merge_in_progress(root) and not _finish_merge(vault, report):
@@ -104,7 +104,7 @@ def _fetch(root, remote: str, branch: str) -> str | None:
     return git.rev(root, tracking)
 
 
-def _merge(vault: "VaultStore", report: SyncReport, theirs: str) -> None:
+def _merge(vault: "VaultStore", report: RemoteSyncReport, theirs: str) -> None:
     root = vault.root
     ours = git.rev(root, "HEAD")
     base = git.run(root, "merge-base", ours, theirs, check=False).stdout.strip() or None
@@ -138,7 +138,7 @@ def _merge(vault: "VaultStore", report: SyncReport, theirs: str) -> None:
     report.merge = _commit_merge(vault, report)
 
 
-def _finish_merge(vault: "VaultStore", report: SyncReport) -> bool:
+def _finish_merge(vault: "VaultStore", report: RemoteSyncReport) -> bool:
     """A merge an earlier sync left for the person: finished once no file is in conflict."""
     root = vault.root
     for rel in git.unmerged(root):
@@ -162,13 +162,13 @@ def _finish_merge(vault: "VaultStore", report: SyncReport) -> bool:
     return True
 
 
-def _repair(vault: "VaultStore", report: SyncReport, changed: set[str]) -> None:
+def _repair(vault: "VaultStore", report: RemoteSyncReport, changed: set[str]) -> None:
     written, report.duplicates = after_merge(vault, changed)
     if written:
         git.run(vault.root, "add", "-A", "--", *sorted(vault.relative(p) for p in written))
 
 
-def _commit_merge(vault: "VaultStore", report: SyncReport) -> str:
+def _commit_merge(vault: "VaultStore", report: RemoteSyncReport) -> str:
     git.run_quiet(vault.root, *git.identity(vault.root), "commit", "-q", "--no-edit", "-m",
                   f"braniac: sync with {report.remote}/{report.branch}")
     return git.rev(vault.root, "HEAD")[:12]
