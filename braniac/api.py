@@ -31,7 +31,7 @@ from .processes.sync import sync as run_sync
 from .processes.sync.clone import clone as clone_vault
 from .processes.undo import UndoReport, WorkerRun, list_runs, require_repo
 from .processes.undo import undo as run_undo
-from .search.index import Hit, SearchIndex
+from .search.index import Hit, SearchIndex, SyncReport
 from .session import Session
 from .vault import doctor as doctor_module
 from .vault import stm
@@ -62,7 +62,7 @@ class Vault(VaultStore):
         finally:
             index.close()
 
-    def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> RemoteSyncReport:
+    def reindex(self, *, progress: Callable[[int, int], None] | None = None) -> SyncReport:
         """`braniac reindex`: rebuild the search index from the files, from scratch."""
         index = SearchIndex(self)
         try:
