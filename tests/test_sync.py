@@ -207,3 +207,12 @@ def test_sync_needs_a_remote_and_clone_needs_a_vault(tmp_path):
     subprocess.run(["git", "init", "-q", "--bare", str(empty)], check=True)
     assert_clean_error(run_cli("clone", empty, tmp_path / "c"), "holds no braniac vault")
     assert not (tmp_path / "c").exists()
+
+
+def test_sync_skips_while_a_worker_holds_the_vault(shared):
+    _, a, _ = shared
+    from braniac.infra.fsio import locked
+    with locked(a.lock_path("ltm")):
+        result = run_cli("--vault", a.root, "sync")
+    assert result.returncode == 0 and result.stdout.strip().startswith("sync skipped:"), result
+    assert len(result.stdout.strip().splitlines()) == 1
