@@ -13,7 +13,7 @@ import pytest
 from braniac import Vault
 from braniac.infra import clock
 from braniac.processes.sync.stm_merge import merge_short_term
-from braniac.vault import stm
+from braniac.vault import notes, stm
 from braniac.vault.claims import FACTS, HISTORY, FactNote
 
 from helpers import assert_clean_error, clean_env, run_cli
@@ -216,3 +216,30 @@ def test_sync_skips_while_a_worker_holds_the_vault(shared):
         result = run_cli("--vault", a.root, "sync")
     assert result.returncode == 0 and result.stdout.strip().startswith("sync skipped:"), result
     assert len(result.stdout.strip().splitlines()) == 1
+
+
+def test_a_note_promoted_into_on_both_machines_keeps_every_claim_and_citation(tmp_path):
+    from braniac.processes.sync.note_merge import merge_note
+    vault, _ = Vault.init(tmp_path / "v")
+    path = vault.ltm_root / "concrete" / "ana.md"
+
+    def cite(*ids: str) -> str:
+        return "(" + ", ".join(f"[{i}](../events/{i[:4]}/{i[5:7]}/{i[8:10]}/{i.replace(':', '-')}.md)" for i in ids) + ")"
+
+    def note(facts: list[str], related: list[str], updated: str) -> str:
+        return ("---\nuuid: 5e0c7c9e-3c1a-4d55-8f0e-9a1b2c3d4e5f\ntitle: Ana\ncreated_at: 2025-03-01T10:00:00Z\n"
+                f"updated_at: {updated}\ntags: [people]\nemotion: neutral\nsources: []\n---\n# Ana\n\n## Facts\n"
+                + "".join(f"- {f}\n" for f in facts) + "\n## Related Memories\n" + "".join(f"- {r}\n" for r in related))
+    e0, e1, e2, e3 = "2025-03-01T10:00:00Z", "2025-03-02T10:00:00Z", "2025-03-02T10:00:00.001Z", "2025-03-03T10:00:00Z"
+    porto = '[Porto](places/porto.md "uuid:9f1e2d3c-0000-4000-8000-000000000001")'
+    base = note([f"2025-03-01 — Ana works at Unbabel. {cite(e0)}"], [], "2025-03-01T10:00:00Z")
+    ours = note([f"2025-03-01 — Ana works at Unbabel. {cite(e0, e1)}"], [porto], "2025-03-02T11:00:00Z")
+    theirs = note([f"2025-03-01 — Ana works at Unbabel. {cite(e0, e2)}", f"2025-03-03 — Ana plays the cello. {cite(e3)}"],
+                  [porto + " — co-accessed, weight 0.40 (renewed 2025-03-03)"], "2025-03-03T11:00:00Z")
+    merged = FactNote(notes.parse(
+        merge_note(vault, path, base, ours, theirs), path=path), path)
+    facts = merged.facts(FACTS)
+    assert [f.text for f in facts] == ["2025-03-01 — Ana works at Unbabel.", "2025-03-03 — Ana plays the cello."]
+    assert set(facts[0].sources) == {e0, e1, e2} and facts[1].sources == [e3]
+    assert len(merged.related) == 1 and merged.note.text("updated_at") == "2025-03-03T11:00:00Z"
+    assert set(merged.note.meta["sources"]) == {e0, e1, e2, e3}

@@ -22,6 +22,7 @@ from ...infra.git import merge_texts
 from ...vault import folder_index, notes
 from ...vault.claims import FACTS, HISTORY, FactNote, parse_fact
 from ...vault.layout import FOLDER_INDEX
+from ...vault.links import find_links
 from ...vault.notes import as_datetime
 
 if TYPE_CHECKING:
@@ -94,7 +95,8 @@ def _merge_body(vault: "VaultStore", result: FactNote, base: notes.Note | None, 
             continue                    # rebuilt from the folder after the merge
         elif heading in (HISTORY, folder_index.RELATED) or base is None:
             # lists both sides add to, and a note both machines made: every line of both
-            _replace(result, heading, _united(mine, raw, b.get(heading), heading is not None))
+            _replace(result, heading, _united(mine, raw, b.get(heading), heading is not None,
+                                              by_link=heading == folder_index.RELATED))
         else:
             merged = merge_texts(mine, b.get(heading, ""), raw)
             if merged is None:
@@ -116,19 +118,29 @@ def _merge_facts(vault: "VaultStore", result: FactNote, base_raw: str | None, th
         if fact is None:
             lines = result._get(FACTS)
             result._set(FACTS, [*lines, line])
-        else:
-            result.merge(fact, vault)
+        else:   # a day's digest is a log: its lines supersede nothing (vault-format.md §6)
+            result.merge(fact, vault, log=result.path.name == "digest.md")
 
 
-def _united(ours: str, theirs: str, base: str | None, headed: bool = True) -> str:
+def _united(ours: str, theirs: str, base: str | None, headed: bool = True, by_link: bool = False) -> str:
     """A section's lines: ours, without what their side removed, then theirs that are new."""
     skip = 1 if headed else 0
     mine = ours.rstrip("\n").split("\n")
     other = theirs.rstrip("\n").split("\n")[skip:]
     before = set(base.rstrip("\n").split("\n")[skip:]) if base else set()
     kept = [line for line in mine[skip:] if not (line in before and line not in other and line.strip())]
-    added = [line for line in other if line.strip() and line not in before and line not in mine]
+    linked = {_target(line) for line in mine} - {None} if by_link else set()
+    # one entry per linked note: their line for a note ours already lists (another weight or
+    # description) is not a second entry
+    added = [line for line in other if line.strip() and line not in before and line not in mine
+             and (_target(line) is None or _target(line) not in linked)]
     return "\n".join([*mine[:skip], *kept, *added]) + "\n\n"
+
+
+def _target(line: str) -> str | None:
+    """What a bullet's first link names: its uuid, else its path as written."""
+    found = find_links(line) if line.lstrip().startswith(("- ", "* ")) else []
+    return (found[0].uuid or found[0].target) if found else None
 
 
 def _replace(result: FactNote, heading: str | None, raw: str) -> None:
