@@ -57,6 +57,7 @@ def round_on(vault: Vault, side: str, n: int, said: list[str]) -> None:
             vault.ask("Where does Ana work?")
 
 
+@pytest.mark.slow   # about 15 s on an idle machine: three rounds of every process on two clones
 def test_three_rounds_on_two_machines_converge(shared):
     _, a, b = shared
     said: list[str] = []
@@ -177,6 +178,7 @@ def _sync_cli(root: Path) -> subprocess.Popen:
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
 
 
+@pytest.mark.slow   # real processes racing: a few seconds each, more on a busy machine
 def test_syncs_at_once_lose_no_commit(shared):
     remote, a, b = shared
     for i in range(3):
