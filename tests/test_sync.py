@@ -126,7 +126,8 @@ def test_same_lines_edited_on_both_machines_is_a_visible_conflict(shared):
     assert "Rui climbs too." in (a.root / "memory/short_term.md").read_text()
 
 
-def test_a_note_moved_on_one_machine_and_edited_on_the_other_keeps_the_edit(shared):
+@pytest.mark.parametrize("rewritten", [False, True], ids=["rename-seen-by-git", "too-changed-for-git"])
+def test_a_note_moved_on_one_machine_and_edited_on_the_other_keeps_the_edit(shared, rewritten):
     _, a, b = shared
     old, new = "memory/long_term/concrete/people/ana.md", "memory/long_term/concrete/ana.md"
     (a.root / old).parent.mkdir(parents=True)
@@ -140,6 +141,10 @@ def test_a_note_moved_on_one_machine_and_edited_on_the_other_keeps_the_edit(shar
     b.sync()
     from braniac.vault.moves import Move, apply_moves
     apply_moves(a, [Move(a.root / old, a.root / new)], set())
+    if rewritten:   # more changed than kept: git sees a removal and a new file, not a rename
+        (a.root / new).write_text((a.root / new).read_text() + "\n## Related Memories\n" + "".join(
+            f'- [Rui](rui.md "uuid:1c8b4d2f-5f00-4a11-9c3d-2e1f0a9b8c7d") — co-accessed, weight 0.{n}0\n'
+            for n in range(1, 9)))
     assert a.sync().sent
     edited = (b.root / old).read_text().replace("# Ana\n\nAna.\n", "# Ana\n\nAna.\n\nAna speaks four languages.\n")
     (b.root / old).write_text(edited)

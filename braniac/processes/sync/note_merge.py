@@ -83,25 +83,27 @@ def _merge_body(vault: "VaultStore", result: FactNote, base: notes.Note | None, 
         mine = o.get(heading)
         if mine is None:
             if heading not in b:        # a section new on their side
-                result.sections.append((heading, raw if raw.endswith("\n") else raw + "\n"))
+                _append(result, heading, raw)
             continue
-        if raw == mine or raw == b.get(heading):
+        # the blank lines that close a section are layout: a section compares by its text
+        gap = mine[len(mine.rstrip("\n")):] or "\n"
+        if _core(raw) in (_core(mine), _core(b.get(heading))):
             continue
-        if mine == b.get(heading):
-            _replace(result, heading, raw)
+        if _core(mine) == _core(b.get(heading)):
+            _replace(result, heading, _core(raw) + gap)
         elif heading == FACTS and not index:
             continue                    # claim by claim, below
         elif index and heading in (folder_index.MANIFEST, folder_index.SUMMARY if braniacs else None):
             continue                    # rebuilt from the folder after the merge
         elif heading in (HISTORY, folder_index.RELATED) or base is None:
             # lists both sides add to, and a note both machines made: every line of both
-            _replace(result, heading, _united(mine, raw, b.get(heading), heading is not None,
-                                              by_link=heading == folder_index.RELATED))
+            united = _united(mine, raw, b.get(heading), heading is not None, by_link=heading == folder_index.RELATED)
+            _replace(result, heading, _core(united) + gap)
         else:
-            merged = merge_texts(mine, b.get(heading, ""), raw)
+            merged = merge_texts(_core(mine) + "\n", _core(b.get(heading)) + "\n", _core(raw) + "\n")
             if merged is None:
                 raise Unmergeable(heading or "the text above the first section")
-            _replace(result, heading, merged)
+            _replace(result, heading, _core(merged) + gap)
     if not index and o.get(FACTS) not in (None, dict(t).get(FACTS)):
         _merge_facts(vault, result, b.get(FACTS), their_facts)
 
@@ -135,6 +137,17 @@ def _united(ours: str, theirs: str, base: str | None, headed: bool = True, by_li
     added = [line for line in other if line.strip() and line not in before and line not in mine
              and (_target(line) is None or _target(line) not in linked)]
     return "\n".join([*mine[:skip], *kept, *added]) + "\n\n"
+
+
+def _core(raw: str | None) -> str:
+    return (raw or "").rstrip("\n")
+
+
+def _append(result: FactNote, heading: str | None, raw: str) -> None:
+    if result.sections and not result.sections[-1][1].endswith("\n\n"):
+        name, last = result.sections[-1]
+        result.sections[-1] = (name, last.rstrip("\n") + "\n\n")
+    result.sections.append((heading, _core(raw) + "\n"))
 
 
 def _target(line: str) -> str | None:

@@ -125,6 +125,13 @@ def _follow(vault: "VaultStore", rel: str, base: str, edited: str, uuid_paths: d
     atomic_write(target, merged)
     git.run(vault.root, "rm", "-q", "--cached", "--ignore-unmatch", "--", rel)
     (vault.root / rel).unlink(missing_ok=True)
+    for folder in (vault.root / rel).parents:   # as git leaves no folder a move emptied
+        if folder == vault.ltm_root or not folder.is_relative_to(vault.ltm_root):
+            break
+        try:
+            folder.rmdir()
+        except OSError:
+            break
     git.run(vault.root, "add", "--", moved[0])
     return True
 
