@@ -5,6 +5,7 @@
 - notes and `_index.md` under `memory/long_term/`: part by part (`note_merge`); a note one side
   moved (organization) and the other edited follows its uuid to the new place.
 - `logs/*.log`: every line of both sides, less what either side rotated away.
+- files in a tool's hidden folder (`.obsidian/`): this machine's version (window layout, not memory).
 """
 from __future__ import annotations
 
@@ -66,6 +67,8 @@ def resolve_conflicts(vault: "VaultStore") -> Resolution:
 
 
 def _merged(vault: "VaultStore", rel: str, base: str | None, ours: str, theirs: str) -> str | None:
+    if rel.startswith(".") and "/" in rel:
+        return ours    # an editor's own state (`.obsidian/workspace.json`), never memory: this machine's
     if rel == SHORT_TERM:
         return merge_short_term(base, ours, theirs)
     if _is_log(rel):
