@@ -63,9 +63,9 @@ def sync(vault: "VaultStore", *, remote: str | None = None, push: bool = True) -
 
 def _sync(vault: "VaultStore", report: RemoteSyncReport, push: bool) -> None:
     root = vault.root
-    commit_leftovers(vault)   # what a killed promotion or organization left uncommitted
     if git.merge_in_progress(root) and not _finish_merge(vault, report):
         return
+    commit_leftovers(vault)   # what a killed promotion or organization left uncommitted
     for attempt in range(1, ATTEMPTS + 1):
         report.attempts = attempt
         with locked(vault.lock_path("stm"), what="short-term memory"):
