@@ -15,7 +15,8 @@ Figures:
   git commit; git fetch; git merge`), which leaves short_term.md in conflict (what a person
   would then resolve by hand), so git's own work is the floor braniac's merge adds to.
 - growth: `git count-objects -vH` of A before and after --rounds rounds of (A: remember, sync;
-  B: remember, sync), and seconds per sync over those rounds.
+  B: remember, sync), and seconds per sync over those rounds; then again after `git gc`
+  (git packs loose objects itself once there are 6,700 of them: `gc --auto`).
 The load average is printed beside each figure: the machine may be shared.
 """
 from __future__ import annotations
@@ -140,9 +141,13 @@ def main() -> None:
               f"(+{after - before:.0f} KiB, {(after - before) / max(args.rounds, 1):.1f} KiB a round); "
               f"median sync {statistics.median(per_sync):.2f} s ({load()})")
         print(git(a.root, "count-objects", "-vH").strip().replace("\n", "; "))
+        git(a.root, "gc", "-q")
+        packed = size_kib(a.root)
+        print(f"after `git gc`: {before:.0f} KiB -> {packed:.0f} KiB (+{packed - before:.0f} KiB); "
+              + git(a.root, "count-objects", "-vH").strip().replace("\n", "; "))
         print(json.dumps({"notes": args.notes, "events": args.events, "sync_s": round(sync_med, 3),
                           "plain_git_s": round(git_med, 3), "rounds": args.rounds,
-                          "growth_kib": round(after - before), "median_round_sync_s": round(statistics.median(per_sync), 3),
+                          "growth_kib": round(after - before), "growth_after_gc_kib": round(packed - before), "median_round_sync_s": round(statistics.median(per_sync), 3),
                           "load": os.getloadavg()}))
     finally:
         if not args.keep:

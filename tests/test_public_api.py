@@ -32,6 +32,8 @@ VAULT_METHODS = {
     "search", "reindex", "ask", "promote", "organize",
     # taking a run back
     "undo", "runs",
+    # one vault on several machines
+    "sync", "clone",
     # health and numbers
     "doctor", "stats",
 }
