@@ -13,6 +13,7 @@ vault's configuration decides (`BRANIAC_MODEL`, then `braniac.toml`, else the of
 """
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable
 
 from .infra.errors import InputError, STMError
@@ -33,6 +34,9 @@ from .processes.organization import organize as run_organization
 from .processes.promotion import PromotionReport
 from .processes.promotion import promote as run_promotion
 from .processes.reflection import remember as remember_text
+from .processes.sync import RemoteSyncReport
+from .processes.sync import sync as run_sync
+from .processes.sync.clone import clone as clone_vault
 from .processes.undo import UndoReport, WorkerRun, list_runs, require_repo
 from .processes.undo import undo as run_undo
 from .search.index import Hit, SearchIndex, SyncReport
@@ -140,6 +144,17 @@ class Vault(VaultStore):
         """`braniac undo --list`: the latest promotion and organization runs, newest first."""
         require_repo(self)
         return list_runs(self, limit=limit)
+
+    # ------------------------------------------------------------------ several machines
+    def sync(self, *, remote: str | None = None, push: bool = True) -> RemoteSyncReport:
+        """`braniac sync`: commit, fetch, merge (never rebase or force), repair, push. A report
+        with `conflicts` (exit 1) when files changed in the same lines on both sides."""
+        return run_sync(self, remote=remote, push=push)
+
+    @classmethod
+    def clone(cls, url: str, path: "str | Path") -> "Vault":
+        """`braniac clone`: the vault at a git remote, cloned into `path` on this machine."""
+        return cls(clone_vault(url, path).root)
 
     # ------------------------------------------------------------------ health and numbers
     def doctor(self) -> list[Finding]:

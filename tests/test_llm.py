@@ -24,7 +24,7 @@ from braniac.session import Session
 from fake_llm import MODEL, Delay, Fail, NetworkGuard, Raw, Stream, configure_vault, guard_env
 from helpers import check_healthy, clean_env, snapshot, write_note
 
-ACCESS_LINE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z \| READ \| (/.+)$")
+ACCESS_LINE = re.compile(r"^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d(?:\.\d+)?Z \| READ \| (memory/.+)$")
 KAYAK = "We paddled the Dordogne river with Alice in June; the rented kayak was bright red."
 
 
@@ -118,11 +118,10 @@ def test_turn_sends_identity_stm_and_excerpts_streams_and_reflects(llm_vault, ca
     assert "Find kayak rentals" in [i.text for i in doc.items(stm.TASKS)]
     assert "<exchange>" in reflect_call.text and turn.answer in reflect_call.text
 
-    # access log (vault-format.md §9): one line per LTM file in the context, absolute path
+    # access log (vault-format.md §9): one line per LTM file in the context, vault-relative path
     lines = vault.access_log_path.read_text().splitlines()
     reads = [ACCESS_LINE.match(line) for line in lines if " | READ | " in line]  # (QUERY lines: organization's)
-    assert all(reads) and [m.group(1) for m in reads] == list(dict.fromkeys(str(vault.root / e.path)
-                                                                             for e in turn.excerpts))
+    assert all(reads) and [m.group(1) for m in reads] == list(dict.fromkeys(e.path for e in turn.excerpts))
 
     assert vault.identity_path.read_bytes() == identity_before
     check_healthy(vault)
@@ -405,7 +404,7 @@ def test_ask_subprocess_streams_the_answer_and_only_talks_to_loopback(llm_vault)
     assert "The rented kayak was red" in [i.text for i in vault.read_stm().items(stm.FACTS)]
     reads = [ACCESS_LINE.match(line).group(1) for line in vault.access_log_path.read_text().splitlines()
              if " | READ | " in line]
-    assert reads == [str(vault.root / "memory/long_term/concrete/kayak-trip.md")]
+    assert reads == ["memory/long_term/concrete/kayak-trip.md"]
     assert not netlog.exists() or netlog.read_text() == ""
     assert outside_snapshot(llm_vault.tmp) == before  # HOME is in there: nothing cached or written
     check_healthy(vault)

@@ -34,6 +34,8 @@ VAULT_METHODS = {
     "search", "reindex", "ask", "promote", "organize",
     # taking a run back
     "undo", "runs",
+    # one vault on several machines
+    "sync", "clone",
     # health and numbers
     "doctor", "repair", "stats",
     # notes written by hand

@@ -239,10 +239,11 @@ def test_access_log_round_trip_and_malformed_lines(vault):
     with open(vault.access_log_path, "a", encoding="utf-8") as handle:
         handle.write("garbage line\nnot-a-time | READ | /x\n")
     lines = vault.access_log_path.read_text(encoding="utf-8").splitlines()
-    assert lines[0] == f"2025-09-16T15:30:00Z | READ | {target}"
+    # vault-relative: the log means the same at every path and on every machine the vault is cloned to
+    assert lines[0] == "2025-09-16T15:30:00Z | READ | memory/long_term/concrete/a b.md"
     parsed = access_log.read(vault.access_log_path)
     assert [(e.at, e.action, e.path) for e in parsed.entries] == [
-        (at, "READ", str(target)), (at, "READ", str(vault.ltm_root / "_index.md"))]
+        (at, "READ", "memory/long_term/concrete/a b.md"), (at, "READ", "memory/long_term/_index.md")]
     assert [n for n, _ in parsed.malformed] == [3, 4]
 
 

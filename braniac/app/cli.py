@@ -79,10 +79,13 @@ _JSON_UNSAFE = re.compile("[\x7f-\x9f\ud800-\udfff]")
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--force", is_flag=True, help="Allow a non-empty folder; only missing vault files are added.")
 @click.option("--git", "use_git", is_flag=True, help="Also make the vault a git repository with a first commit.")
-def init(path: Path, force: bool, use_git: bool) -> None:
+@click.option("--remote", metavar="URL", help="With --git: the git remote `braniac sync` shares the vault through.")
+def init(path: Path, force: bool, use_git: bool, remote: str | None) -> None:
     """Create a new vault at PATH from the template (never overwrites a file)."""
     from ..api import Vault
-    vault, created = Vault.init(path, force=force, use_git=use_git)
+    vault, created = Vault.init(path, force=force, use_git=use_git, remote=remote)
+    if remote:
+        say(f"git remote origin is {remote}; share the vault with `braniac sync`")
     if not created and not force:
         say(f"{vault.root} is already a braniac vault; nothing to do")
         return
@@ -384,6 +387,12 @@ def undo(ctx: click.Context, run: str | None, show_list: bool, dry_run: bool, as
         click.echo(report.describe())
     if report.kept:
         ctx.exit(EXIT_PROBLEMS)
+
+
+from .sync_commands import clone, sync  # noqa: E402  (commands of their own module)
+
+cli.add_command(sync)
+cli.add_command(clone)
 
 
 def main() -> None:

@@ -1,4 +1,5 @@
-"""git for the vault: make it a repository, and commit exactly what a worker changed."""
+"""git for the vault: make it a repository, commit exactly what a worker changed, and the
+plumbing `braniac sync` shares a vault through (fetch, merge, conflicts, push)."""
 from __future__ import annotations
 
 import os
@@ -133,3 +134,88 @@ def _any_git_process() -> bool:
     if listing.returncode != 0:
         return True
     return any(Path(line.strip()).name.startswith("git") for line in listing.stdout.splitlines())
+
+
+# ---------------------------------------------------------------------- remotes (braniac sync)
+# Every command below is non-interactive: no editor, no credential prompt (cron has no terminal;
+# a prompt would hang it), and the output is read by braniac, never shown raw.
+_QUIET_ENV = {"GIT_TERMINAL_PROMPT": "0", "GIT_EDITOR": "true", "GIT_MERGE_AUTOEDIT": "no",
+              "GIT_ASKPASS": "true", "SSH_ASKPASS": "true", "LC_ALL": "C"}
+
+
+def run_quiet(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
+    """`run` without any prompt (network commands, merges)."""
+    if not available():
+        raise BraniacError("git is not installed; install it to share a vault through a remote")
+    env = {**os.environ, **_QUIET_ENV}
+    result = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, env=env,
+                            stdin=subprocess.DEVNULL)
+    if check and result.returncode != 0:
+        said = (result.stderr.strip() or result.stdout.strip()).splitlines()
+        raise BraniacError(f"git {' '.join(args[:2])} failed: {said[-1] if said else f'exit {result.returncode}'}")
+    return result
+
+
+def rev(root: Path, name: str) -> str | None:
+    """The full hash `name` stands for, or None."""
+    found = run(root, "rev-parse", "--verify", "-q", f"{name}^{{commit}}", check=False)
+    return found.stdout.strip() or None if found.returncode == 0 else None
+
+
+def current_branch(root: Path) -> str | None:
+    found = run(root, "symbolic-ref", "-q", "--short", "HEAD", check=False)
+    return found.stdout.strip() or None
+
+
+def remote_url(root: Path, remote: str) -> str | None:
+    found = run(root, "remote", "get-url", remote, check=False)
+    return found.stdout.strip() or None if found.returncode == 0 else None
+
+
+MERGE_WAITS = ("a `braniac sync` merge waits for a conflict to be resolved (`braniac sync` lists the files; "
+               "run it again once they are edited)")
+
+
+def merge_in_progress(root: Path) -> bool:
+    """Whether a merge waits for its conflicts to be resolved (cheap: no git process when the
+    vault's `.git` is a folder)."""
+    dot = Path(root) / ".git"
+    if dot.is_dir():
+        return (dot / "MERGE_HEAD").exists()
+    if not dot.exists():
+        return False
+    where = run(root, "rev-parse", "--git-path", "MERGE_HEAD", check=False).stdout.strip()
+    return bool(where) and (Path(root) / where).exists()
+
+
+def unmerged(root: Path) -> dict[str, set[int]]:
+    """Paths git left in conflict, each with its stages (1 base, 2 ours, 3 theirs)."""
+    found: dict[str, set[int]] = {}
+    listing = run(root, "ls-files", "-u", "-z", check=False).stdout
+    for entry in listing.split("\0"):
+        if "\t" not in entry:
+            continue
+        info, path = entry.split("\t", 1)
+        found.setdefault(path, set()).add(int(info.split()[2]))
+    return found
+
+
+def changed_between(root: Path, old: str, new: str) -> list[str]:
+    """Paths that differ between two commits (renames as a removal and an addition)."""
+    out = run(root, "diff", "--no-renames", "--name-only", "-z", old, new, "--").stdout
+    return [p for p in out.split("\0") if p]
+
+
+def tree_names(root: Path, commit: str, under: str) -> list[str]:
+    out = run(root, "ls-tree", "-r", "--name-only", "-z", commit, "--", under, check=False).stdout
+    return [p for p in out.split("\0") if p]
+
+
+def stage_text(root: Path, stage: int, rel: str) -> str | None:
+    """A conflicted file's text at one stage (1 base, 2 ours, 3 theirs), or None."""
+    result = run(root, "show", f":{stage}:{rel}", check=False)
+    return result.stdout if result.returncode == 0 else None
+
+
+def identity(root: Path) -> tuple[str, ...]:
+    return _identity_args(root)

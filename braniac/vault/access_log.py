@@ -1,6 +1,8 @@
 """`logs/access.log`: one line per long-term-memory file read (vault-format.md §9).
 
-    2025-09-16T15:30:00Z | READ | /abs/path/to/vault/memory/long_term/concrete/python.md
+    2025-09-16T15:30:00Z | READ | memory/long_term/concrete/python.md
+
+(Paths are vault-relative; lines older braniac versions wrote carry absolute paths, read the same.)
 
 A turn of the core loop also writes one `QUERY` line first, carrying the prompt (on one line)
 instead of a path; organization uses those as probes (what was asked, and which notes were
@@ -8,7 +10,7 @@ then read) to check that a reorganization does not make memory worse.
 
     2025-09-16T15:30:00Z | QUERY | how do I time a python function?
 
-Organization writes a `MOVE` line when it moves a note (`/abs/old.md -> /abs/new.md`), so the
+Organization writes a `MOVE` line when it moves a note (`memory/…/old.md -> memory/…/new.md`), so the
 reads recorded under the old path keep counting for the note at its new place.
 
 Appends are single O_APPEND writes, so concurrent readers from many processes never
@@ -34,7 +36,7 @@ _MEMORY_PART = re.compile(r"(?:^|/)(memory/.+)$")
 class Access:
     at: datetime
     action: str
-    path: str      # an absolute path; the prompt for QUERY; "old -> new" for MOVE
+    path: str      # a vault-relative (older lines: absolute) path; the prompt for QUERY; "old -> new" for MOVE
 
     def moved(self, root: str | None = None) -> tuple[str, str] | None:
         """A MOVE line's (old, new) vault-relative paths; None for other lines or no move."""
@@ -51,9 +53,19 @@ class ParsedLog:
     malformed: list[tuple[int, str]]  # (line number, reason)
 
 
+def logged(root: Path, path: Path) -> str:
+    """How a path is written in the log: relative to the vault (`memory/…`), so that the log
+    means the same on every machine and at every path the vault is cloned to."""
+    full = Path(path).absolute()
+    try:
+        return full.relative_to(Path(root).absolute()).as_posix()
+    except ValueError:
+        return str(full)
+
+
 def record(log_path: Path, paths: Iterable[Path], action: str = "READ", at: datetime | None = None) -> None:
     stamp = clock.iso(at or clock.now())
-    lines = [f"{stamp} | {action} | {Path(p).absolute()}" for p in paths]
+    lines = [f"{stamp} | {action} | {logged(log_path.parent.parent, p)}" for p in paths]
     if lines:
         log_path.parent.mkdir(parents=True, exist_ok=True)
         append_line(log_path, "\n".join(lines))
@@ -64,7 +76,7 @@ def record_turn(log_path: Path, query: str, paths: Iterable[Path], at: datetime 
     stamp = clock.iso(at or clock.now())
     text = " ".join(query.split()).replace(" | ", " / ")[:500]
     lines = [f"{stamp} | QUERY | {text}"] if text else []
-    lines += [f"{stamp} | READ | {Path(p).absolute()}" for p in paths]
+    lines += [f"{stamp} | READ | {logged(log_path.parent.parent, p)}" for p in paths]
     if lines:
         log_path.parent.mkdir(parents=True, exist_ok=True)
         append_line(log_path, "\n".join(lines))

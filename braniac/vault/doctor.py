@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from . import folder_index, notes
 from ..infra.errors import NoteError, STMError
 from ..infra.fsio import inside, is_regular_file, is_symlink_loop, real_path, stale_temp_files
+from ..infra import git
 from .layout import FOLDER_INDEX, is_event_id, is_memory_name, printable_id
 from .links import find_links
 from .moves import pending
@@ -73,6 +74,10 @@ def check(vault: "VaultStore") -> list[Finding]:
             _check_wikilinks(vault, resolver, path, note.body, add)
 
     _check_folders(vault, add, uuids)
+    if git.merge_in_progress(vault.root):   # a sync left files changed on both machines in the same lines
+        for rel in sorted(git.unmerged(vault.root)):
+            add(rel, "git conflict from `braniac sync`: edit it to keep what you want (remove the <<<<<<< "
+                     "======= >>>>>>> lines), then run `braniac sync`")
     for temp in stale_temp_files(vault.root):
         add(temp, "leftover temp file of an interrupted write (safe to delete)", "warning")
     return findings

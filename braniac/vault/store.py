@@ -101,13 +101,15 @@ class VaultStore:
         raise VaultNotFound(f"no braniac vault in {start} or any folder above it; {HOW_TO_CREATE}")
 
     @classmethod
-    def init(cls, path: Path | str, *, force: bool = False, use_git: bool = False) -> tuple["VaultStore", list[Path]]:
-        """Copy the vault template into `path`. Never overwrites; returns the files it created."""
+    def init(cls, path: Path | str, *, force: bool = False, use_git: bool = False,
+             remote: str | None = None) -> tuple["VaultStore", list[Path]]:
+        """Copy the vault template into `path`. Never overwrites; returns the files it created.
+        `remote` (with `use_git`) becomes the repository's `origin`, which `braniac sync` uses."""
         root = Path(path).expanduser()
         if root.exists() and not root.is_dir():
             raise VaultExists(f"{root}: exists and is not a folder")
         if root.exists() and any(root.iterdir()) and not force:
-            if is_vault(root) and not use_git:
+            if is_vault(root) and not use_git and not remote:
                 return cls(root), []  # already a vault: nothing to do (so a set-up line can be re-run)
             raise VaultExists(f"{root}: folder is not empty; use --force to add only the missing vault files")
         root.mkdir(parents=True, exist_ok=True)
@@ -146,9 +148,12 @@ class VaultStore:
             elif create_file(target, data):
                 created.append(target)
         vault = cls(root)
-        if use_git:
+        if use_git or remote:
             _enable_autocommit(root / CONFIG_NAME)
             git.init(vault.root, "braniac: new vault")
+        if remote:
+            known = git.remote_url(vault.root, "origin")
+            git.run(vault.root, "remote", "set-url" if known else "add", "origin", remote)
         return vault, created
 
     # ------------------------------------------------------------------ identity
@@ -206,7 +211,10 @@ class VaultStore:
             return doc.render()
 
         with locked(self.lock_path("stm"), what="short-term memory"):
-            read_text(path, limit=STM_MAX_BYTES)  # clear error for binary / huge / non-UTF-8 files
+            current = read_text(path, limit=STM_MAX_BYTES)  # clear error for binary / huge / non-UTF-8 files
+            if _CONFLICT.search(current):
+                raise STMError(f"{path}: short-term memory holds a git conflict from `braniac sync`; edit it "
+                               "(remove the <<<<<<< ======= >>>>>>> lines), then run `braniac sync`")
             update_text(path, change)
         return StoredEvent(result["id"], clean)
 
@@ -281,6 +289,9 @@ class VaultStore:
             return marker.read_text(encoding="utf-8").strip() or None
         except FileNotFoundError:
             return None
+
+
+_CONFLICT = re.compile(r"^<{7} .*\n(?:.*\n)*?={7}\n(?:.*\n)*?>{7} ", re.MULTILINE)
 
 
 def _empty_file(path: Path) -> "os.stat_result | None":

@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING
 from ...infra import clock
 from ...infra.errors import NoteError, ReadOnlyFile
 from ...infra.fsio import append_line, refuse_read_only
+from ...vault.access_log import logged
 from ...vault import notes
 from ...vault.claims import stable_uuid
 from ...vault.folders import refresh_indexes
@@ -74,8 +75,9 @@ def _archive_emptied_indexes(vault: "VaultStore", folders: set[Path], written: s
 
 
 def note_moves(vault: "VaultStore", moves: list[Move]) -> None:
-    """`TS | MOVE | /old -> /new` lines (one append), read by usage.py: reads follow the note."""
-    lines = [f"{clock.iso(clock.now())} | MOVE | {m.old} -> {m.new}" for m in moves]
+    """`TS | MOVE | memory/…/old.md -> memory/…/new.md` lines (one append), read by usage.py: reads follow the note."""
+    lines = [f"{clock.iso(clock.now())} | MOVE | {logged(vault.root, m.old)} -> {logged(vault.root, m.new)}"
+             for m in moves]
     if lines:
         vault.access_log_path.parent.mkdir(parents=True, exist_ok=True)
         append_line(vault.access_log_path, "\n".join(lines))

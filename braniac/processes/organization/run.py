@@ -52,6 +52,9 @@ def organize(vault: "VaultStore", config: "Config", *, model: MemoryModel | None
 
 
 def _organize(vault, config, model, report, dry_run, archive_days) -> OrganizeReport:
+    if git.merge_in_progress(vault.root):   # no worker touches files a person must merge first
+        report.status, report.reason = "skipped", git.MERGE_WAITS
+        return report
     written: set[Path] = set()
     refuse_unsafe_log(vault)   # before anything changes
     autocommit = not dry_run and config.git_autocommit and git.is_repo(vault.root)

@@ -52,6 +52,9 @@ def idle_for(vault: "VaultStore") -> timedelta | None:
 
 
 def _promote(vault, model, config, report, *, force, dry_run) -> PromotionReport:
+    if git.merge_in_progress(vault.root):   # no worker touches files a person must merge first
+        report.status, report.reason = "skipped", git.MERGE_WAITS
+        return report
     with locked(vault.lock_path("stm"), what="short-term memory"):
         doc = vault.read_stm()
     archived = archive_names(vault, promotable(doc))   # ids as archived and cited: unique in the vault
