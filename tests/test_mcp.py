@@ -64,7 +64,7 @@ def test_remember_writes_an_event_recall_logs_like_a_turn(served):
     new = access_lines(vault)[before:]
     stamp = new[0].split(" | ")[0]
     assert new[0] == f"{stamp} | QUERY | Where does Ana live now?"
-    assert new[1:] == [f"{stamp} | READ | {vault.root / p}" for p in dict.fromkeys(paths)]
+    assert new[1:] == [f"{stamp} | READ | {p}" for p in dict.fromkeys(paths)]
 
 
 def test_search_and_read_by_uuid_and_path(served):
@@ -75,7 +75,7 @@ def test_search_and_read_by_uuid_and_path(served):
     by_path = mcp.call_json("read", {"uuid_or_path": hits[0]["path"]})
     assert by_uuid == by_path
     assert "14 hours of cold proofing" in by_uuid["text"] and by_uuid["status"] == "active" and not by_uuid["notice"]
-    assert access_lines(vault)[-1].endswith(f"| READ | {vault.root / hits[0]['path']}")
+    assert access_lines(vault)[-1].endswith(f"| READ | {hits[0]['path']}")
 
 
 def test_read_says_when_a_note_was_superseded(served):

@@ -4,9 +4,7 @@ errors become one clean line. Commands import the library when they run, so `bra
 and `--version` answer at once."""
 from __future__ import annotations
 
-import json
 import os
-import re
 import shlex
 import sys
 import traceback
@@ -18,6 +16,7 @@ from ..infra.version import __version__
 from ..infra import notices
 from ..infra.errors import BraniacError
 from ..infra.untrusted import printable
+from .output import emit_json, open_vault, say
 
 EXIT_OK, EXIT_PROBLEMS, EXIT_ERROR = 0, 1, 2
 
@@ -53,26 +52,6 @@ def cli(ctx: click.Context, vault_path: Path | None) -> None:
     notices.show_on()   # what the library says while it works, as `braniac: …` lines on stderr
 
 
-def open_vault(ctx: click.Context):
-    from ..api import Vault
-    return Vault.find(ctx.obj.get("vault_path"))
-
-
-
-def say(text: str = "", *, err: bool = False, nl: bool = True) -> None:
-    """Every line braniac prints: titles, excerpts, answers and paths come from files and
-    models, so what a terminal would obey (ESC sequences, C1 controls) is shown, not sent."""
-    click.echo(printable(text), err=err, nl=nl)
-
-
-def emit_json(data) -> None:
-    # json escapes C0 controls itself; DEL, C1 and undecodable bytes are escaped here, so the
-    # output stays valid JSON and inert on a terminal
-    text = json.dumps(data, indent=2, ensure_ascii=False, default=str)
-    click.echo(_JSON_UNSAFE.sub(lambda m: f"\\u{ord(m.group()):04x}", text))
-
-
-_JSON_UNSAFE = re.compile("[\x7f-\x9f\ud800-\udfff]")
 
 
 @cli.command()
@@ -206,67 +185,6 @@ def search(ctx: click.Context, query: tuple[str, ...], limit: int, kind: str | N
 
 
 @cli.command()
-@click.argument("query", nargs=-1, required=True)
-@click.option("--limit", "-n", type=int, help="At most this many excerpts (default: the vault's search limit).")
-@click.option("--json", "as_json", is_flag=True, help='Print {"query", "queries", "excerpts"} as JSON.')
-@click.pass_context
-def recall(ctx: click.Context, query: tuple[str, ...], limit: int | None, as_json: bool) -> None:
-    """What memory holds about QUERY: the excerpts a chat turn would use (logged as a turn's reads)."""
-    found = open_vault(ctx).recall(" ".join(query), limit=limit)
-    if as_json:
-        emit_json(found.as_dict())
-        return
-    if not found.excerpts:
-        say("nothing recalled")
-    for n, item in enumerate(found.excerpts, start=1):
-        say(f"{n}. {item.title or item.path}  {item.path}")
-        say("   " + item.text.replace("\n", "\n   "))
-
-
-@cli.command()
-@click.option("--json", "as_json", is_flag=True, help="Print the packet as JSON.")
-@click.option("--events", default=5, show_default=True, help="How many of the latest events.")
-@click.option("--days", default=3, show_default=True, help="Decisions and digests of this many days.")
-@click.pass_context
-def orient(ctx: click.Context, as_json: bool, events: int, days: int) -> None:
-    """Print the packet an assistant reads at the start of a session (for a session-start hook)."""
-    packet = open_vault(ctx).orient(events=events, days=days)
-    if as_json:
-        emit_json(packet.as_dict())
-    else:
-        say(packet.as_markdown().rstrip())
-
-
-@cli.command(name="wrap-up")
-@click.argument("summary", nargs=-1, required=True)
-@click.option("--open-loop", "open_loops", multiple=True, metavar="TEXT", help="Something left open (repeatable); becomes an open task.")
-@click.option("--next-step", metavar="TEXT", help="What the next session should do first.")
-@click.option("--json", "as_json", is_flag=True, help='Print {"event", "tasks"} as JSON.')
-@click.pass_context
-def wrap_up(ctx: click.Context, summary: tuple[str, ...], open_loops: tuple[str, ...], next_step: str | None,
-            as_json: bool) -> None:
-    """Record the end of a session (SUMMARY; - reads it from stdin) so the next `orient` starts there."""
-    text = " ".join(summary)
-    if text == "-":
-        text = sys.stdin.buffer.read().decode("utf-8", errors="surrogateescape")
-    event = open_vault(ctx).wrap_up(text, open_loops=list(open_loops), next_step=next_step)
-    if as_json:
-        emit_json({"event": event.id})
-    else:
-        say(f"wrapped up as event {event.id}")
-
-
-@cli.command()
-@click.option("--http", "http_port", type=click.IntRange(1, 65535), metavar="PORT",
-              help="Serve streamable HTTP on 127.0.0.1:PORT (path /mcp) instead of stdio.")
-@click.pass_context
-def mcp(ctx: click.Context, http_port: int | None) -> None:
-    """Serve this vault to MCP clients (Claude Desktop, Claude Code, Cursor...) over stdio."""
-    from .mcp_server import run
-    run(open_vault(ctx), http_port=http_port)
-
-
-@cli.command()
 @click.pass_context
 def reindex(ctx: click.Context) -> None:
     """Rebuild the search index from the files, from scratch."""
@@ -389,10 +307,11 @@ def undo(ctx: click.Context, run: str | None, show_list: bool, dry_run: bool, as
         ctx.exit(EXIT_PROBLEMS)
 
 
-from .sync_commands import clone, sync  # noqa: E402  (commands of their own module)
+from .assistant_commands import mcp, orient, recall, wrap_up  # noqa: E402  (commands of their own modules)
+from .sync_commands import clone, sync  # noqa: E402
 
-cli.add_command(sync)
-cli.add_command(clone)
+for command in (recall, orient, wrap_up, mcp, sync, clone):
+    cli.add_command(command)
 
 
 def main() -> None:

@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING
 
 from ...infra import clock
 from ...infra.errors import NoteError
-from ...infra.git import merge_texts
+from ...infra.textmerge import merge_texts
 from ...vault import folder_index, notes
 from ...vault.claims import FACTS, HISTORY, FactNote, parse_fact
 from ...vault.layout import FOLDER_INDEX
@@ -37,7 +37,7 @@ class Unmergeable(Exception):
 
 def merge_note(vault: "VaultStore", path: Path, base: str | None, ours: str, theirs: str) -> str | None:
     """The merged note (for the file at `path`), or None to leave a conflict."""
-    textual = merge_texts(ours, base or "", theirs)
+    textual = merge_texts(ours, base or "", theirs, strict=True)
     if textual is not None:
         return textual
     try:
@@ -100,7 +100,7 @@ def _merge_body(vault: "VaultStore", result: FactNote, base: notes.Note | None, 
             united = _united(mine, raw, b.get(heading), heading is not None, by_link=heading == folder_index.RELATED)
             _replace(result, heading, _core(united) + gap)
         else:
-            merged = merge_texts(_core(mine) + "\n", _core(b.get(heading)) + "\n", _core(raw) + "\n")
+            merged = merge_texts(_core(mine) + "\n", _core(b.get(heading)) + "\n", _core(raw) + "\n", strict=True)
             if merged is None:
                 raise Unmergeable(heading or "the text above the first section")
             _replace(result, heading, _core(merged) + gap)

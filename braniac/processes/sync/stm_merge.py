@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import re
 
-from ...infra.git import merge_texts
+from ...infra.textmerge import merge_texts
 from ...vault import stm
 from ..promotion.short_term import set_summary
 
@@ -20,7 +20,7 @@ from ..promotion.short_term import set_summary
 def merge_short_term(base: str | None, ours: str, theirs: str) -> str | None:
     """The merged text, or None when the two sides changed the same event differently."""
     base = base or ""
-    textual = merge_texts(ours, base, theirs)
+    textual = merge_texts(ours, base, theirs, strict=True)
     if textual is not None and _sound(textual, base, ours, theirs):
         return textual
     b, o, t = stm.parse(base), stm.parse(ours), stm.parse(theirs)
