@@ -1,0 +1,43 @@
+"""Remembering well (issue 18): the current value of a changed fact comes back first and the
+old ones as dated history, relative dates are resolved against the event's own date, and the
+offline engine names its notes after what the events share."""
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone
+
+from braniac.infra import clock
+
+PORT = "The Grafana staging server port is {} for the billing team."
+
+
+def _live(vault, day: datetime, *texts: str) -> list[str]:
+    """Say things on a day, then let the idle promotion run, as the chat would."""
+    clock.set_clock(day)
+    ids = [vault.remember(text).id for text in texts]
+    clock.set_clock(day + timedelta(hours=2))
+    vault.promote(force=True)
+    return ids
+
+
+def test_a_value_changed_twice_comes_back_current_first_and_the_old_ones_as_dated_history(vault):
+    days = [datetime(2025, 3, d, 10, tzinfo=timezone.utc) for d in (1, 8, 15)]
+    for day, port in zip(days, (8080, 9090, 7070)):
+        _live(vault, day, PORT.format(port))
+        # small talk between the changes, so the events are not each other's neighbours only
+        _live(vault, day + timedelta(days=1), "The billing team moved the standup to the small room.")
+    clock.set_clock(datetime(2025, 3, 20, 9, tzinfo=timezone.utc))
+    try:
+        turn = vault.ask("What is the Grafana staging server port?")
+    finally:
+        clock.set_clock(None)
+    stating = [e.text for e in turn.excerpts if re.search(r"\b(8080|9090|7070)\b", e.text)]
+    assert stating and "7070" in stating[0] and "superseded" not in stating[0] and "history" not in stating[0], stating
+    for text in stating:
+        if "7070" in text:
+            continue
+        # an old value is there only as history, dated the day it stopped being current
+        until = "2025-03-08" if "8080" in text else "2025-03-15"
+        assert f"superseded on {until}" in text, text
+    assert any("8080" in t for t in stating) and any("9090" in t for t in stating), stating
+
