@@ -41,3 +41,26 @@ def test_a_value_changed_twice_comes_back_current_first_and_the_old_ones_as_date
         assert f"superseded on {until}" in text, text
     assert any("8080" in t for t in stating) and any("9090" in t for t in stating), stating
 
+
+
+def test_relative_times_are_resolved_against_the_events_own_day(vault):
+    # a Wednesday: "last Friday" is the 28th of February, whatever day promotion runs on
+    said = _live(vault, datetime(2025, 3, 5, 10, tzinfo=timezone.utc),
+                 "Ana: I moved to Lisbon last month and I adopted a cat called Pixel last Friday.")
+    notes = [p for p in (vault.ltm_root / "concrete").rglob("*.md") if p.name != "_index.md"]
+    claims = [line for p in notes for line in p.read_text(encoding="utf-8").splitlines()
+              if line.startswith("- ") and said[0] in line]
+    assert claims and all("last month (February 2025)" in c and "last Friday (2025-02-28)" in c for c in claims), claims
+    digest = (vault.root / "memory/long_term/events/2025/03/05/digest.md").read_text(encoding="utf-8")
+    assert "last Friday (2025-02-28)" in digest, digest
+    # a question about when finds the day itself
+    clock.set_clock(datetime(2025, 6, 1, 9, tzinfo=timezone.utc))
+    try:
+        turn = vault.ask("When did Ana adopt Pixel?")
+    finally:
+        clock.set_clock(None)
+    assert "2025-02-28" in turn.answer, turn.answer
+    # the archived event keeps the person's own words, exactly
+    event = vault.root / "memory/long_term/events/2025/03/05"
+    assert any("last Friday." in p.read_text(encoding="utf-8") and "2025-02-28" not in p.read_text(encoding="utf-8")
+               for p in event.glob("2025-03-05T*.md"))

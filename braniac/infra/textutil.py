@@ -330,3 +330,63 @@ def _relative(groups: tuple, today: date) -> tuple[date, date]:
     middle = today - timedelta(days=days)
     slack = min(max(1, days // 7), 90)  # "two months ago" is roughly, not exactly, 60 days back
     return middle - timedelta(days=slack), middle + timedelta(days=slack)
+
+
+# ---------------------------------------------------------------------- relative times made absolute
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+                "October", "November", "December")
+_RELATIVE = re.compile(
+    r"\b(?:(?P<dir>last|next|this past|this coming)\s+(?P<wd>" + "|".join(_WEEKDAYS) + r")"
+    r"|(?P<day>yesterday|today|tonight|tomorrow|last night)"
+    r"|(?P<pdir>last|next|this)\s+(?P<unit>week|weekend|month|year)"
+    r"|(?P<n>\d+|a|an|one|two|three|four|five|six)\s+(?P<units>days?|weeks?|months?|years?)\s+ago)\b"
+    r"(?!\s*\((?:\d{4}|around|week|weekend|[A-Z][a-z]+ \d{4}))", re.I)
+
+
+def resolve_relative(text: str, on: date) -> str:
+    """Relative times in a statement made on day `on` ("last Friday", "yesterday", "two weeks
+    ago", "next month") each followed by the date they stand for: "last Friday (2025-02-28)".
+    Once resolved, a text is left as it is (a claim merged again stays the same)."""
+    def absolute(m: re.Match) -> str:
+        g = m.groupdict()
+        if g["wd"]:
+            target = _WEEKDAYS.index(g["wd"].lower())
+            if g["dir"].lower() in ("last", "this past"):
+                back = (on.weekday() - target) % 7 or 7
+                return _iso(on - timedelta(days=back))
+            ahead = (target - on.weekday()) % 7 or 7
+            return _iso(on + timedelta(days=ahead))
+        if g["day"]:
+            shift = {"yesterday": -1, "last night": -1, "today": 0, "tonight": 0, "tomorrow": 1}
+            return _iso(on + timedelta(days=shift[" ".join(g["day"].lower().split())]))
+        if g["unit"]:
+            step = {"last": -1, "this": 0, "next": 1}[g["pdir"].lower()]
+            unit = g["unit"].lower()
+            if unit in ("week", "weekend"):
+                monday = on - timedelta(days=on.weekday()) + timedelta(weeks=step)
+                return f"week of {_iso(monday)}" if unit == "week" else f"weekend of {_iso(monday + timedelta(days=5))}"
+            if unit == "month":
+                month = on.year * 12 + on.month - 1 + step
+                return f"{_MONTH_NAMES[month % 12]} {month // 12}"
+            return str(on.year + step)
+        count = int(g["n"]) if g["n"].isdigit() else _NUMBER[g["n"].lower()]
+        days = {"day": 1, "week": 7, "month": 30, "year": 365}[g["units"].lower().rstrip("s")] * count
+        back = on - timedelta(days=days)
+        if g["units"].lower().startswith("year"):
+            return f"around {on.year - count}"
+        if g["units"].lower().startswith("month"):
+            return f"around {_MONTH_NAMES[back.month - 1]} {back.year}"
+        return _iso(back) if days == 1 else f"around {_iso(back)}"
+
+    def replace(m: re.Match) -> str:
+        try:
+            return f"{m.group(0)} ({absolute(m)})"
+        except (ValueError, OverflowError, KeyError):
+            return m.group(0)
+    return _RELATIVE.sub(replace, text)
+
+
+def _iso(day: date) -> str:
+    return day.isoformat()
