@@ -64,3 +64,33 @@ def test_relative_times_are_resolved_against_the_events_own_day(vault):
     event = vault.root / "memory/long_term/events/2025/03/05"
     assert any("last Friday." in p.read_text(encoding="utf-8") and "2025-02-28" not in p.read_text(encoding="utf-8")
                for p in event.glob("2025-03-05T*.md"))
+
+
+def _concrete(vault) -> set[str]:
+    root = vault.ltm_root / "concrete"
+    return {p.relative_to(root).as_posix() for p in root.rglob("*.md") if p.name != "_index.md"}
+
+
+def test_notes_are_named_and_placed_by_what_their_events_share(vault):
+    for text in ("I rewrote the scheduler in Rust and now it is twice as fast.",
+                 "We upgraded the build to Rust 1.75 and the warnings went away.",
+                 "Bruno moved to Valencia in the spring and rents a flat by the beach.",
+                 "Bruno says Valencia is warm even in the winter.",
+                 "I adopted a small dog called Biscuit from the shelter downtown.",
+                 "Biscuit chewed my running shoes while I was at work.",
+                 # a weekday and a landscape word, each in two events that share nothing else
+                 "We drove to the lake house on Sunday with the whole family.",
+                 "The pottery workshop downtown reopens on Sunday after the holidays.",
+                 "The kayak rental by the lake was closed for the season.",
+                 "My neighbour painted a watercolour of the lake at dawn.",
+                 # a thing talked about again, with more in common than its name
+                 "The greenhouse heater broke and the tomato seedlings got cold.",
+                 "I fixed the greenhouse heater with a new thermostat for the seedlings."):
+        vault.remember(text)
+    vault.promote(force=True)
+    found = _concrete(vault)
+    assert "places/valencia.md" in found and "people/bruno.md" in found, found
+    assert not any(p.startswith(("places/", "people/")) and p.endswith(("/rust.md", "/biscuit.md")) for p in found), found
+    assert {"topics/rust.md", "topics/biscuit.md"} <= found, found
+    assert not {"topics/sunday.md", "topics/lake.md"} & found, found
+    assert "topics/greenhouse-heater.md" in found, found

@@ -337,12 +337,20 @@ def _relative(groups: tuple, today: date) -> tuple[date, date]:
 _WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
                 "October", "November", "December")
-_RELATIVE = re.compile(
+_RELATIVE_PHRASE = (
     r"\b(?:(?P<dir>last|next|this past|this coming)\s+(?P<wd>" + "|".join(_WEEKDAYS) + r")"
     r"|(?P<day>yesterday|today|tonight|tomorrow|last night)"
     r"|(?P<pdir>last|next|this)\s+(?P<unit>week|weekend|month|year)"
-    r"|(?P<n>\d+|a|an|one|two|three|four|five|six)\s+(?P<units>days?|weeks?|months?|years?)\s+ago)\b"
-    r"(?!\s*\((?:\d{4}|around|week|weekend|[A-Z][a-z]+ \d{4}))", re.I)
+    r"|(?P<n>\d+|a|an|one|two|three|four|five|six)\s+(?P<units>days?|weeks?|months?|years?)\s+ago)\b")
+_RESOLUTION = r"\s*\((?:week of |weekend of |around )?(?:\d{4}-\d{2}-\d{2}|[A-Z][a-z]+ \d{4}|\d{4})\)"
+_RELATIVE = re.compile(_RELATIVE_PHRASE + rf"(?!{_RESOLUTION})", re.I)
+_RESOLVED = re.compile(rf"({_RELATIVE_PHRASE}){_RESOLUTION}", re.I)
+
+
+def without_resolutions(text: str) -> str:
+    """A text as the person said it: the dates `resolve_relative` added taken out again (two
+    statements are compared by what was said, "today" on two days is the same claim)."""
+    return _RESOLVED.sub(lambda m: m.group(1), text)
 
 
 def resolve_relative(text: str, on: date) -> str:

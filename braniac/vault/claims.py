@@ -308,4 +308,6 @@ def _same_subject(a: str, b: str, verb: str) -> bool:
 
 def _plain(text: str) -> str:
     # claims open with their date, "2025-03-02: …" or (the offline engine's) "2025-03-02 — …"
+    # and what was said is compared, not the days braniac resolved its relative times to
+    text = textutil.without_resolutions(text)
     return re.sub(r"^\d{4}-\d{2}-\d{2}(?::|\s+[—–-])\s*", "", text).strip().rstrip(".")
