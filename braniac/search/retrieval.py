@@ -33,6 +33,7 @@ from ..infra import clock, textutil
 from ..model.types import Excerpt
 from ..vault.layout import TIERS, event_day_rel, event_id_of_file, event_rel
 from .currency import rank_current
+from .focus import lift_speakers
 from .passages import Passage, content_terms, note_passages
 from .ranking import B, K1
 
@@ -87,6 +88,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     spans = textutil.date_spans(prompt or " ".join(queries), clock.now())
     if spans:
         _lift_dates(vault, passages, spans, len(ranked))
+    lift_speakers(passages, prompt)
     rank_current(passages)
     chosen = _distinct(sorted(passages, key=lambda p: -p.score), limit)
     excerpts, last_path = [], None
