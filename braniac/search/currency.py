@@ -13,13 +13,12 @@ from __future__ import annotations
 
 import re
 
-from ..vault import claims
+from ..vault import claims, stm
 from .passages import Passage
 
 CURRENCY_POOL = 48        # the best passages compared with each other (pairs: n²/2, each cheap)
 HISTORY_LABEL = "_(history — superseded on {date})_"   # the words a History line ends with
 _SUPERSEDED_ON = re.compile(r"\s—\s+superseded on (\d{4}-\d{2}-\d{2})\b")
-_USER = re.compile(r"^\*\*User:\*\*\s*(.*?)(?=^\*\*[A-Z][\w ]*:\*\*|\Z)", re.S | re.M)
 _CLOCK = re.compile(r"^\d{2}:\d{2}\s+[—–-]\s+")        # a digest line opens with the event's time
 
 
@@ -28,11 +27,8 @@ def statement(p: Passage) -> str:
     a claim's text without its citations, date or time."""
     text = p.text
     if text.startswith("### "):
-        match = _USER.search(text)
-        said = match.group(1).strip() if match else ""
-        if len(said) >= 2 and said[0] == said[-1] == '"':
-            said = said[1:-1]
-        return said
+        heading, _, _ = text.partition("\n")
+        return stm.Event(heading[4:].strip(), text).fields.get("User", "")   # quotes, "> " lines decoded
     fact = claims.parse_fact(text.split("\n", 1)[0])
     said = fact.text if fact is not None else text
     return _CLOCK.sub("", _SUPERSEDED_ON.sub("", said))
