@@ -71,15 +71,22 @@ def load_chat(beam: Path, n: int) -> tuple[list[list[dict]], list[dict]]:
     for category, items in probing.items():
         for q in items:
             ids = q.get("source_chat_ids")
-            if isinstance(ids, dict):
-                parts = {k: [int(i) for i in v] for k, v in ids.items()}
-                evidence = [i for v in parts.values() for i in v]
-            else:
-                parts, evidence = {}, [int(i) for i in ids or []]
+            parts = {k: _ints(v) for k, v in ids.items()} if isinstance(ids, dict) else {}
+            evidence = [i for v in parts.values() for i in v] if parts else _ints(ids)
             if evidence:
                 questions.append({"category": category, "question": q["question"], "evidence": list(dict.fromkeys(evidence)),
                                   "parts": parts})
     return batches, questions
+
+
+def _ints(value) -> list[int]:
+    """Message ids, however the item nests them (a list, a list of lists, a string)."""
+    if isinstance(value, (list, tuple)):
+        return [i for v in value for i in _ints(v)]
+    try:
+        return [int(value)]
+    except (TypeError, ValueError):
+        return []
 
 
 def replay(batches: list[list[dict]], root: Path) -> tuple[Session, dict[str, list[int]], datetime]:
@@ -186,8 +193,9 @@ def run(beam: Path, chats: list[int], dump_path: Path | None) -> dict:
                                                    "context": context}) + "\n")
             session.close()
             clock.set_clock(None)
-            print(f"chat {n}: {len(ids)} messages, {len(questions)} questions, {time.monotonic() - started:.0f} s",
-                  file=sys.stderr)
+            print(f"chat {n}: {len(ids)} messages, {len(questions)} questions, {time.monotonic() - started:.0f} s; "
+                  "so far: " + ", ".join(f"{b}: " + " / ".join(f"{s} {_frac(rows[s][b])}" for s in rows) for b in BUDGETS),
+                  file=sys.stderr, flush=True)
     if dump:
         dump.close()
     result = {"questions": len(rows["braniac"][BUDGETS[0]]), "seconds_per_question":

@@ -16,7 +16,7 @@ import re
 from ..vault import claims, stm
 from .passages import Passage
 
-CURRENCY_POOL = 48        # the best passages compared with each other (pairs: n²/2, each cheap)
+CURRENCY_POOL = 24        # the best passages compared with each other (the top of the context; pairs: n²/2)
 HISTORY_LABEL = "_(history — superseded on {date})_"   # the words a History line ends with
 _SUPERSEDED_ON = re.compile(r"\s—\s+superseded on (\d{4}-\d{2}-\d{2})\b")
 _CLOCK = re.compile(r"^\d{2}:\d{2}\s+[—–-]\s+")        # a digest line opens with the event's time
@@ -39,36 +39,42 @@ def rank_current(passages: list[Passage]) -> None:
     best = sorted((p for p in passages if p.score > 0 and p.cites), key=lambda p: -p.score)[:CURRENCY_POOL]
     if len(best) < 2:
         return
-    when = {id(p): max(p.cites) for p in best}
-    until: dict[int, str] = {}
-    for p in best:
+    best.sort(key=lambda p: max(p.cites))                 # oldest first: a later one can replace it
+    when = [max(p.cites) for p in best]
+    facts = [claims.Fact(statement(p)) for p in best]
+    until: dict[int, str] = {}                            # index in best -> the day it was superseded
+    for i, p in enumerate(best):
         marked = _SUPERSEDED_ON.search(p.text)
         if marked:
-            until[id(p)] = marked.group(1)
-    facts = {id(p): claims.Fact(statement(p)) for p in best}
-    edges: list[tuple[Passage, Passage]] = []       # (older, newer) statements of one thing
+            until[i] = marked.group(1)
+    edges: list[tuple[int, int]] = []                     # (older, newer) statements of one thing
     for i, old in enumerate(best):
-        for new in best[i + 1:] + best[:i]:
-            if when[id(new)] <= when[id(old)] or not facts[id(old)].text or not facts[id(new)].text:
-                continue
-            a, b = facts[id(old)], facts[id(new)]
-            if claims.compare(a, b) == claims.CHANGED or claims.contradicts(a, b):
-                edges.append((old, new))
-                day = when[id(new)][:10]
-                until[id(old)] = min(until.get(id(old), day), day)
+        if not facts[i].text:
+            continue
+        for j in range(i + 1, len(best)):
+            new = best[j]
+            if when[j] <= when[i] or not facts[j].text or 2 * len(old.words & new.words) < min(len(old.words), len(new.words)):
+                continue   # one thing in other words shares most of its words (compare wants 80 %): cheap to rule out
+            if claims.compare(facts[i], facts[j]) == claims.CHANGED or claims.contradicts(facts[i], facts[j]):
+                edges.append((i, j))
+                until[i] = min(until.get(i, when[j][:10]), when[j][:10])
+    if not until:
+        return
     # older first: each newer statement rises just above every older one it replaces
-    for old, new in sorted(edges, key=lambda e: when[id(e[0])]):
-        if new.score <= old.score:
-            new.score = old.score * 1.001 + 1e-9
+    for i, j in edges:
+        if best[j].score <= best[i].score:
+            best[j].score = best[i].score * 1.001 + 1e-9
     old_events: dict[str, list[tuple[frozenset[str], str]]] = {}
-    for p in best:
-        if id(p) in until and p.event:
-            old_events.setdefault(p.event, []).append((p.words, until[id(p)]))
+    for i, day in until.items():
+        if best[i].event:
+            old_events.setdefault(best[i].event, []).append((best[i].words, day))
+    labelled = {id(best[i]): day for i, day in until.items()}
     # every passage that holds an old statement is labelled, not only the ones compared: the
     # fullest passage of an event takes the place of its parts when the excerpts are chosen
     for p in passages:
-        day = until.get(id(p)) or min((d for words, d in old_events.get(p.event or "", ()) if words <= p.words),
-                                      default=None)
+        day = labelled.get(id(p))
+        if day is None and p.event in old_events:
+            day = min((d for words, d in old_events[p.event] if words <= p.words), default=None)
         if day and not _SUPERSEDED_ON.search(p.text) and HISTORY_LABEL.format(date=day) not in p.text:
             p.text = _labelled(p.text, day)
 

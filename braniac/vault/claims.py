@@ -306,6 +306,7 @@ def _same_subject(a: str, b: str, verb: str) -> bool:
     return verb in _ONE_VALUE and (wa <= wb or wb <= wa) and bool(names & wa & wb)
 
 
+@lru_cache(maxsize=16384)
 def _plain(text: str) -> str:
     # claims open with their date, "2025-03-02: …" or (the offline engine's) "2025-03-02 — …"
     # and what was said is compared, not the days braniac resolved its relative times to
