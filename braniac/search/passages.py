@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 
 from ..infra import textutil
 from ..infra.errors import NoteError
+from ..infra.relative_times import resolve_relative
 from ..infra.fsio import read_text
 from ..vault import notes
 from ..vault.layout import EVENT_ID_IN_TEXT, event_day
@@ -101,7 +102,7 @@ def _dated(event_text: str) -> str:
     each relative time ("last Friday"), the day it stood for on the event's own date."""
     found = EVENT_ID_IN_TEXT.search(event_text.split("\n", 1)[0])
     try:
-        return textutil.resolve_relative(event_text, event_day(found.group(0))) if found else event_text
+        return resolve_relative(event_text, event_day(found.group(0))) if found else event_text
     except ValueError:
         return event_text
 

@@ -6,7 +6,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ...infra import textutil
+from ...infra.relative_times import resolve_relative
 from ...infra.errors import BraniacError, NoteError, UnsafePath
 from ...infra.notices import notice
 from ...model.offline import OfflineModel
@@ -170,7 +170,7 @@ def validate(draft: NoteDraft, event_ids: set[str], vault: "VaultStore", report:
             reject(vault, report, f"'{title}': a claim without a valid event citation was dropped")
             continue
         text = defuse(" ".join(str(claim.text).split())[:MAX_CLAIM_CHARS].lstrip("#>-* "))
-        text = textutil.resolve_relative(text, event_day(min(sources)))   # "last Friday": of that event's week
+        text = resolve_relative(text, event_day(min(sources)))   # "last Friday": of that event's week
         if text:
             claims.append(Claim(text, sources, claim.supersedes))
     if not claims:

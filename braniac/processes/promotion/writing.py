@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
 
 from ...infra import clock, textutil
+from ...infra.relative_times import resolve_relative
 from ...infra.errors import NoteError, ReadOnlyFile, STMError
 from ...infra.fsio import create_file, refuse_read_only, update_text
 from ...model.offline.promotion import is_claim, sentences, split_speaker
@@ -252,7 +253,7 @@ def write_digests(vault: "VaultStore", events: list[EventRecord], done_items: li
                 gist = next((s for s in sentences(said) if is_claim(s)), "")
                 if gist:
                     who = f"{speaker}: " if speaker else ""
-                    gist = textutil.resolve_relative(gist, event_day(event.id))
+                    gist = resolve_relative(gist, event_day(event.id))
                     note.merge(Fact(defuse(f"{event.id[11:16]} — {who}{gist}"), [event.id]), vault, log=True)
             for item in recorded:
                 cites = stating_events(item, events)
