@@ -94,3 +94,16 @@ def test_notes_are_named_and_placed_by_what_their_events_share(vault):
     assert {"topics/rust.md", "topics/biscuit.md"} <= found, found
     assert not {"topics/sunday.md", "topics/lake.md"} & found, found
     assert "topics/greenhouse-heater.md" in found, found
+
+
+def test_a_question_about_a_person_brings_their_own_words_first(vault):
+    _live(vault, datetime(2025, 5, 3, 10, tzinfo=timezone.utc),
+          "Melanie: We went camping by the lake with the kids and roasted marshmallows.",
+          "Caroline: Melanie, your kids are lucky. The kids and Melanie camping, the kids with Melanie at the lake.")
+    clock.set_clock(datetime(2025, 5, 10, 9, tzinfo=timezone.utc))
+    try:
+        turn = vault.ask("What did Melanie do with the kids?")
+    finally:
+        clock.set_clock(None)
+    stating = [e.text for e in turn.excerpts if "camping" in e.text]
+    assert stating and "Melanie: We went camping" in stating[0], stating
