@@ -21,6 +21,7 @@ from __future__ import annotations
 
 import argparse
 import json
+import re
 import shutil
 import statistics
 import subprocess
@@ -155,6 +156,38 @@ def run_once(workdir: Path, n: int, lines: list[str]) -> dict:
             "claims": report.claims, "rejected": len(report.rejected)}
 
 
+_OPENER = r"(?:the|a|an|my|our|your|his|her|their|its|this|that|about|of|in|on|at|for|with|from|to|by|into)"
+_TIME_WORDS = frozenset("""monday tuesday wednesday thursday friday saturday sunday mondays tuesdays wednesdays
+thursdays fridays saturdays sundays weekend weekends morning evening night today tomorrow yesterday week month
+year""".split())
+
+
+def note_names(vault: Vault) -> tuple[list[str], float]:
+    """The concrete notes' file tree, and the share of notes whose title is a noun phrase the
+    events they cite name: the title occurs in those events' words as a name (capitalised inside
+    a sentence, or as the speaker) or right after a determiner or a preposition (one adjective allowed between), and
+    is not a time ("on Saturday" says when, not what)."""
+    root = vault.ltm_root / "concrete"
+    tree, named = [], 0
+    notes = sorted(p for p in root.rglob("*.md") if p.name != "_index.md")
+    for path in notes:
+        tree.append(path.relative_to(root).as_posix())
+        text = path.read_text(encoding="utf-8")
+        title = re.search(r"^title: '?(.*?)'?$", text, re.M).group(1)
+        events = set(re.findall(r"\[(\d{4}-\d{2}-\d{2}T[\d:]+Z)\]", text))
+        said = " ".join(re.search(r'\*\*User:\*\* "?(.*?)"?$', (vault.ltm_root / "events" / e[:4] / e[5:7] / e[8:10] /
+                                 f"{e.replace(':', '-')}.md").read_text(encoding="utf-8"), re.M).group(1) for e in events)
+        phrase = re.escape(title)
+        as_name = re.search(rf"(?<![.!?]\s)(?<!^)\b{phrase}\b", said) if title[:1].isupper() else None
+        as_noun = re.search(rf"\b{_OPENER}\s+(?:\w+\s+)?{phrase}\b", said, re.I)
+        as_speaker = re.search(rf"(?:^|\s){phrase}:", said)
+        if (as_name or as_noun or as_speaker) and title.lower() not in _TIME_WORDS:
+            named += 1
+        else:
+            tree[-1] += "   <- not a noun phrase its events name"
+    return tree, named / max(len(notes), 1)
+
+
 def git_promotion(workdir: Path, lines: list[str]) -> dict:
     vault, _ = Vault.init(workdir / "git-vault", use_git=True)
     fill(vault, lines)
@@ -194,6 +227,10 @@ def main() -> None:
               f"-> promotion is {median / floor:.1f}x the floor")
         print(f"  output:          {runs[0]['notes_created']} new notes, claims {runs[0]['claims']}, "
               f"{runs[0]['files']} files written, {runs[0]['rejected']} rejected")
+        tree, share = note_names(Vault.find(workdir / "vault-0"))
+        print(f"\nconcrete notes of the first vault ({len(tree)}): {share:.0%} titled by a noun phrase their events name")
+        for rel in tree:
+            print(f"  {rel}")
         git = git_promotion(workdir, lines)
         print(f"\none promotion in a git vault (autocommit): {len(git['commits'])} commit(s)")
         for line in git["commits"]:
@@ -204,7 +241,8 @@ def main() -> None:
         print(json.dumps({"events": len(lines), "runs": times, "median_s": round(median, 4),
                           "target_s": TARGET_SECONDS, "io_floor_s": round(floor, 4),
                           "ratio_to_floor": round(median / floor, 2), "files": runs[0]["files"],
-                          "notes_created": runs[0]["notes_created"], "git_commits": len(git["commits"]),
+                          "notes_created": runs[0]["notes_created"], "noun_phrase_titles": round(share, 3),
+                          "git_commits": len(git["commits"]),
                           "git_files_in_commit": git["stat"].strip().splitlines()[-1].strip() if git["stat"] else ""}))
     finally:
         if not args.keep:

@@ -330,3 +330,4 @@ def _relative(groups: tuple, today: date) -> tuple[date, date]:
     middle = today - timedelta(days=days)
     slack = min(max(1, days // 7), 90)  # "two months ago" is roughly, not exactly, 60 days back
     return middle - timedelta(days=slack), middle + timedelta(days=slack)
+

@@ -12,9 +12,10 @@ from typing import TYPE_CHECKING
 
 from ..infra import textutil
 from ..infra.errors import NoteError
+from ..infra.relative_times import resolve_relative
 from ..infra.fsio import read_text
 from ..vault import notes
-from ..vault.layout import EVENT_ID_IN_TEXT
+from ..vault.layout import EVENT_ID_IN_TEXT, event_day
 
 if TYPE_CHECKING:
     from ..vault.store import VaultStore
@@ -86,12 +87,24 @@ def _passages_of(path: str, need_meta: bool) -> tuple[str | None, str | None, _P
     else:
         parts = []
         for text in split_passages(body):
+            if text.startswith("### "):
+                text = _dated(text)
             counts = Counter(content_terms(text))
             parts.append((text, frozenset(EVENT_ID_IN_TEXT.findall(text)), frozenset(counts), counts))
     if len(_cache) >= _CACHE_SIZE and key not in _cache:
         _cache.pop(next(iter(_cache)))
     _cache[key] = cached = (title, uuid, parts)
     return cached
+
+
+def _dated(event_text: str) -> str:
+    """An archived event keeps the person's words as they were said; its passage adds, after
+    each relative time ("last Friday"), the day it stood for on the event's own date."""
+    found = EVENT_ID_IN_TEXT.search(event_text.split("\n", 1)[0])
+    try:
+        return resolve_relative(event_text, event_day(found.group(0))) if found else event_text
+    except ValueError:
+        return event_text
 
 
 def note_passages(vault: "VaultStore", path: str, rank: int, title: str | None = None,

@@ -15,7 +15,9 @@
    a matching question right before it and, less, by a matching event right after it.
 5. A prompt that names a time ("in May 2023", "on 13 October", "last week") lifts the passages
    whose events happened then.
-6. A passage whose events are already cited by a better one is skipped, and a part of an event
+6. The current value wins: of two passages stating different values of one thing, the later
+   one ranks above, and the older is labelled as history with its date (currency.py).
+7. A passage whose events are already cited by a better one is skipped, and a part of an event
    (a digest line) gives way to the fullest passage of that event: the same claim kept in an
    entity note, a topic note, a digest and the events archive enters the working memory once.
 """
@@ -30,6 +32,8 @@ from typing import TYPE_CHECKING
 from ..infra import clock, textutil
 from ..model.types import Excerpt
 from ..vault.layout import TIERS, event_day_rel, event_id_of_file, event_rel
+from .currency import rank_current
+from .focus import lift_speakers
 from .passages import Passage, content_terms, note_passages
 from .ranking import B, K1
 
@@ -84,6 +88,8 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     spans = textutil.date_spans(prompt or " ".join(queries), clock.now())
     if spans:
         _lift_dates(vault, passages, spans, len(ranked))
+    lift_speakers(passages, prompt)
+    rank_current(passages)
     chosen = _distinct(sorted(passages, key=lambda p: -p.score), limit)
     excerpts, last_path = [], None
     for passage in chosen:

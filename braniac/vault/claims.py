@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from ..infra import clock, textutil
+from ..infra.relative_times import without_resolutions
 from . import folder_index, notes
 from .folder_index import Entry
 from .links import find_links, make_link
@@ -306,6 +307,9 @@ def _same_subject(a: str, b: str, verb: str) -> bool:
     return verb in _ONE_VALUE and (wa <= wb or wb <= wa) and bool(names & wa & wb)
 
 
+@lru_cache(maxsize=16384)
 def _plain(text: str) -> str:
     # claims open with their date, "2025-03-02: …" or (the offline engine's) "2025-03-02 — …"
+    # and what was said is compared, not the days braniac resolved its relative times to
+    text = without_resolutions(text)
     return re.sub(r"^\d{4}-\d{2}-\d{2}(?::|\s+[—–-])\s*", "", text).strip().rstrip(".")

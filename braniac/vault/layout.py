@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import re
+from datetime import date
 
 from ..infra.errors import UnsafePath
 
@@ -54,6 +55,11 @@ def is_event_id(text: str) -> bool:
 def printable_id(heading: str) -> str:
     """An event heading as a message may quote it: at most 80 characters."""
     return heading if len(heading) <= 80 else heading[:79] + "…"
+
+
+def event_day(event_id: str) -> date:
+    """The day an event happened (its id starts with it)."""
+    return date.fromisoformat(event_id[:10])
 
 
 def event_rel(event_id: str) -> str:

@@ -83,21 +83,51 @@ _PERSON_AFTER = re.compile(r"^(?:'s\b|\s+(?:said|says|told|asked|moved|works|wor
                            r"likes|loves|thinks|thought|is my|was my|and i|called|texted|visited|joined|started))", re.I)
 
 
+# "a cat called Pixel", "a town named Óbidos": the noun before "called" says what the name is.
+_KIND_BEFORE = re.compile(r"\b(?:a|an|the|my|our|his|her|their)\s+(?:[\w-]+\s+){0,2}?([\w-]+)\s+(?:called|named)\s+$", re.I)
+_PLACE_NOUNS = frozenset("""town city village country island region neighbourhood neighborhood street place restaurant
+cafe café bar beach park lake mountain""".split())
+_ORG_NOUNS = frozenset("company startup firm bank agency business shop store band team club charity".split())
+# "wrote the plugin in TypeScript", "rewrote the parser in Python", "moved the service to Python
+# 3.12": what a thing is made in or upgraded to is a language or a tool, not where anyone is.
+_MADE_IN = re.compile(r"\b(?:wr[io]te|written|rewr[io]te|rewritten|cod(?:e|ed|ing)|implement(?:ed|ing)?|buil[td]|"
+                      r"programm(?:ed|ing)|develop(?:ed|ing)|port(?:ed|ing)|script(?:ed|ing)|compil(?:e|ed|ing))\b"
+                      r"[^.;!?]{0,40}\b(?:in|to|with)\s+(?:the\s+)?$", re.I)
+_VERSION_AFTER = re.compile(r"^\s+(?:v?\d+(?:\.\d+)*\b|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+                            r"twelve)\b)", re.I)
+
+
 def _entity_folder(name: str, event_texts: list[str], speakers: set[str]) -> str:
     """people, organizations, places or topics, by the words around the name (no cue: a topic)."""
     if name in speakers:
         return "people"
-    org_votes = place_votes = person_votes = 0
+    org_votes = place_votes = person_votes = thing_votes = 0
     for text in event_texts:
         for match in re.finditer(re.escape(name), text):
-            before = text[max(0, match.start() - 24): match.start()]
+            before = text[max(0, match.start() - 64): match.start()]
             after = text[match.end(): match.end() + 48]
-            if _ORG_BEFORE.search(before) or _ORG_AFTER.search(after):
+            kind = _KIND_BEFORE.search(before)
+            if kind:
+                noun = kind.group(1).lower()
+                noun = noun[:-1] if noun.endswith("s") and noun[:-1] in PERSON_NOUNS else noun
+                if noun in PERSON_NOUNS or noun in ("person", "man", "woman", "guy", "girl", "boy", "kid"):
+                    person_votes += 1
+                elif noun in _PLACE_NOUNS:
+                    place_votes += 1
+                elif noun in _ORG_NOUNS:
+                    org_votes += 1
+                else:
+                    thing_votes += 1       # a cat, a song, a boat: a thing with a name
+            elif _MADE_IN.search(before) or _VERSION_AFTER.search(after):
+                thing_votes += 1
+            elif _ORG_BEFORE.search(before[-24:]) or _ORG_AFTER.search(after):
                 org_votes += 1
-            elif _PLACE_CUE.search(before):
+            elif _PLACE_CUE.search(before[-24:]):
                 place_votes += 1
-            elif _PERSON_BEFORE.search(before) or _PERSON_AFTER.search(after):
+            elif _PERSON_BEFORE.search(before[-24:]) or _PERSON_AFTER.search(after):
                 person_votes += 1
+    if thing_votes >= max(org_votes, place_votes, person_votes, 1):
+        return "topics"
     if org_votes and org_votes >= max(place_votes, person_votes):
         return "organizations"
     if place_votes > person_votes:
@@ -112,6 +142,7 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
     texts: dict[str, list[str]] = defaultdict(list)
     topic_events: dict[str, set[str]] = defaultdict(set)
     noun_uses: Counter = Counter()               # word or phrase -> times it was used as a noun phrase
+    said_terms: dict[str, set[str]] = {}         # event id -> the stems of what it states
     known = textutil.names_in([split_speaker(e.user)[1] for e in events]) | {t for t in known_titles if t[:1].isupper()}
     for event in events:
         speaker, said = split_speaker(event.user)
@@ -119,6 +150,8 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
             speakers.add(speaker)
         claims = [s for s in sentences(said) if is_claim(s)]
         statements[event.id] = claims
+        said_terms[event.id] = {textutil.stem(w) for s in claims for w in textutil.content_words(s)
+                                if w not in textutil.GENERIC_WORDS}
         for sentence in claims:
             for name in textutil.entities(sentence, known):
                 if name != speaker:
@@ -136,7 +169,8 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
         folder = _entity_folder(name, texts[name], speakers)
         candidates.append(Candidate("concrete", [folder], name, sorted(ids)))
     topics = [(w, ids) for w, ids in topic_events.items()
-              if len(ids) >= 2 and noun_uses[w] >= NOUN_EVIDENCE and not set(w.split()) & entity_words]
+              if len(ids) >= 2 and noun_uses[w] >= NOUN_EVIDENCE and not set(w.split()) & entity_words
+              and (" " in w or _shared_beyond(w, ids, said_terms))]
     chosen = dict(topics)
     # a phrase that says no more than one of its words ("pottery class" in every event about pottery)
     topics = [(w, ids) for w, ids in topics
@@ -207,6 +241,18 @@ def _topic_words(sentence: str) -> tuple[set[str], list[str]]:
             nouns.append(word)         # not "a bunch of", "the number of": the thing comes after "of"
 
     return mentioned, nouns
+
+
+def _shared_beyond(topic: str, ids: set[str], said_terms: dict[str, set[str]]) -> bool:
+    """Is a word what its events are about? Then they have more in common than the word: the
+    sourdough starter's events speak of feeding and flour, the passport's of renewing it before
+    the conference; "on Saturday" in a trip and in a booking, "the river" in a run and in a flat
+    tie nothing together. Most of the events must share another word with one of the others.
+    A compound that comes back ("pottery class") is specific enough on its own."""
+    own = {textutil.stem(w) for w in topic.split()}
+    terms = [said_terms.get(i, set()) - own for i in sorted(ids)]
+    linked = sum(1 for k, mine in enumerate(terms) if any(mine & other for j, other in enumerate(terms) if j != k))
+    return 2 * linked >= len(terms)
 
 
 def _skills(events: list[EventRecord]) -> list[Candidate]:

@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...infra.relative_times import resolve_relative
 from ...infra.errors import BraniacError, NoteError, UnsafePath
 from ...infra.notices import notice
 from ...model.offline import OfflineModel
@@ -13,7 +14,7 @@ from ...model.offline.promotion import relate, sentences
 from ...model.types import Claim, EventRecord, NoteDraft
 from ...search.index import SearchIndex
 from ...vault.claims import FACTS, HISTORY, FactNote, stated_values, unmentioned
-from ...vault.layout import FOLDER_INDEX, RESTRUCTURED_TIERS as NOTE_TIERS  # events are archived, not drafted
+from ...vault.layout import FOLDER_INDEX, event_day, RESTRUCTURED_TIERS as NOTE_TIERS  # events are archived, not drafted
 from ...vault.notes import slugify
 from .places import note_path
 from .report import PromotionReport, reject
@@ -169,6 +170,7 @@ def validate(draft: NoteDraft, event_ids: set[str], vault: "VaultStore", report:
             reject(vault, report, f"'{title}': a claim without a valid event citation was dropped")
             continue
         text = defuse(" ".join(str(claim.text).split())[:MAX_CLAIM_CHARS].lstrip("#>-* "))
+        text = resolve_relative(text, event_day(min(sources)))   # "last Friday": of that event's week
         if text:
             claims.append(Claim(text, sources, claim.supersedes))
     if not claims:

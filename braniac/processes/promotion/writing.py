@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
 
 from ...infra import clock, textutil
+from ...infra.relative_times import resolve_relative
 from ...infra.errors import NoteError, ReadOnlyFile, STMError
 from ...infra.fsio import create_file, refuse_read_only, update_text
 from ...model.offline.promotion import is_claim, sentences, split_speaker
@@ -17,7 +18,7 @@ from ...vault import notes, stm
 from ...vault.claims import Fact, FactNote, event_path, stable_uuid, stated_values, unmentioned
 from ...vault.folder_index import Entry
 from ...vault.folders import ensure_folder
-from ...vault.layout import ARCHIVE
+from ...vault.layout import ARCHIVE, event_day
 from ...vault.links import plain, rebase
 from ...vault.moves import Move, apply_moves
 from .places import Places, note_path
@@ -253,6 +254,7 @@ def write_digests(vault: "VaultStore", events: list[EventRecord], done_items: li
                 gist = next((s for s in sentences(said) if is_claim(s)), "")
                 if gist:
                     who = f"{speaker}: " if speaker else ""
+                    gist = resolve_relative(gist, event_day(event.id))
                     note.merge(Fact(defuse(f"{event.id[11:16]} — {who}{gist}"), [event.id]), vault, log=True)
             for item in recorded:
                 cites = stating_events(item, events)

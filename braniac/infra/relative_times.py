@@ -1,0 +1,73 @@
+"""Relative times made absolute: "last Friday" said on a Wednesday is followed by the day it
+meant, so a claim keeps its date after the day it was said has passed."""
+from __future__ import annotations
+
+import re
+from datetime import date, timedelta
+
+_NUMBER = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+_MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
+                "October", "November", "December")
+_RELATIVE_PHRASE = (
+    r"\b(?:(?P<dir>last|next|this past|this coming)\s+(?P<wd>" + "|".join(_WEEKDAYS) + r")"
+    r"|(?P<day>yesterday|today|tonight|tomorrow|last night)"
+    r"|(?P<pdir>last|next|this)\s+(?P<unit>week|weekend|month|year)"
+    r"|(?P<n>\d+|a|an|one|two|three|four|five|six)\s+(?P<units>days?|weeks?|months?|years?)\s+ago)\b")
+_RESOLUTION = r"\s*\((?:week of |weekend of |around )?(?:\d{4}-\d{2}-\d{2}|[A-Z][a-z]+ \d{4}|\d{4})\)"
+_RELATIVE = re.compile(_RELATIVE_PHRASE + rf"(?!{_RESOLUTION})", re.I)
+_RESOLVED = re.compile(rf"({_RELATIVE_PHRASE}){_RESOLUTION}", re.I)
+
+
+def without_resolutions(text: str) -> str:
+    """A text as the person said it: the dates `resolve_relative` added taken out again (two
+    statements are compared by what was said, "today" on two days is the same claim)."""
+    return _RESOLVED.sub(lambda m: m.group(1), text)
+
+
+def resolve_relative(text: str, on: date) -> str:
+    """Relative times in a statement made on day `on` ("last Friday", "yesterday", "two weeks
+    ago", "next month") each followed by the date they stand for: "last Friday (2025-02-28)".
+    Once resolved, a text is left as it is (a claim merged again stays the same)."""
+    def absolute(m: re.Match) -> str:
+        g = m.groupdict()
+        if g["wd"]:
+            target = _WEEKDAYS.index(g["wd"].lower())
+            if g["dir"].lower() in ("last", "this past"):
+                back = (on.weekday() - target) % 7 or 7
+                return _iso(on - timedelta(days=back))
+            ahead = (target - on.weekday()) % 7 or 7
+            return _iso(on + timedelta(days=ahead))
+        if g["day"]:
+            shift = {"yesterday": -1, "last night": -1, "today": 0, "tonight": 0, "tomorrow": 1}
+            return _iso(on + timedelta(days=shift[" ".join(g["day"].lower().split())]))
+        if g["unit"]:
+            step = {"last": -1, "this": 0, "next": 1}[g["pdir"].lower()]
+            unit = g["unit"].lower()
+            if unit in ("week", "weekend"):
+                monday = on - timedelta(days=on.weekday()) + timedelta(weeks=step)
+                return f"week of {_iso(monday)}" if unit == "week" else f"weekend of {_iso(monday + timedelta(days=5))}"
+            if unit == "month":
+                month = on.year * 12 + on.month - 1 + step
+                return f"{_MONTH_NAMES[month % 12]} {month // 12}"
+            return str(on.year + step)
+        count = int(g["n"]) if g["n"].isdigit() else _NUMBER[g["n"].lower()]
+        days = {"day": 1, "week": 7, "month": 30, "year": 365}[g["units"].lower().rstrip("s")] * count
+        back = on - timedelta(days=days)
+        if g["units"].lower().startswith("year"):
+            return f"around {on.year - count}"
+        if g["units"].lower().startswith("month"):
+            return f"around {_MONTH_NAMES[back.month - 1]} {back.year}"
+        return _iso(back) if days == 1 else f"around {_iso(back)}"
+
+    def replace(m: re.Match) -> str:
+        try:
+            return f"{m.group(0)} ({absolute(m)})"
+        except (ValueError, OverflowError, KeyError):
+            return m.group(0)
+    return _RELATIVE.sub(replace, text)
+
+
+def _iso(day: date) -> str:
+    return day.isoformat()

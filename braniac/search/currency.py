@@ -1,0 +1,87 @@
+"""The current value wins: of two passages that state different values of one thing ("the
+staging port is 8080" / "… is 9090"), the one resting on the later event ranks above the other,
+and the older one is labelled as history, with the date its value stopped being current.
+
+What counts as "one thing, another value" is `vault.claims`' own reading (`compare` gives
+CHANGED, or `contradicts`), the rule promotion uses to supersede a claim into a note's History;
+a claim already in a History (` — superseded on DATE`) is history by its own words. So the
+archived events, the day's digest and the notes that still quote an old value all give way to
+the newest statement, and an answer built from the working memory can say "now X (was Y until
+DATE)".
+"""
+from __future__ import annotations
+
+import re
+
+from ..vault import claims, stm
+from .passages import Passage
+
+CURRENCY_POOL = 24        # the best passages compared with each other (the top of the context; pairs: n²/2)
+HISTORY_LABEL = "_(history — superseded on {date})_"   # the words a History line ends with
+_SUPERSEDED_ON = re.compile(r"\s—\s+superseded on (\d{4}-\d{2}-\d{2})\b")
+_CLOCK = re.compile(r"^\d{2}:\d{2}\s+[—–-]\s+")        # a digest line opens with the event's time
+
+
+def statement(p: Passage) -> str:
+    """What a passage states: the person's words of an archived event (never the AI's answer),
+    a claim's text without its citations, date or time."""
+    text = p.text
+    if text.startswith("### "):
+        heading, _, _ = text.partition("\n")
+        return stm.Event(heading[4:].strip(), text).fields.get("User", "")   # quotes, "> " lines decoded
+    fact = claims.parse_fact(text.split("\n", 1)[0])
+    said = fact.text if fact is not None else text
+    return _CLOCK.sub("", _SUPERSEDED_ON.sub("", said))
+
+
+def rank_current(passages: list[Passage]) -> None:
+    """Reorder and label in place (see the module's docstring)."""
+    best = sorted((p for p in passages if p.score > 0 and p.cites), key=lambda p: -p.score)[:CURRENCY_POOL]
+    if len(best) < 2:
+        return
+    best.sort(key=lambda p: max(p.cites))                 # oldest first: a later one can replace it
+    when = [max(p.cites) for p in best]
+    facts = [claims.Fact(statement(p)) for p in best]
+    until: dict[int, str] = {}                            # index in best -> the day it was superseded
+    for i, p in enumerate(best):
+        marked = _SUPERSEDED_ON.search(p.text)
+        if marked:
+            until[i] = marked.group(1)
+    edges: list[tuple[int, int]] = []                     # (older, newer) statements of one thing
+    for i, old in enumerate(best):
+        if not facts[i].text:
+            continue
+        for j in range(i + 1, len(best)):
+            new = best[j]
+            if when[j] <= when[i] or not facts[j].text or 2 * len(old.words & new.words) < min(len(old.words), len(new.words)):
+                continue   # one thing in other words shares most of its words (compare wants 80 %): cheap to rule out
+            if claims.compare(facts[i], facts[j]) == claims.CHANGED or claims.contradicts(facts[i], facts[j]):
+                edges.append((i, j))
+                until[i] = min(until.get(i, when[j][:10]), when[j][:10])
+    if not until:
+        return
+    # older first: each newer statement rises just above every older one it replaces
+    for i, j in edges:
+        if best[j].score <= best[i].score:
+            best[j].score = best[i].score * 1.001 + 1e-9
+    old_events: dict[str, list[tuple[frozenset[str], str]]] = {}
+    for i, day in until.items():
+        if best[i].event:
+            old_events.setdefault(best[i].event, []).append((best[i].words, day))
+    labelled = {id(best[i]): day for i, day in until.items()}
+    # every passage that holds an old statement is labelled, not only the ones compared: the
+    # fullest passage of an event takes the place of its parts when the excerpts are chosen
+    for p in passages:
+        day = labelled.get(id(p))
+        if day is None and p.event in old_events:
+            day = min((d for words, d in old_events[p.event] if words <= p.words), default=None)
+        if day and not _SUPERSEDED_ON.search(p.text) and HISTORY_LABEL.format(date=day) not in p.text:
+            p.text = _labelled(p.text, day)
+
+
+def _labelled(text: str, day: str) -> str:
+    label = HISTORY_LABEL.format(date=day)
+    if text.startswith("### "):        # an archived event keeps its heading first: it names itself
+        heading, _, rest = text.partition("\n")
+        return f"{heading}\n{label}\n{rest}"
+    return f"{text}\n{label}"

@@ -1,0 +1,109 @@
+"""Remembering well (issue 18): the current value of a changed fact comes back first and the
+old ones as dated history, relative dates are resolved against the event's own date, and the
+offline engine names its notes after what the events share."""
+from __future__ import annotations
+
+import re
+from datetime import datetime, timedelta, timezone
+
+from braniac.infra import clock
+
+PORT = "The Grafana staging server port is {} for the billing team."
+
+
+def _live(vault, day: datetime, *texts: str) -> list[str]:
+    """Say things on a day, then let the idle promotion run, as the chat would."""
+    clock.set_clock(day)
+    ids = [vault.remember(text).id for text in texts]
+    clock.set_clock(day + timedelta(hours=2))
+    vault.promote(force=True)
+    return ids
+
+
+def test_a_value_changed_twice_comes_back_current_first_and_the_old_ones_as_dated_history(vault):
+    days = [datetime(2025, 3, d, 10, tzinfo=timezone.utc) for d in (1, 8, 15)]
+    for day, port in zip(days, (8080, 9090, 7070)):
+        _live(vault, day, PORT.format(port))
+        # small talk between the changes, so the events are not each other's neighbours only
+        _live(vault, day + timedelta(days=1), "The billing team moved the standup to the small room.")
+    clock.set_clock(datetime(2025, 3, 20, 9, tzinfo=timezone.utc))
+    try:
+        turn = vault.ask("What is the Grafana staging server port?")
+    finally:
+        clock.set_clock(None)
+    stating = [e.text for e in turn.excerpts if re.search(r"\b(8080|9090|7070)\b", e.text)]
+    assert stating and "7070" in stating[0] and "superseded" not in stating[0] and "history" not in stating[0], stating
+    for text in stating:
+        if "7070" in text:
+            continue
+        # an old value is there only as history, dated the day it stopped being current
+        until = "2025-03-08" if "8080" in text else "2025-03-15"
+        assert f"superseded on {until}" in text, text
+    assert any("8080" in t for t in stating) and any("9090" in t for t in stating), stating
+
+
+
+def test_relative_times_are_resolved_against_the_events_own_day(vault):
+    # a Wednesday: "last Friday" is the 28th of February, whatever day promotion runs on
+    said = _live(vault, datetime(2025, 3, 5, 10, tzinfo=timezone.utc),
+                 "Ana: I moved to Lisbon last month and I adopted a cat called Pixel last Friday.")
+    notes = [p for p in (vault.ltm_root / "concrete").rglob("*.md") if p.name != "_index.md"]
+    claims = [line for p in notes for line in p.read_text(encoding="utf-8").splitlines()
+              if line.startswith("- ") and said[0] in line]
+    assert claims and all("last month (February 2025)" in c and "last Friday (2025-02-28)" in c for c in claims), claims
+    digest = (vault.root / "memory/long_term/events/2025/03/05/digest.md").read_text(encoding="utf-8")
+    assert "last Friday (2025-02-28)" in digest, digest
+    # a question about when finds the day itself
+    clock.set_clock(datetime(2025, 6, 1, 9, tzinfo=timezone.utc))
+    try:
+        turn = vault.ask("When did Ana adopt Pixel?")
+    finally:
+        clock.set_clock(None)
+    assert "2025-02-28" in turn.answer, turn.answer
+    # the archived event keeps the person's own words, exactly
+    event = vault.root / "memory/long_term/events/2025/03/05"
+    assert any("last Friday." in p.read_text(encoding="utf-8") and "2025-02-28" not in p.read_text(encoding="utf-8")
+               for p in event.glob("2025-03-05T*.md"))
+
+
+def _concrete(vault) -> set[str]:
+    root = vault.ltm_root / "concrete"
+    return {p.relative_to(root).as_posix() for p in root.rglob("*.md") if p.name != "_index.md"}
+
+
+def test_notes_are_named_and_placed_by_what_their_events_share(vault):
+    for text in ("I rewrote the scheduler in Rust and now it is twice as fast.",
+                 "We upgraded the build to Rust 1.75 and the warnings went away.",
+                 "Bruno moved to Valencia in the spring and rents a flat by the beach.",
+                 "Bruno says Valencia is warm even in the winter.",
+                 "I adopted a small dog called Biscuit from the shelter downtown.",
+                 "Biscuit chewed my running shoes while I was at work.",
+                 # a weekday and a landscape word, each in two events that share nothing else
+                 "We drove to the lake house on Sunday with the whole family.",
+                 "The pottery workshop downtown reopens on Sunday after the holidays.",
+                 "The kayak rental by the lake was closed for the season.",
+                 "My neighbour painted a watercolour of the lake at dawn.",
+                 # a thing talked about again, with more in common than its name
+                 "The greenhouse heater broke and the tomato seedlings got cold.",
+                 "I fixed the greenhouse heater with a new thermostat for the seedlings."):
+        vault.remember(text)
+    vault.promote(force=True)
+    found = _concrete(vault)
+    assert "places/valencia.md" in found and "people/bruno.md" in found, found
+    assert not any(p.startswith(("places/", "people/")) and p.endswith(("/rust.md", "/biscuit.md")) for p in found), found
+    assert {"topics/rust.md", "topics/biscuit.md"} <= found, found
+    assert not {"topics/sunday.md", "topics/lake.md"} & found, found
+    assert "topics/greenhouse-heater.md" in found, found
+
+
+def test_a_question_about_a_person_brings_their_own_words_first(vault):
+    _live(vault, datetime(2025, 5, 3, 10, tzinfo=timezone.utc),
+          "Melanie: We went camping by the lake with the kids and roasted marshmallows.",
+          "Caroline: Melanie, your kids are lucky. The kids and Melanie camping, the kids with Melanie at the lake.")
+    clock.set_clock(datetime(2025, 5, 10, 9, tzinfo=timezone.utc))
+    try:
+        turn = vault.ask("What did Melanie do with the kids?")
+    finally:
+        clock.set_clock(None)
+    stating = [e.text for e in turn.excerpts if "camping" in e.text]
+    assert stating and "Melanie: We went camping" in stating[0], stating
