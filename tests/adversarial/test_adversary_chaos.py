@@ -11,10 +11,6 @@ from runner import scaled
 pytestmark = pytest.mark.slow
 
 
-# Issue 15 stays open on this: after this session's fixes the run loses no event and no chat
-# turn, but a person's in-place save of short_term.md can still lose a line (1 of 484 saves in
-# the last 20 s run). Not strict: the loss is a race, and the test stays in CI to report it.
-@pytest.mark.xfail(reason="issue 15 (open): an in-place save of short_term.md can still lose a line", strict=False)
 def test_everything_at_once_loses_nothing(workdir):
     tally = scenarios.chaos(workdir[0], scaled(1), SECONDS)
     scenarios.verdict(tally, workdir, "pytest -n 0 -s tests/adversarial/test_adversary_chaos.py")

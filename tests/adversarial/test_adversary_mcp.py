@@ -5,8 +5,7 @@ official MCP client on each calling `remember` and `recall` in a loop. Afterward
 checks: every text a `remember` acknowledged (from the CLI or over MCP) present exactly once,
 every line the person saved kept, `doctor` healthy, nothing left half done.
 
-The person saves by rename here (what most editors do): an in-place save of short_term.md can
-still lose a line, issue 15, which test_adversary_chaos.py reports."""
+The person saves by rename and in place, as in test_adversary_chaos.py."""
 from __future__ import annotations
 
 import json
@@ -82,7 +81,7 @@ def test_everything_at_once_with_two_mcp_servers(workdir):
     git_vault(box, organize_work=True, events=10, promoted=8)
     quick_config(box.vault, promote_minutes=0.01, organize_minutes=0.03)
     checks.git(box.vault, "commit", "-qm", "quick idle timers", "--", "braniac.toml")
-    run = WithMCP(box, SEED, SECONDS, methods=("rename",))
+    run = WithMCP(box, SEED, SECONDS)
     failures = run.run()
     tally = checks.Tally("everything at once, with two MCP servers")
     tally.notes.append(f"{len(run.acked)} events acknowledged, {len(run.lines)} lines saved by the person, "
