@@ -25,14 +25,13 @@ import re
 import sys
 import tempfile
 import warnings
-from datetime import date, datetime, timedelta
+from datetime import date, datetime
 from pathlib import Path, PurePosixPath
 from urllib.parse import unquote
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from locomo import BENCH_CONFIG, sessions, turn_text  # noqa: E402
 
 FORBIDDEN = set('*"\\/<>:|?#^[]')
 PERSON_NOTES = {
@@ -63,37 +62,15 @@ def write_person_notes(root: Path) -> None:
 
 
 def replay(sample: dict, root: Path, *, max_sessions: int | None = None, questions: int = 1):
-    """A conversation lived by braniac (as bench/replay_health.py), the person's notes written
-    after the first session; returns the vault."""
-    from braniac import Vault
+    """A conversation lived by braniac (bench/replay_health.py's replay), the person's notes
+    written after the first session; returns the vault."""
     from braniac.infra import clock
-    from braniac.processes.organization import organize
-    from braniac.processes.promotion import promote
-    from braniac.session import Session
+    from replay_health import replay as lived
 
-    vault, _ = Vault.init(root)
-    (vault.root / "braniac.toml").write_text(BENCH_CONFIG, encoding="utf-8")
-    session = Session(vault, model="offline")
-    asked_for = [q["question"] for q in sample["qa"] if q.get("category") in (1, 2, 3, 4)]
-    asked, at = 0, None
-    for n_session, (when, turns) in enumerate(sessions(sample["conversation"])[:max_sessions]):
-        for n, turn in enumerate(turns):
-            at = when + timedelta(seconds=30 * n)
-            clock.set_clock(at)
-            session.reflector.reflect_now(turn_text(turn), "", at=at)
-        at = when + timedelta(seconds=30 * len(turns) + 60)
-        for question in asked_for[asked:asked + questions]:
-            clock.set_clock(at)
-            session.turn(question, background=False)
-            at += timedelta(seconds=30)
-        asked += questions
-        clock.set_clock(at + timedelta(hours=1))
-        promote(vault, session.model, session.config, force=True)
+    def person_writes(n_session, vault):
         if n_session == 0:
             write_person_notes(vault.root)
-    clock.set_clock(at + timedelta(days=2))
-    organize(vault, session.config)
-    session.close()
+    vault = lived(sample, root, questions_per_session=questions, max_sessions=max_sessions, after_session=person_writes)
     clock.set_clock(None)
     return vault
 

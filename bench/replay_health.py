@@ -20,6 +20,7 @@ import time
 from collections import Counter
 from datetime import timedelta
 from pathlib import Path
+from typing import Callable
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
@@ -35,13 +36,18 @@ from braniac.vault import folder_index  # noqa: E402
 from braniac.vault.folder_related import written_by_braniac  # noqa: E402
 
 
-def live(sample: dict, root: Path, questions_per_session: int) -> dict:
+def replay(sample: dict, root: Path, *, questions_per_session: int = 1, max_sessions: int | None = None,
+           after_session: Callable[[int, Vault], None] | None = None) -> Vault:
+    """A LoCoMo conversation lived by braniac in a new vault at `root`: each session's turns
+    reflected on the conversation's clock, questions asked through the core loop, a promotion
+    after each session (then `after_session(n, vault)`), an organization at the end. The clock
+    is left at the end of it."""
     vault, _ = Vault.init(root)
     (vault.root / "braniac.toml").write_text(BENCH_CONFIG, encoding="utf-8")
     session = Session(vault, model="offline")
     questions = [q["question"] for q in sample["qa"] if q.get("category") in (1, 2, 3, 4)]
-    asked = 0
-    for when, turns in sessions(sample["conversation"]):
+    asked, at = 0, None
+    for n_session, (when, turns) in enumerate(sessions(sample["conversation"])[:max_sessions]):
         for n, turn in enumerate(turns):
             at = when + timedelta(seconds=30 * n)
             clock.set_clock(at)
@@ -54,9 +60,18 @@ def live(sample: dict, root: Path, questions_per_session: int) -> dict:
         asked += questions_per_session
         clock.set_clock(at + timedelta(hours=1))
         promote(vault, session.model, session.config, force=True)
+        if after_session is not None:
+            after_session(n_session, vault)
     clock.set_clock(at + timedelta(days=2))
     organize(vault, session.config)
     session.close()
+    return vault
+
+
+def live(sample: dict, root: Path, questions_per_session: int) -> dict:
+    vault = replay(sample, root, questions_per_session=questions_per_session)
+    questions = [q for q in sample["qa"] if q.get("category") in (1, 2, 3, 4)]
+    asked = questions_per_session * len(sessions(sample["conversation"]))
     found = vault.doctor()
     findings = Counter(f.severity for f in found)
     problems = [f"{f.path}: {f.reason}" for f in found if f.severity == "problem"]

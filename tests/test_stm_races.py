@@ -70,11 +70,9 @@ DISPLACING_REMEMBER = """
 """
 
 
-def test_a_save_in_place_that_braniac_displaced_and_gave_back_is_still_waited_for(vault, tmp_path):
-    """braniac's exchange finds a person's in-place save under way and gives it back; the give-back
-    (a rename) touches the file's ctime. The retry must still see a file being written, not take
-    it for one braniac wrote in full, read its first half and replace it (the second half would
-    go to the replaced file: every event and the person's line lost)."""
+def _remember_paused_before_its_exchange(vault, tmp_path: Path) -> tuple[forked.Forked, Path, bytes]:
+    """20 events, then DISPLACING_REMEMBER paused; the person's save to come (theirs, with a
+    key fact) as bytes."""
     if not fsio.exchange(*_pair(tmp_path)):
         import pytest
         pytest.skip("no renameat2 exchange on this system")
@@ -84,7 +82,27 @@ def test_a_save_in_place_that_braniac_displaced_and_gave_back_is_still_waited_fo
     flags.mkdir()
     child = spawn(DISPLACING_REMEMBER, vault.root, flags)
     wait_for_any([flags / "paused"], child)
-    data = with_person_fact(vault.stm_path.read_text(encoding="utf-8")).encode("utf-8")
+    return child, flags, with_person_fact(vault.stm_path.read_text(encoding="utf-8")).encode("utf-8")
+
+
+def _events_after(child: forked.Forked, vault) -> list[str]:
+    """Once the child is done: the person's key fact is there, braniac's event on top; the
+    events' User lines, newest first."""
+    out, err = child.communicate(timeout=60)
+    assert child.returncode == 0, err
+    text = vault.stm_path.read_text(encoding="utf-8")
+    assert PERSON_FACT in text.splitlines()
+    users = [e.fields["User"] for e in stm.parse(text).events]
+    assert users[0] == "braniac's own event about the garden"
+    return users
+
+
+def test_a_save_in_place_that_braniac_displaced_and_gave_back_is_still_waited_for(vault, tmp_path):
+    """braniac's exchange finds a person's in-place save under way and gives it back; the give-back
+    (a rename) touches the file's ctime. The retry must still see a file being written, not take
+    it for one braniac wrote in full, read its first half and replace it (the second half would
+    go to the replaced file: every event and the person's line lost)."""
+    child, flags, data = _remember_paused_before_its_exchange(vault, tmp_path)
     half = len(data) // 3
     with open(vault.stm_path, "r+b") as handle:      # an editor saving in place, one chunk written
         handle.truncate(0)
@@ -95,12 +113,7 @@ def test_a_save_in_place_that_braniac_displaced_and_gave_back_is_still_waited_fo
         wait_for_any([flags / "waiting", flags / "reread"], child)
         handle.write(data[half:])                     # the rest of the save
         handle.flush()
-    out, err = child.communicate(timeout=60)
-    assert child.returncode == 0, err
-    text = vault.stm_path.read_text(encoding="utf-8")
-    assert PERSON_FACT in text.splitlines()
-    users = [e.fields["User"] for e in stm.parse(text).events]
-    assert users[0] == "braniac's own event about the garden"
+    users = _events_after(child, vault)
     assert len(users) == 21                           # every event from before the save is there
 
 
@@ -109,16 +122,7 @@ def test_an_editor_that_checked_the_file_and_holds_it_open_keeps_its_save(vault,
     braniac's `remember` replaces the file; then the editor truncates and writes. Replaced at that
     instant, the editor's whole save would go to the inode braniac took away. braniac sees the
     file is still held open for writing and gives it back (the chaos run's last lost line)."""
-    if not fsio.exchange(*_pair(tmp_path)):
-        import pytest
-        pytest.skip("no renameat2 exchange on this system")
-    for n in range(20):
-        vault.remember(f"event number {n} about the long history of the allotment")
-    flags = tmp_path / "flags"
-    flags.mkdir()
-    child = spawn(DISPLACING_REMEMBER, vault.root, flags)
-    wait_for_any([flags / "paused"], child)
-    data = with_person_fact(vault.stm_path.read_text(encoding="utf-8")).encode("utf-8")
+    child, flags, data = _remember_paused_before_its_exchange(vault, tmp_path)
     with open(vault.stm_path, "r+b") as handle:      # opened and checked: the editor's next step is the truncate
         (flags / "go").touch()
         deadline = time.monotonic() + 10
@@ -128,12 +132,7 @@ def test_an_editor_that_checked_the_file_and_holds_it_open_keeps_its_save(vault,
         handle.truncate(0)
         handle.write(data)
         handle.flush()
-    out, err = child.communicate(timeout=60)
-    assert child.returncode == 0, err
-    text = vault.stm_path.read_text(encoding="utf-8")
-    assert PERSON_FACT in text.splitlines()
-    users = [e.fields["User"] for e in stm.parse(text).events]
-    assert users[0] == "braniac's own event about the garden"
+    users = _events_after(child, vault)
     assert len(users) == 21
 
 
