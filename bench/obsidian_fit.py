@@ -4,8 +4,10 @@ does (reflection, questions, promotion per session, organization), with a person
 written in Obsidian's style in the middle (no frontmatter, `[[wikilinks]]`, `![[embeds]]`, a
 new nested folder, an `.obsidian/` and a `.trash/`), then:
 
-- braniac's links: the Markdown links obsidiantools finds, resolved as Obsidian does (relative
-  to the note, percent-decoded), and how many of braniac's links obsidiantools reads at all;
+- braniac's links (Markdown links, or with `--links wikilink` wikilinks with a relative path):
+  those obsidiantools finds, resolved as Obsidian does (relative to the note, percent-decoded
+  for a Markdown link, `.md` optional for a wikilink), and how many of them obsidiantools reads
+  at all;
 - the person's wikilinks: resolved by Obsidian's rule (the path's end, case-insensitive, `.md`
   optional) and by obsidiantools' own (exact note names);
 - frontmatter property types Obsidian shows: tags a list of strings without '#' or spaces,
@@ -13,6 +15,7 @@ new nested folder, an `.obsidian/` and a `.trash/`), then:
 - file names without a character Obsidian forbids; `.obsidian/` and `.trash/` untouched.
 
     python bench/obsidian_fit.py [--data ../shared/bench/locomo-dev.json] [--limit 1] [--sessions N]
+                                 [--links markdown|wikilink]
 
 Run it with PYTHONPATH pointing at another checkout to compare versions. Last line: JSON.
 """
@@ -61,7 +64,7 @@ def write_person_notes(root: Path) -> None:
         os.utime(folder, (folder.stat().st_mtime - 600,) * 2)
 
 
-def replay(sample: dict, root: Path, *, max_sessions: int | None = None, questions: int = 1):
+def replay(sample: dict, root: Path, *, max_sessions: int | None = None, questions: int = 1, links: str = "markdown"):
     """A conversation lived by braniac (bench/replay_health.py's replay), the person's notes
     written after the first session; returns the vault."""
     from braniac.infra import clock
@@ -70,15 +73,25 @@ def replay(sample: dict, root: Path, *, max_sessions: int | None = None, questio
     def person_writes(n_session, vault):
         if n_session == 0:
             write_person_notes(vault.root)
-    vault = lived(sample, root, questions_per_session=questions, max_sessions=max_sessions, after_session=person_writes)
+    vault = lived(sample, root, questions_per_session=questions, max_sessions=max_sessions, after_session=person_writes,
+                  settings=f'\n[vault]\nlinks = "{links}"\n')
     clock.set_clock(None)
     return vault
 
 
-def _obsidian_resolves(target: str, files: list[str]) -> bool:
+def _relative(target: str) -> bool:
+    return target.startswith(("./", "../"))
+
+
+def _obsidian_resolves(target: str, files: list[str], source: str) -> bool:
     """Obsidian's rule, written independently of braniac: the file whose path ends with the
-    link's path, compared case-insensitively, with '.md' optional."""
-    want = target.split("#")[0].split("^")[0].strip().casefold()
+    link's path, compared case-insensitively, with '.md' optional; a path starting with `./` or
+    `../` is relative to the linking note."""
+    want = target.split("#")[0].split("^")[0].strip()
+    if _relative(want):
+        joined = os.path.normpath(os.path.join(str(PurePosixPath(source).parent), want))
+        return joined in files or joined + ".md" in files
+    want = want.casefold()
     for rel in files:
         key = rel.casefold()
         for form in (key, key[:-3] if key.endswith(".md") else None):
@@ -111,7 +124,7 @@ def fit(root: Path) -> dict:
     notes = {name: Path(rel).as_posix() for name, rel in ov.md_file_index.items()}
     files = sorted(p.relative_to(root).as_posix() for p in Path(root).rglob("*")
                    if p.is_file() and not any(part.startswith(".") for part in p.relative_to(root).parts))
-    md_total = md_ok = wiki_total = wiki_ok = 0
+    md_total = md_ok = wiki_total = wiki_ok = 0   # (md_*: braniac's links, whichever style)
     unresolved, violations = [], []
     for name, rel in notes.items():
         for target in ov.md_links_index.get(name, []):
@@ -125,13 +138,15 @@ def fit(root: Path) -> dict:
             else:
                 unresolved.append(f"{rel}: ({target})")
         for target in ov.wikilinks_index.get(name, []) + ov.embedded_files_index.get(name, []):
-            wiki_total += 1
-            if _obsidian_resolves(target, files):
-                wiki_ok += 1
+            ok = _obsidian_resolves(target, files, rel)
+            if _relative(target):    # braniac's own wikilinks (a person's notes here use names)
+                md_total, md_ok = md_total + 1, md_ok + ok
             else:
+                wiki_total, wiki_ok = wiki_total + 1, wiki_ok + ok
+            if not ok:
                 unresolved.append(f"{rel}: [[{target}]]")
         violations += [f"{rel}: {v}" for v in _type_violations(ov.front_matter_index.get(name) or {})]
-    written = sum(len(re.findall(r"\]\((?!https?:)[^)\s]+(?:\s+\"uuid:[^\"]+\")?\)", ov.get_source_text(n) or ""))
+    written = sum(len(re.findall(r"\]\((?!https?:)[^)\s]+(?:\s+\"uuid:[^\"]+\")?\)|\[\[\.\.?/", ov.get_source_text(n) or ""))
                   for n in notes)
     bad_names = [f for f in files if FORBIDDEN & set(PurePosixPath(f).name)]
     untouched = all((root / rel).read_text(encoding="utf-8") == text for rel, text in UNTOUCHABLE.items()
@@ -155,12 +170,14 @@ def main() -> None:
     parser.add_argument("--data", default=str(Path(__file__).resolve().parents[2] / "shared/bench/locomo-dev.json"))
     parser.add_argument("--limit", type=int, default=1, help="conversations replayed")
     parser.add_argument("--sessions", type=int, help="sessions per conversation (default: all)")
+    parser.add_argument("--links", choices=["markdown", "wikilink"], default="markdown",
+                        help="the vault's [vault] links setting: how braniac writes its links")
     args = parser.parse_args()
     samples = json.loads(Path(args.data).read_text(encoding="utf-8"))[: args.limit]
     totals: dict = {}
     for sample in samples:
         with tempfile.TemporaryDirectory(prefix="braniac-obsidian-") as tmp:
-            vault = replay(sample, Path(tmp) / "vault", max_sessions=args.sessions)
+            vault = replay(sample, Path(tmp) / "vault", max_sessions=args.sessions, links=args.links)
             result = fit(vault.root)
             problems = [f"{f.path}: {f.reason}" for f in vault.doctor() if f.severity == "problem"]
         result["doctor_problems"] = len(problems)

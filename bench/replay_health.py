@@ -37,13 +37,13 @@ from braniac.vault.folder_related import written_by_braniac  # noqa: E402
 
 
 def replay(sample: dict, root: Path, *, questions_per_session: int = 1, max_sessions: int | None = None,
-           after_session: Callable[[int, Vault], None] | None = None) -> Vault:
+           after_session: Callable[[int, Vault], None] | None = None, settings: str = "") -> Vault:
     """A LoCoMo conversation lived by braniac in a new vault at `root`: each session's turns
     reflected on the conversation's clock, questions asked through the core loop, a promotion
     after each session (then `after_session(n, vault)`), an organization at the end. The clock
-    is left at the end of it."""
+    is left at the end of it. `settings`: more braniac.toml lines."""
     vault, _ = Vault.init(root)
-    (vault.root / "braniac.toml").write_text(BENCH_CONFIG, encoding="utf-8")
+    (vault.root / "braniac.toml").write_text(BENCH_CONFIG + settings, encoding="utf-8")
     session = Session(vault, model="offline")
     questions = [q["question"] for q in sample["qa"] if q.get("category") in (1, 2, 3, 4)]
     asked, at = 0, None

@@ -16,6 +16,7 @@ from .errors import ConfigError, NoteError
 from .reading import read_text
 
 CONFIG_NAME = "braniac.toml"
+LINK_STYLES = ("markdown", "wikilink")   # `[vault] links`: Markdown links, or Obsidian's [[wikilinks]]
 
 
 @dataclass(frozen=True)
@@ -38,6 +39,7 @@ class Config:
     search_limit: int = 8
     adopt_notes: bool = True          # [vault] notes a person writes under long_term/ become memories
     daily_notes: str | None = None    # [vault] the folder of the person's Obsidian daily notes
+    links: str = "markdown"           # [vault] how braniac writes its links: "markdown" or "wikilink"
 
 
 def _table(data: dict[str, Any], name: str) -> dict[str, Any]:
@@ -94,6 +96,9 @@ def load(vault_root: Path | None, *, model: str | None = None, env: dict[str, st
         # there, a daily note is memory like any other note: adopted, indexed, listed
         raise ConfigError(f"{CONFIG_NAME}: vault.daily_notes must be a folder under memory/long_term/ "
                           f"(e.g. \"memory/long_term/daily\"; set Obsidian's daily notes folder to it), got {daily!r}")
+    links = _typed(vault.get("links", "markdown"), str, "vault.links")
+    if links not in LINK_STYLES:
+        raise ConfigError(f"{CONFIG_NAME}: vault.links must be one of {', '.join(map(repr, LINK_STYLES))}, got {links!r}")
     return Config(
         model=model_cfg,
         promote_idle_minutes=_typed(idle.get("promote_after_minutes", 5.0), float, "idle.promote_after_minutes"),
@@ -103,4 +108,5 @@ def load(vault_root: Path | None, *, model: str | None = None, env: dict[str, st
         search_limit=_typed(memory.get("search_limit", 8), int, "memory.search_limit"),
         adopt_notes=_typed(vault.get("adopt_notes", True), bool, "vault.adopt_notes"),
         daily_notes=daily,
+        links=links,
     )

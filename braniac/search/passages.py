@@ -16,13 +16,14 @@ from ..infra.relative_times import resolve_relative
 from ..infra.fsio import read_text
 from ..vault import notes
 from ..vault.layout import EVENT_ID_IN_TEXT, event_day
+from ..vault.links import ANY_LINK
 
 if TYPE_CHECKING:
     from ..vault.store import VaultStore
 
 MAX_PASSAGE_CHARS = 1500
 _HEADING = re.compile(r"^#{1,6}\s")
-_LINK_ONLY = re.compile(r"^[-*+]\s+\[[^\]]*\]\([^)]*\)\s*(?:—.*)?$|^_\(none yet\)_$")
+_LINK_ONLY = re.compile(rf"^[-*+]\s+{ANY_LINK}\s*(?:—.*)?$|^_\(none yet\)_$")
 
 
 @dataclass

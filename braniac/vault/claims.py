@@ -23,7 +23,7 @@ from ..infra import clock, textutil
 from ..infra.relative_times import without_resolutions
 from . import folder_index, notes
 from .folder_index import Entry
-from .links import find_links, make_link
+from .links import ANY_LINK, find_links, make_link
 from .layout import event_rel, is_event_id
 from .notes import Note
 
@@ -32,7 +32,7 @@ if TYPE_CHECKING:
 
 NAMESPACE = uuidlib.UUID("6f1c9a1e-8a55-4c1e-9b7e-0b3e6f0d2a11")  # braniac's, for deterministic ids
 FACTS, HISTORY = "Facts", "History"
-_CITATIONS = re.compile(r"\s*\((\[[^\]]+\]\([^)]*\)(?:,\s*)?)+\)\s*$")
+_CITATIONS = re.compile(rf"\s*\(({ANY_LINK}(?:,\s*)?)+\)\s*$")
 
 
 def stable_uuid(*parts: str) -> str:
@@ -55,7 +55,7 @@ class Fact:
 
 
 def citation(from_file: Path, vault: "VaultStore", event_ids: Iterable[str]) -> str:
-    links = [make_link(eid, from_file, event_path(vault, eid), None) for eid in dict.fromkeys(event_ids)]
+    links = [make_link(eid, from_file, event_path(vault, eid), None, vault.link_style) for eid in dict.fromkeys(event_ids)]
     return f"({', '.join(links)})" if links else ""
 
 

@@ -11,7 +11,7 @@ from ..infra.errors import NoteError, STMError
 from ..infra.fsio import inside, is_regular_file, is_symlink_loop, real_path, stale_temp_files
 from ..infra import git
 from .layout import FOLDER_INDEX, is_event_id, is_memory_name, printable_id
-from .links import find_links
+from .links import WIKILINK_STYLE, Link, find_links
 from .moves import pending
 from .wikilinks import Resolver, find_wikilinks
 
@@ -150,9 +150,16 @@ def _check_links(vault: "VaultStore", path: Path, body: str, add) -> None:
         target = link.resolve(path)
         if not inside(vault.root, target):
             add(path, f"link '{link.target}' leaves the vault")
+        elif not target.exists() and _persons_wikilink(link):
+            add(path, f"wikilink '[[{link.target}]]' opens no file (Obsidian would create it)", "warning")
         elif not target.exists():
             hint = f" (uuid {link.uuid})" if link.uuid else ""
             add(path, f"link '{link.target}'{hint} does not resolve")
+
+
+def _persons_wikilink(link: Link) -> bool:
+    """A relative wikilink braniac did not write (braniac's carry a uuid or cite an event)."""
+    return link.style == WIKILINK_STYLE and not link.uuid and not is_event_id(link.text)
 
 
 def _check_wikilinks(vault: "VaultStore", resolver: Resolver, path: Path, body: str, add) -> None:

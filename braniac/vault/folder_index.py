@@ -12,7 +12,7 @@ from pathlib import Path
 
 from . import notes
 from .layout import FOLDER_INDEX
-from .links import find_links, make_link, unescape_text
+from .links import MARKDOWN, WIKILINK_STYLE, find_links, make_link, unescape_text
 from .notes import Note
 
 SUMMARY, MANIFEST, RELATED = "Summary", "Manifest", "Related Memories"
@@ -29,9 +29,10 @@ class Entry:
     path: Path            # absolute path of the target file
     uuid: str | None
     description: str = ""
+    style: str = MARKDOWN   # how the line links: as it was written, or the vault's `links` setting
 
     def render(self, index_path: Path) -> str:
-        line = "- " + make_link(self.text, index_path, self.path, self.uuid)
+        line = "- " + make_link(self.text, index_path, self.path, self.uuid, self.style)
         return f"{line} — {self.description}" if self.description else line
 
 
@@ -155,5 +156,6 @@ def _entries(content: str, index_path: Path) -> list[Entry]:
         link = found[0]
         rest = stripped[link.end:].strip()
         description = re.sub(r"^[—–:-]+\s*", "", rest)
-        entries.append(Entry(unescape_text(link.text), link.resolve(index_path), link.uuid, description))
+        text = link.text if link.style == WIKILINK_STYLE else unescape_text(link.text)
+        entries.append(Entry(text, link.resolve(index_path), link.uuid, description, link.style))
     return entries

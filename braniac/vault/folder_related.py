@@ -54,7 +54,7 @@ def refresh_related(vault: "VaultStore", index: IndexFile, children: list[Path])
             continue
         weight = f"{scores[target]:g}"
         derived.append(Entry(f"{target.name}/", target / FOLDER_INDEX, uuid,
-                             f"{weight} link{'' if weight == '1' else 's'} from notes here"))
+                             f"{weight} link{'' if weight == '1' else 's'} from notes here", vault.link_style))
     index.set_related(mine + derived)
 
 

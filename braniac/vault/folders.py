@@ -171,7 +171,7 @@ def _refreshed(vault: "VaultStore", folder: Path, index: IndexFile) -> bool:
         kept = old.get(real_path(target))
         if kept and kept.description and not _written_by_braniac(kept.description, child):
             description = kept.description  # a person's description is kept; braniac's own is refreshed
-        entries.append(Entry(title, target, uuid, description))
+        entries.append(Entry(title, target, uuid, description, vault.link_style))
     index.set_manifest(entries)
     refresh_related(vault, index, children)
     if index.note.meta.get("summary_by") == "braniac" and entries:

@@ -1,8 +1,12 @@
-"""UUID links that are also ordinary relative Markdown links.
+"""UUID links that are also ordinary relative links, in either of the vault's two styles.
 
-A link is written `[Title](../relative/path.md "uuid:<uuid>")`: Obsidian and git forges follow
-the relative path, braniac trusts the uuid in the link title and repairs the path from it
-when a note moves.
+A link is written `[Title](../relative/path.md "uuid:<uuid>")` (the default), or, in a vault
+whose braniac.toml asks for Obsidian's own links (`[vault] links = "wikilink"`),
+`[[../relative/path|Title]]<!--uuid:<uuid>-->`. Either way Obsidian follows the relative path
+and braniac trusts the uuid (in the link title, or in the HTML comment Obsidian and git forges
+do not show), and repairs the path from it when a note moves. A wikilink whose path starts with
+`./` or `../` is read here whoever wrote it: its path means what a Markdown link's does. Every
+other wikilink names a note the way Obsidian resolves names (`wikilinks.py`).
 """
 from __future__ import annotations
 
@@ -12,11 +16,19 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from urllib.parse import quote, unquote
 
+from ..infra.config import LINK_STYLES
 from .wikilinks import WIKILINK, WikiLink
+
+MARKDOWN, WIKILINK_STYLE = LINK_STYLES
 
 LINK = re.compile(
     r"\[(?P<text>(?:[^\[\]\\]|\\.)*)\]\((?P<target><[^>\n]*>|[^)\s]*)(?:\s+\"uuid:(?P<uuid>[^\"\s]+)\")?\)"
+    r"|(?<!!)\[\[(?P<wtarget>\.\.?/[^\[\]|#^\n]*)(?P<wanchor>#[^\[\]|\n]*)?(?:\|(?P<walias>[^\[\]|\n]*))?\]\]"
+    r"(?:<!--uuid:(?P<wuuid>[^\s>]+)-->)?"
 )
+# one link of either style, for patterns that look at the text around links
+ANY_LINK = r"(?:\[[^\]]*\]\([^)]*\)|\[\[[^\[\]\n]*\]\](?:<!--uuid:[^\s>]+-->)?)"
+_NOT_IN_WIKILINK = re.compile(r"[\[\]|#^\n]")   # what a wikilink's path or alias cannot hold
 
 
 @dataclass(frozen=True)
@@ -26,6 +38,8 @@ class Link:
     uuid: str | None
     start: int = 0
     end: int = 0
+    style: str = MARKDOWN
+    aliased: bool = True  # a wikilink that shows a text of its own (`[[path|text]]`)
 
     @property
     def is_external(self) -> bool:
@@ -33,6 +47,9 @@ class Link:
 
     def resolve(self, from_file: Path) -> Path:
         """The file this link points at (the '#section' part dropped)."""
+        if self.style == WIKILINK_STYLE:   # Obsidian's rule: the path as written if it is a file, else a note
+            path = Path(os.path.normpath(Path(from_file).parent / self.target.split("#", 1)[0]))
+            return path if path.suffix.lower() == ".md" or path.is_file() else path.with_name(path.name + ".md")
         if self.target.startswith("<"):
             target = self.target[1:-1].split("#", 1)[0]
         else:  # drop the '#section' before decoding: a '%23' is part of the file name
@@ -41,7 +58,15 @@ class Link:
 
 
 def find_links(text: str) -> list[Link]:
-    return [Link(m["text"], m["target"], m["uuid"], m.start(), m.end()) for m in LINK.finditer(text)]
+    return [_link(m) for m in LINK.finditer(text)]
+
+
+def _link(m: re.Match) -> Link:
+    if m["wtarget"] is None:
+        return Link(m["text"], m["target"], m["uuid"], m.start(), m.end())
+    target = m["wtarget"].strip() + (m["wanchor"] or "").strip()
+    shown = m["walias"] if m["walias"] is not None else PurePosixPath(m["wtarget"].strip()).name
+    return Link(shown, target, m["wuuid"], m.start(), m.end(), WIKILINK_STYLE, m["walias"] is not None)
 
 
 def relative_target(from_file: Path, to_file: Path) -> str:
@@ -50,19 +75,53 @@ def relative_target(from_file: Path, to_file: Path) -> str:
     return quote(PurePosixPath(Path(rel)).as_posix(), safe="/._-~")  # '#' in a name is encoded
 
 
-def make_link(text: str, from_file: Path, to_file: Path, uuid: str | None) -> str:
+def wikilink_target(from_file: Path, to_file: Path) -> str | None:
+    """The relative path a braniac wikilink names `to_file` by (`./` or `../` first, no `.md`
+    for a note, as Obsidian writes one), or None when the path holds a character a wikilink
+    cannot carry."""
+    rel = PurePosixPath(Path(os.path.relpath(to_file, Path(from_file).parent))).as_posix()
+    if _NOT_IN_WIKILINK.search(rel):
+        return None
+    stem = rel[:-3] if rel.lower().endswith(".md") else rel
+    if stem != rel and (Path(from_file).parent / stem).is_file():
+        stem = rel   # a file of that name without `.md` exists too: the full name says which
+    return stem if stem.startswith("../") else "./" + stem
+
+
+def make_link(text: str, from_file: Path, to_file: Path, uuid: str | None, style: str = MARKDOWN) -> str:
+    """A new link in the vault's style; a wikilink only where its path and text fit one (else the
+    Markdown link, which every reader takes too)."""
+    if style == WIKILINK_STYLE and not _NOT_IN_WIKILINK.search(text) and text.strip() == text and text:
+        target = wikilink_target(from_file, to_file)
+        if target is not None:
+            return _wikilink(target, text, uuid)
     safe_text = text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]")
     title = f' "uuid:{uuid}"' if uuid else ""
     return f"[{safe_text}]({relative_target(from_file, to_file)}{title})"
 
 
+def _wikilink(target: str, alias: str | None, uuid: str | None) -> str:
+    return f"[[{target}{'|' + alias if alias is not None else ''}]]{f'<!--uuid:{uuid}-->' if uuid else ''}"
+
+
 def relink(link: Link, from_file: Path, target: Path, uuid: str | None = None) -> str:
-    """`link` written again in a file at `from_file`, aimed at `target` (its '#section' and uuid kept)."""
+    """`link` written again in a file at `from_file`, aimed at `target`, in its own style (its
+    '#section', text and uuid kept)."""
     raw = link.target[1:-1] if link.target.startswith("<") else link.target
     anchor = "#" + raw.split("#", 1)[1] if "#" in raw else ""
     uuid = uuid or link.uuid
+    if link.style == WIKILINK_STYLE:
+        path = wikilink_target(from_file, target)
+        if path is not None:
+            return _wikilink(path + anchor, link.text if link.aliased else None, uuid)
+        link = Link(link.text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]"), link.target, uuid)
     title = f' "uuid:{uuid}"' if uuid else ""
     return f"[{link.text}]({relative_target(from_file, target)}{anchor}{title})"
+
+
+def replace_uuid(text: str, old: str, new: str) -> str:
+    """Every link of `text` that names the uuid `old` names `new` instead, in either style."""
+    return text.replace(f'"uuid:{old}"', f'"uuid:{new}"').replace(f"<!--uuid:{old}-->", f"<!--uuid:{new}-->")
 
 
 def rebase(text: str, sources: list[Path], to_file: Path) -> str:
@@ -86,7 +145,7 @@ def rebase(text: str, sources: list[Path], to_file: Path) -> str:
 def plain(text: str) -> str:
     """Text with its links, Markdown and Obsidian wikilinks, flattened to their words (a one-line
     description, a title): a link copied elsewhere would open another file, or none."""
-    text = LINK.sub(lambda m: unescape_text(m["text"]), text)
+    text = LINK.sub(lambda m: _link(m).text if m["wtarget"] is not None else unescape_text(m["text"]), text)
     return WIKILINK.sub(lambda m: WikiLink(m["target"].strip(), (m["anchor"] or "").strip(), m["alias"]).text, text)
 
 

@@ -14,6 +14,7 @@ from ..infra import clock, git
 from . import notes, stm
 from .layout import (ACCESS_LOG, IDENTITY, LOCKS_DIR, LOGS, LONG_TERM, RUN_MARKERS_DIR, SHORT_TERM, STATE_DIR, TIERS,
                      is_memory_name)
+from ..infra import config
 from ..infra.config import CONFIG_NAME
 from ..infra.errors import InputError, NoteError, STMError, VaultExists, VaultNotFound
 from ..infra.fsio import (ConcurrentEdit, atomic_write, confine, create_file, ensure_inside, inside, is_regular_file, locked,
@@ -42,6 +43,19 @@ class VaultStore:
         if not is_vault(root):
             raise VaultNotFound(f"{root}: not a braniac vault (no system/ and memory/ folders); {HOW_TO_CREATE}")
         self.root = root.resolve()
+        self._link_style: tuple[int, str] | None = None
+
+    @property
+    def link_style(self) -> str:
+        """How braniac writes a new link here (`[vault] links` in braniac.toml), read again when
+        the file changes: every writer of links needs it, whichever entry point made this store."""
+        try:
+            stamp = (self.root / CONFIG_NAME).stat().st_mtime_ns
+        except OSError:
+            stamp = 0
+        if self._link_style is None or self._link_style[0] != stamp:
+            self._link_style = (stamp, config.load(self.root, env={}).links)
+        return self._link_style[1]
 
     def __repr__(self) -> str:
         return f"{type(self).__name__}({str(self.root)!r})"

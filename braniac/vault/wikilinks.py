@@ -37,12 +37,15 @@ class WikiLink:
 
 
 def find_wikilinks(text: str) -> list[WikiLink]:
-    """Every wikilink of `text`, outside code."""
+    """Every wikilink of `text` that names a note the way Obsidian resolves names, outside code
+    (one whose path starts with `./` or `../` is a path link, §8: `links.find_links`)."""
     code = [(m.start(), m.end()) for m in _CODE.finditer(text)] if "`" in text or "~~~" in text else []
     found = []
     for m in WIKILINK.finditer(text):
         if any(a <= m.start() < b for a, b in code):
             continue
+        if not m["embed"] and m["target"].strip().startswith(("./", "../")):
+            continue   # an explicit relative path: a path link, read by `links.find_links`
         found.append(WikiLink(m["target"].strip(), (m["anchor"] or "").strip(), m["alias"], bool(m["embed"]),
                               m.start(), m.end()))
     return found

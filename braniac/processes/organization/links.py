@@ -45,7 +45,7 @@ def _set_link(vault: "VaultStore", source_rel: str, target_rel: str, weight: flo
         if weight is not None:
             renewed = description(weight, clock.now())
             if existing is None:
-                entries.append(Entry(other.title, target, other.uuid or None, renewed))
+                entries.append(Entry(other.title, target, other.uuid or None, renewed, vault.link_style))
             elif CO_ACCESSED in existing.description:
                 existing.description = renewed
             # else a link someone wrote (even a bare one): it already links them, and it is theirs

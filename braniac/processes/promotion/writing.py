@@ -198,7 +198,7 @@ def _link_related(vault: "VaultStore", note: FactNote, draft: NoteDraft, drafts:
     for title in draft.related:
         other = next((d for d in drafts if d.title == title), None)
         if other is not None and places.target(other).exists():
-            related.append(Entry(other.title, places.target(other), places.uuid(other)))
+            related.append(Entry(other.title, places.target(other), places.uuid(other), style=vault.link_style))
     if related:
         current = note.related
         known = {e.uuid for e in current}
@@ -292,7 +292,7 @@ def _link_daily_note(vault: "VaultStore", note: FactNote, folder: str | None, da
         uuid = notes.read(path).uuid or None
     except NoteError:
         uuid = None
-    note.set_related(note.related + [Entry(f"Daily note {day}", path, uuid)])
+    note.set_related(note.related + [Entry(f"Daily note {day}", path, uuid, style=vault.link_style)])
 
 
 def digest_path(vault: "VaultStore", event_id: str) -> Path:

@@ -17,6 +17,7 @@ from ...infra import git
 from ...infra.errors import NoteError
 from ...infra.fsio import atomic_write, read_text, update_text
 from ...vault.layout import LOGS, LONG_TERM, SHORT_TERM
+from ...vault.links import find_links, replace_uuid
 from .note_merge import merge_note
 from .stm_merge import merge_short_term
 
@@ -143,15 +144,16 @@ def relink_aliases(vault: "VaultStore", aliases: dict[str, str]) -> None:
     """Links to the second copy of a note made on both machines now name the one kept."""
     args = [a for uuid in aliases for a in ("-e", uuid)]
     found = git.run(vault.root, "grep", "-l", "-z", "-F", *args, "--", "memory", "system", check=False).stdout
+    kept = set(aliases.values())
     for rel in filter(None, found.split("\0")):
         def swap(text: str) -> str:
             for old, new in aliases.items():
-                text = text.replace(f'"uuid:{old}"', f'"uuid:{new}"')
+                text = replace_uuid(text, old, new)
             # two links that now name one note (each machine had listed its own copy): one stays
             seen: set[str] = set()
             lines = []
             for line in text.split("\n"):
-                if line.startswith(("- ", "* ")) and any(f'"uuid:{new}"' in line for new in aliases.values()):
+                if line.startswith(("- ", "* ")) and any(link.uuid in kept for link in find_links(line)):
                     if line in seen:
                         continue
                     seen.add(line)

@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING
 
 from ...infra.errors import NoteError
 from ...infra.fsio import read_text, update_text
-from ...vault.links import find_links
+from ...vault.links import ANY_LINK, find_links
 
 if TYPE_CHECKING:
     from ...vault.store import VaultStore
@@ -62,8 +62,8 @@ _LIST_ITEM = re.compile(r"^\s*(?:[-*+]|\d+[.)])\s")
 
 def _in_citation(line: str, link) -> bool:
     """Whether a link sits in a parenthesized list of links, as braniac cites its sources."""
-    left = re.sub(r"\[[^\]]*\]\([^)]*\)|[\s,;]", "", line[:link.start])
-    right = re.sub(r"\[[^\]]*\]\([^)]*\)|[\s,;]", "", line[link.end:])
+    left = re.sub(rf"{ANY_LINK}|[\s,;]", "", line[:link.start])
+    right = re.sub(rf"{ANY_LINK}|[\s,;]", "", line[link.end:])
     return left.endswith("(") and right.startswith(")")
 
 
