@@ -10,7 +10,8 @@ Each conversation is replayed into a fresh vault exactly as bench/locomo.py does
 passage of every long-term note (claims, archived events, paragraphs: the units braniac's
 ranking scores) is embedded once, and each question gets: braniac's own excerpts; the passages
 nearest the question by cosine similarity ("semantic"), or only the archived events, one
-conversation turn each ("semantic events"); and braniac's list fused with either by weighted
+conversation turn each ("semantic events"); and braniac's list fused with either, or with its
+own excerpts re-ordered by cosine ("rerank": no new candidates), by weighted
 reciprocal rank fusion (score = 1/(k + braniac rank) + w/(k + semantic rank), k = 60, a
 passage whose events an earlier one already cites skipped), for each w in --weights. Each
 context is capped at 300 / 750 / 1500 words and scored by locomo_scoring.py's counting rule.
@@ -93,7 +94,7 @@ def run(data: Path, limit: int | None, weights: list[float], model_path: Path | 
     model = MiniLM(model_path)
     load_seconds = time.monotonic() - t0
     systems = ["braniac", "semantic", "semantic events"] + [f"rrf w={w:g}" for w in weights] + \
-        [f"rrf events w={w:g}" for w in weights]
+        [f"rrf events w={w:g}" for w in weights] + [f"rerank w={w:g}" for w in weights]
     rows = {s: {b: [] for b in BUDGETS} for s in systems}
     stats: Counter = Counter()
     cost = Counter()
@@ -110,6 +111,7 @@ def run(data: Path, limit: int | None, weights: list[float], model_path: Path | 
             vectors = model.encode([p.text for p in passages])
             cost["index_seconds"] += time.monotonic() - t0
             cost["passages"] += len(passages)
+            vector_of = {p.text: v for p, v in zip(passages, vectors)}
             clock.set_clock(last + timedelta(days=1))
             for qa in sample["qa"]:
                 if qa.get("category") not in (1, 2, 3, 4) or "answer" not in qa:
@@ -120,7 +122,8 @@ def run(data: Path, limit: int | None, weights: list[float], model_path: Path | 
                 t0 = time.monotonic()
                 turn, _wm = session.loop.prepare(qa["question"], sync=False)
                 t1 = time.monotonic()
-                near = vectors @ model.encode([qa["question"]])[0]
+                question = model.encode([qa["question"]])[0]
+                near = vectors @ question
                 ranked = [passages[i] for i in np.argsort(-near)]
                 top = ranked[:SEMANTIC_TOP]
                 events = [p for p in ranked if p.path.startswith(EVENTS)][:SEMANTIC_TOP]
@@ -128,10 +131,14 @@ def run(data: Path, limit: int | None, weights: list[float], model_path: Path | 
                 cost["braniac_seconds"] += t1 - t0
                 cost["embed_seconds"] += t2 - t1
                 cost["questions"] += 1
+                missing = list(dict.fromkeys(e.text for e in turn.excerpts if e.text not in vector_of))
+                vector_of.update(zip(missing, model.encode(missing)))   # excerpts relabelled by currency.py
+                own = sorted(turn.excerpts, key=lambda e: -float(vector_of[e.text] @ question))
                 lists = {"braniac": turn.excerpts, "semantic": top, "semantic events": events}
                 for w in weights:
                     lists[f"rrf w={w:g}"] = fuse([(turn.excerpts, 1.0), (top, w)])
                     lists[f"rrf events w={w:g}"] = fuse([(turn.excerpts, 1.0), (events, w)])
+                    lists[f"rerank w={w:g}"] = fuse([(turn.excerpts, 1.0), (own, w)])
                 for system in systems:
                     full = context_of(lists[system])
                     for budget in BUDGETS:
