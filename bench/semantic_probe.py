@@ -193,22 +193,27 @@ def turn_cost(root: Path, model_path: Path | None, sample: int = 200) -> dict:
     passages = all_passages_of(type("S", (), {"vault": Vault(root)})())
     rng = random.Random(7)
     picked = rng.sample(passages, min(sample, len(passages)))
-    t0 = time.monotonic()
+    t0, c0 = time.monotonic(), time.process_time()
     model.encode([p.text for p in picked])
     per_passage = (time.monotonic() - t0) / max(len(picked), 1)
+    cpu_per_passage = (time.process_time() - c0) / max(len(picked), 1)   # this process's own CPU: load-independent
     matrix = np.random.default_rng(7).standard_normal((len(passages), 384)).astype(np.float32)
     matrix /= np.linalg.norm(matrix, axis=1, keepdims=True)
     prompts = prompts_for(Corpus(), N_WARMUP + N_PROMPTS)
-    times = []
+    times, cpu = [], []
     for i, prompt in enumerate(prompts):
-        t0 = time.perf_counter()
+        t0, c0 = time.perf_counter(), time.process_time()
         near = matrix @ model.encode([prompt])[0]
         np.argpartition(-near, SEMANTIC_TOP)[:SEMANTIC_TOP]
         if i >= N_WARMUP:
             times.append(time.perf_counter() - t0)
+            cpu.append(time.process_time() - c0)
     times.sort()
     return {"vault": str(root), "passages": len(passages), "index_ms_per_passage": round(1000 * per_passage, 1),
             "index_build_minutes_estimated": round(per_passage * len(passages) / 60, 1),
+            "index_cpu_ms_per_passage": round(1000 * cpu_per_passage, 1),
+            "index_build_cpu_minutes_estimated": round(cpu_per_passage * len(passages) / 60, 1),
+            "turn_extra_cpu_p50_ms": round(1000 * statistics.median(cpu), 1),
             "turn_extra_p50_ms": round(1000 * statistics.median(times), 1),
             "turn_extra_p95_ms": round(1000 * times[int(0.95 * (len(times) - 1))], 1),
             "load_average": f"{before:.2f}→{os.getloadavg()[0]:.2f}"}
@@ -234,9 +239,10 @@ def main() -> None:
     parser.add_argument("--limit", type=int, help="only the first N conversations")
     parser.add_argument("--weights", default="0.25,0.5,1", help="semantic weights in the fusion (braniac's is 1)")
     parser.add_argument("--model", type=Path, help="the model's zip or unpacked folder (default: the installed package)")
+    parser.add_argument("--sample", type=int, default=200, help="--turn-cost: passages embedded to time the index build")
     args = parser.parse_args()
     if args.turn_cost:
-        print(json.dumps(turn_cost(args.turn_cost, args.model)))
+        print(json.dumps(turn_cost(args.turn_cost, args.model, args.sample)))
         return
     if not args.data:
         parser.error("--data or --turn-cost is required")
