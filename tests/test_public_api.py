@@ -41,7 +41,8 @@ VAULT_METHODS = {
     # notes written by hand
     "adopt",
 }
-VAULT_PROPERTIES = {"stm_path", "ltm_root", "identity_path", "access_log_path", "logs_dir", "state_dir"}
+VAULT_PROPERTIES = {"stm_path", "ltm_root", "identity_path", "access_log_path", "logs_dir", "state_dir",
+                    "link_style"}   # (how braniac writes its links here: `[vault] links`)
 
 
 def test_all_is_pinned_and_every_name_resolves():
