@@ -20,6 +20,7 @@
 7. A passage whose events are already cited by a better one is skipped, and a part of an event
    (a digest line) gives way to the fullest passage of that event: the same claim kept in an
    entity note, a topic note, a digest and the events archive enters the working memory once.
+8. A long answer of the assistant enters as its window that matches the prompt (excerpts.py).
 """
 from __future__ import annotations
 
@@ -33,6 +34,7 @@ from ..infra import clock, textutil
 from ..model.types import Excerpt
 from ..vault.layout import TIERS, event_day_rel, event_id_of_file, event_rel
 from .currency import rank_current
+from .excerpts import trim_answer
 from .focus import lift_speakers
 from .passages import Passage, content_terms, note_passages
 from .ranking import B, K1
@@ -95,7 +97,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     for passage in chosen:
         # an archived event names itself (its ### id); other notes' titles are said once
         title = "" if passage.path == last_path or passage.text.startswith("### ") else passage.title
-        excerpts.append(Excerpt(uuid=passage.uuid, path=passage.path, title=title, text=passage.text,
+        excerpts.append(Excerpt(uuid=passage.uuid, path=passage.path, title=title, text=trim_answer(passage.text, weights),
                                 score=passage.score))
         last_path = passage.path
     used = list(dict.fromkeys(e.path for e in excerpts))
