@@ -131,6 +131,7 @@ def test_a_long_answer_comes_back_as_its_part_that_matches_the_question(vault):
     clock.set_clock(day + timedelta(days=1))
     try:
         turn = vault.ask("What Kafka retention window did we keep for the invoices topic?")
+        again = vault.ask("When did I plan the refactoring of the billing service?")
     finally:
         clock.set_clock(None)
     exchange = next(e.text for e in turn.excerpts if e.text.startswith("### "))
@@ -138,4 +139,7 @@ def test_a_long_answer_comes_back_as_its_part_that_matches_the_question(vault):
     assert "Kafka retention window stays at 36 hours" in exchange, exchange
     assert "Step 1**" not in exchange and "Step 14**" not in exchange, exchange              # not the whole plan
     assert exchange.count("> …") == 2 and exchange.count("```") % 2 == 0, exchange       # cuts marked, code fence closed
-    assert len(exchange.split()) < 120, exchange
+    assert len(exchange.split()) < 80, exchange
+    # an answer that holds no word of the question beyond the person's own is left out, marked
+    exchange = next(e.text for e in again.excerpts if e.text.startswith("### "))
+    assert exchange.endswith("**AI:**\n> …") and "Kafka" not in exchange, exchange

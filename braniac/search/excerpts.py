@@ -4,9 +4,12 @@ An archived exchange holds the person's words and the assistant's answer, and th
 coding or planning question runs to hundreds of words (a plan, code, a list). Put in whole, a
 few of them fill a small context; cut at a fixed length, they keep their opening and lose what
 was asked about. So an excerpt keeps the person's words whole (they are what the memory is
-about) and, of a long answer, the window of lines richest in the question's terms, its code
-fences closed, with "…" where lines were left out. The note itself is untouched: its path is in
-the excerpt, for whoever needs the whole answer.
+about) and, of a long answer, the window of lines richest in the question's terms that the
+person's words lack, its code fences closed, with "…" where lines were left out; an answer with
+no such term is only "…". The note itself is untouched: its path is in the excerpt, for
+whoever needs the whole answer. (BEAM dev, answers cut to 60 words: +6.5 / +8.1 / +9.4 at
+300 / 750 / 1500 words; to 30 words and only for what the person's words lack: +4.1 / +3.3 /
++2.5 more; LoCoMo has no long answers and is unchanged.)
 """
 from __future__ import annotations
 
@@ -14,15 +17,16 @@ import re
 
 from .passages import content_terms
 
-ANSWER_WORDS = 60          # the words of a long answer an excerpt keeps
-LONG_ANSWER = 90           # an answer longer than this is cut to its best window
+ANSWER_WORDS = 30          # the words of a long answer an excerpt keeps
+LONG_ANSWER = 60           # an answer longer than this is cut to its best window
 _FIELD = re.compile(r"^\*\*[^*\n]+?:\*\*")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'`(*])")
 ELLIPSIS = "> …"
+NEW_WEIGHT = 1.0           # the least query weight a window adds for the answer to be shown
 
 
-def trim_answer(text: str, weights: dict[str, float], keep: int = ANSWER_WORDS) -> str:
+def trim_answer(text: str, weights: dict[str, float]) -> str:
     """An archived event's text with a long AI answer cut to its best window (see above);
     any other text as it is."""
     if not text.startswith("### "):
@@ -38,8 +42,10 @@ def trim_answer(text: str, weights: dict[str, float], keep: int = ANSWER_WORDS) 
         body.pop()
     if sum(len(line.split()) for line in body) <= LONG_ANSWER:
         return text
-    window = _best_window(_units(body, keep), weights, keep)
     head = lines[:start]
+    said = set(content_terms("\n".join(head)))
+    new = {t: w for t, w in weights.items() if t not in said}
+    window = _best_window(_units(body, ANSWER_WORDS), new, ANSWER_WORDS)
     return "\n".join([*head, "**AI:**", *window, *lines[end:]]).rstrip("\n")
 
 
@@ -94,6 +100,8 @@ def _best_window(units: list[tuple[str, bool]], weights: dict[str, float], keep:
             score = sum(weights[t] for t in found)
             if score > best:
                 best, best_span = score, (i, j + 1)
+    if best < NEW_WEIGHT:
+        return [ELLIPSIS]
     i, j = best_span
     out = [ELLIPSIS] if i > 0 else []
     if units[i][1]:
