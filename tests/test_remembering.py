@@ -107,3 +107,39 @@ def test_a_question_about_a_person_brings_their_own_words_first(vault):
         clock.set_clock(None)
     stating = [e.text for e in turn.excerpts if "camping" in e.text]
     assert stating and "Melanie: We went camping" in stating[0], stating
+
+
+def _long_answer(topic_line: str) -> str:
+    """An assistant's answer of ~300 words: a plan whose one line (deep inside a code block) is
+    about `topic_line`."""
+    filler = [f"{n}. **Step {n}**: review the module layout, the naming and the folder structure with the team."
+              for n in range(1, 15)]
+    code = ["```python", "def settings():", f"    # {topic_line}", "    return load()", "```"]
+    return "\n".join(["Here is a detailed plan for the week.", "", *filler[:7], "", *code, "", *filler[7:]])
+
+
+def test_a_long_answer_comes_back_as_its_part_that_matches_the_question(vault):
+    from braniac.processes.reflection import Reflector
+    from braniac.model.offline import OfflineModel
+
+    day = datetime(2025, 4, 2, 10, tzinfo=timezone.utc)
+    Reflector(vault, OfflineModel()).reflect_now(
+        "Can you plan my week for the refactoring of the billing service?",
+        _long_answer("the Kafka retention window stays at 36 hours for the invoices topic"), at=day)
+    clock.set_clock(day + timedelta(hours=2))
+    vault.promote(force=True)
+    clock.set_clock(day + timedelta(days=1))
+    try:
+        turn = vault.ask("What Kafka retention window did we keep for the invoices topic?")
+        again = vault.ask("When did I plan the refactoring of the billing service?")
+    finally:
+        clock.set_clock(None)
+    exchange = next(e.text for e in turn.excerpts if e.text.startswith("### "))
+    assert "Can you plan my week for the refactoring of the billing service?" in exchange   # the person's words whole
+    assert "Kafka retention window stays at 36 hours" in exchange, exchange
+    assert "Step 1**" not in exchange and "Step 14**" not in exchange, exchange              # not the whole plan
+    assert exchange.count("> …") == 2 and exchange.count("```") % 2 == 0, exchange       # cuts marked, code fence closed
+    assert len(exchange.split()) < 80, exchange
+    # an answer that holds no word of the question beyond the person's own is left out, marked
+    exchange = next(e.text for e in again.excerpts if e.text.startswith("### "))
+    assert exchange.endswith("**AI:**\n> …") and "Kafka" not in exchange, exchange

@@ -20,6 +20,8 @@
 7. A passage whose events are already cited by a better one is skipped, and a part of an event
    (a digest line) gives way to the fullest passage of that event: the same claim kept in an
    entity note, a topic note, a digest and the events archive enters the working memory once.
+8. A long answer of the assistant enters as its window that matches the prompt (excerpts.py);
+   the distinctness test of step 7 looks at what enters.
 """
 from __future__ import annotations
 
@@ -33,6 +35,7 @@ from ..infra import clock, textutil
 from ..model.types import Excerpt
 from ..vault.layout import TIERS, event_day_rel, event_id_of_file, event_rel
 from .currency import rank_current
+from .excerpts import trim_answer
 from .focus import lift_speakers
 from .passages import Passage, content_terms, note_passages
 from .ranking import B, K1
@@ -90,7 +93,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
         _lift_dates(vault, passages, spans, len(ranked))
     lift_speakers(passages, prompt)
     rank_current(passages)
-    chosen = _distinct(sorted(passages, key=lambda p: -p.score), limit)
+    chosen = _distinct(sorted(passages, key=lambda p: -p.score), limit, weights)
     excerpts, last_path = [], None
     for passage in chosen:
         # an archived event names itself (its ### id); other notes' titles are said once
@@ -254,7 +257,7 @@ def _score(passages: list[Passage], weights: dict[str, float], notes_found: int)
         p.score = match + prior if match > 0 else 0.0
 
 
-def _distinct(passages: list[Passage], limit: int) -> list[Passage]:
+def _distinct(passages: list[Passage], limit: int, weights: dict[str, float]) -> list[Passage]:
     """Best first, skipping passages whose events are already cited or whose words repeat one
     taken. A passage that is part of a fuller one of the same event (a digest's first sentence,
     a claim that left out a short sentence) is replaced by the fuller one, at its own rank."""
@@ -273,6 +276,10 @@ def _distinct(passages: list[Passage], limit: int) -> list[Passage]:
         if whole is not None and whole is not p and p.words <= whole.words:
             p = Passage(p.note_rank, whole.title, whole.path, whole.uuid, whole.text, whole.cites, whole.words,
                         whole.counts, p.score, p.match)
+        text = trim_answer(p.text, weights)
+        if text is not p.text:   # a long answer enters as its window: only the window's words are new
+            p = Passage(p.note_rank, p.title, p.path, p.uuid, text, p.cites, frozenset(content_terms(text)), p.counts,
+                        p.score, p.match, p.event)
         if p.cites and all(e in words_by_event for e in p.cites):
             known = set().union(*(words_by_event[e] for e in p.cites))
             if len(p.words - known) < 0.25 * max(len(p.words), 1):
