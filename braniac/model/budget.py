@@ -18,9 +18,10 @@ from .types import EventRecord
 
 BYTES_PER_TOKEN = 3
 
-# the longest reply each task needs (sent as max_tokens): a small model that loops stops there
+# the longest reply each JSON task needs (sent as max_tokens): a small model that loops stops
+# there; the answer gets a quarter of the context (1024 tokens at 4096, more for a larger model)
 REPLY_TOKENS = {"search_queries": 160, "reflect": 400, "promote_analyze": 1000, "promote_synthesize": 900,
-                "promote_summary": 400, "organize": 900, "answer": 800}
+                "promote_summary": 400, "organize": 900}
 
 # what every event costs beyond its text: the `### id` heading and the blank lines around it
 EVENT_OVERHEAD = 12
@@ -33,12 +34,28 @@ def tokens(text: str) -> int:
 
 
 def reply_tokens(task: str, context_tokens: int) -> int:
-    return max(64, min(REPLY_TOKENS.get(task, 800), context_tokens // 3))
+    if task not in REPLY_TOKENS:
+        return context_tokens // 4
+    return max(64, min(REPLY_TOKENS[task], context_tokens // 3))
+
+
+# the fence around the memory, and the sum of parts estimated apart (each rounds up)
+MARGIN = 32
 
 
 def room(task: str, context_tokens: int, fixed: str) -> int:
     """Tokens left for memory in a prompt whose other text (template, identity, …) is `fixed`."""
-    return context_tokens - reply_tokens(task, context_tokens) - tokens(fixed)
+    return context_tokens - reply_tokens(task, context_tokens) - tokens(fixed) - MARGIN
+
+
+# the answer template's own words, around the working memory it frames
+ANSWER_TEMPLATE_TOKENS = 400
+
+
+def answer_room_chars(context_tokens: int) -> int:
+    """Characters (of mostly ASCII text) the turn's working memory may take in the answer's
+    prompt; in characters because working_memory.fit counts its own, rougher tokens."""
+    return (context_tokens - reply_tokens("answer", context_tokens) - ANSWER_TEMPLATE_TOKENS) * BYTES_PER_TOKEN
 
 
 def event_tokens(event: EventRecord) -> int:
@@ -93,12 +110,15 @@ def short_term_that_fits(text: str, budget: int) -> str:
         return text
     doc = stm.parse(text)
     events = doc.events            # newest first
-    excess = tokens(text) - budget
     dropped: set[str] = set()
-    while events and excess > 0:
-        oldest = events.pop()
-        dropped.add(oldest.id)
-        excess -= tokens(oldest.raw)
-    doc.remove_events(dropped)
-    note = f"\n(The {len(dropped)} oldest events are left out here for length.)\n" if dropped else ""
-    return doc.render().rstrip("\n") + "\n" + note
+    rendered = text
+    while events and tokens(rendered) > budget:
+        # drop at once as many of the oldest as the excess needs, then measure again
+        excess = tokens(rendered) - budget
+        while events and excess > 0:
+            oldest = events.pop()
+            dropped.add(oldest.id)
+            excess -= tokens(oldest.raw)
+        doc.remove_events(dropped)
+        rendered = doc.render().rstrip("\n") + f"\n(The {len(dropped)} oldest events are left out here for length.)\n"
+    return rendered

@@ -188,7 +188,8 @@ class LLMModel:
         litellm = _litellm()
         said = False
         try:
-            response = litellm.completion(messages=messages, stream=True, **self._kwargs(task))
+            response = litellm.completion(messages=messages, stream=True, **self._kwargs(task),
+                                          max_tokens=budget.reply_tokens(task, self.config.context_tokens))
             for chunk in response:
                 choices = getattr(chunk, "choices", None) or []
                 delta = getattr(choices[0], "delta", None) if choices else None
