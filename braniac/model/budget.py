@@ -120,5 +120,6 @@ def short_term_that_fits(text: str, budget: int) -> str:
             dropped.add(oldest.id)
             excess -= tokens(oldest.raw)
         doc.remove_events(dropped)
-        rendered = doc.render().rstrip("\n") + f"\n(The {len(dropped)} oldest events are left out here for length.)\n"
+        # said before the sections, where it cannot read as part of an event
+        rendered = f"(The {len(dropped)} oldest events are left out here for length.)\n\n" + doc.render()
     return rendered
