@@ -132,7 +132,8 @@ def run_session(root: Path, args: argparse.Namespace | None) -> dict:
             if args is not None:
                 print(f"  {stage}: {question} -> {answers[-1]['answer'][:120]!r} ({total:.1f} s)", flush=True)
 
-    ask("before promotion")
+    if args is None or args.ask_before:
+        ask("before promotion")
     started = time.monotonic()
     report = promote(vault, model, config, force=True)
     promote_seconds = time.monotonic() - started
@@ -205,7 +206,9 @@ def memory_lines(result: dict) -> list[str]:
     correct = [a for a in result["answers"] if a["correct"]]
     lines.append(f"questions answered with the expected words: {len(correct)}/{len(result['answers'])} "
                  f"(before promotion {sum(a['correct'] for a in result['answers'] if a['stage'].startswith('before'))}"
-                 f"/3, after {sum(a['correct'] for a in result['answers'] if a['stage'].startswith('after'))}/3)")
+                 f"/{sum(a['stage'].startswith('before') for a in result['answers'])}, after "
+                 f"{sum(a['correct'] for a in result['answers'] if a['stage'].startswith('after'))}"
+                 f"/{sum(a['stage'].startswith('after') for a in result['answers'])})")
     lines.append(f"doctor problems: {len(memory['doctor'])}" + "".join(f"\n  {p}" for p in memory["doctor"]))
     return lines
 
@@ -218,6 +221,8 @@ def main() -> None:
     parser.add_argument("--timeout", type=float, default=600.0, help="seconds per call (default 600: slow CPUs)")
     parser.add_argument("--reflect", choices=("all", "some"), default="all",
                         help="reflect on every exchange with the model, or on 4 (default all)")
+    parser.add_argument("--no-ask-before", dest="ask_before", action="store_false",
+                        help="ask the questions only after promotion (3 turns fewer, for a slow machine)")
     parser.add_argument("--keep", type=Path, default=None, help="copy the model's vault here afterwards")
     parser.add_argument("--json", type=Path, default=None, help="write the figures as JSON here")
     args = parser.parse_args()

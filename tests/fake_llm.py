@@ -153,7 +153,7 @@ class _Handler(BaseHTTPRequestHandler):
         if asked and asked in fake.refuse:
             refusal = {"error": {"message": f"response_format type {asked} is not supported by this server",
                                  "type": "invalid_request_error"}}
-            return self._send(400, json.dumps(refusal).encode())
+            return self._send(fake.refuse_status, json.dumps(refusal).encode())
         reply = fake._next(request)
         while isinstance(reply, Delay):
             if fake._stopping.wait(reply.seconds):
@@ -244,6 +244,7 @@ class FakeLLM:
         self.other: collections.deque = collections.deque()
         self.always: Any = None
         self.refuse: set[str] = set()    # response_format types answered with HTTP 400
+        self.refuse_status = 400         # (llama-cpp-python's server says it with a 500)
         self.requests: list[Request] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -279,6 +280,7 @@ class FakeLLM:
             self.requests.clear()
             self.always = None
             self.refuse = set()
+            self.refuse_status = 400
 
     def _record(self, request: Request) -> None:
         with self._lock:

@@ -199,3 +199,18 @@ def test_a_server_that_refuses_both_response_formats_gets_the_schema_in_the_prom
     assert about_the_model(notices) == [] and [c.outcome for c in model.calls] == ["accepted"] * 3
     assert any("refused response_format json_schema" in line for line in model_log(vault))
     assert any("refused response_format json_object" in line for line in model_log(vault))
+
+
+def test_a_refusal_sent_as_http_500_is_a_refusal_and_json_object_carries_the_schema(vault, notices):
+    """llama-cpp-python's server answers `json_schema` with a 500 naming response_format; it
+    enforces a schema given inside `json_object` instead."""
+    vault, server = vault
+    ids = fill(vault)
+    server.refuse, server.refuse_status = {"json_schema"}, 500
+    server.other.extend([{"candidates": candidates(ids)}, draft(ids), {"summary": "Ana."}])
+    report, model = promote_with(vault)
+    check_nothing_lost(vault, ids, report)
+    formats = [r.body.get("response_format") or {} for r in server.calls("other")]
+    assert [f.get("type") for f in formats] == ["json_schema", "json_object", "json_object", "json_object"]
+    assert formats[1]["schema"]["required"] == ["candidates"] and formats[3]["schema"]["required"] == ["summary"]
+    assert about_the_model(notices) == [] and [c.outcome for c in model.calls] == ["accepted"] * 3

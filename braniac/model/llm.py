@@ -140,6 +140,8 @@ class LLMModel:
             kwargs["response_format"] = schemas.response_format(task)
         elif mode == "json_object":
             kwargs["response_format"] = {"type": "json_object"}
+            if self._local_openai():   # llama-cpp-python's server enforces a schema given here
+                kwargs["response_format"]["schema"] = schemas.schema_for(task)
         try:
             response = litellm.completion(messages=messages, **kwargs)
             choice = response.choices[0]
@@ -173,6 +175,10 @@ class LLMModel:
         except Exception:  # noqa: BLE001
             supported = []
         return "json_object" if "response_format" in supported else "prompt"
+
+    def _local_openai(self) -> bool:
+        """An OpenAI-compatible server named by its URL (llama.cpp, llama-cpp-python, LM Studio…)."""
+        return bool(self.config.api_base) and (self.config.name or "").startswith("openai/")
 
     def _key(self) -> tuple[str, str]:
         return (self.config.name or "", self.config.api_base or "")
@@ -367,7 +373,8 @@ def _is_refusal(exc: Exception) -> bool:
     message = str(exc).lower()
     if kind == "UnsupportedParamsError":
         return True
-    return kind in ("BadRequestError", "UnprocessableEntityError") and any(
+    # llama-cpp-python's server answers an unknown response_format type with HTTP 500
+    return kind in ("BadRequestError", "UnprocessableEntityError", "InternalServerError") and any(
         word in message for word in ("response_format", "json_schema", "json_object", "structured output", "grammar"))
 
 
