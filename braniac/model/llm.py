@@ -31,7 +31,8 @@ from ..infra.fsio import append_line, read_text
 from ..vault.layout import IDENTITY
 from .json_reply import MAX_JSON_DEPTH, parse_json, read_reply
 from .organization_types import OrganizationPlan, OrganizationRequest
-from .types import Candidate, Claim, EventRecord, ModelUnavailable, NoteDraft, Reflection, WorkingMemory
+from .task_replies import valid_candidates, valid_draft, valid_queries, valid_reflection
+from .types import Candidate, EventRecord, ModelUnavailable, NoteDraft, Reflection, WorkingMemory
 
 __all__ = ["LLMModel", "CallRecord", "MAX_JSON_DEPTH", "parse_json", "preload", "explain", "TASK_HEADER"]
 
@@ -297,7 +298,7 @@ class LLMModel:
         values = dict(now=wm.now, identity=ctx["identity"], conversation=ctx["conversation"], prompt=wm.prompt)
         room = self._room("search_queries", short_term="", **values)
         short_term = prompts.fence("short_term_memory", budget.short_term_that_fits(wm.short_term, room))
-        return self.complete_json("search_queries", _valid_queries, short_term=short_term, **values)
+        return self.complete_json("search_queries", valid_queries, short_term=short_term, **values)
 
     def answer(self, wm: WorkingMemory) -> Iterator[str]:
         ctx = prompts.fenced_context(wm)
@@ -309,7 +310,7 @@ class LLMModel:
         # the exchange sits inside <exchange> tags: a closing tag in it must not end them early
         user, ai = (text.replace("</exchange", "<\\/exchange") for text in (user, ai))
         room = self._room("reflect", user=user, ai=ai, short_term="")
-        return self.complete_json("reflect", _valid_reflection, user=user, ai=ai,
+        return self.complete_json("reflect", valid_reflection, user=user, ai=ai,
                                   short_term=prompts.fence("short_term_memory",
                                                            budget.short_term_that_fits(short_term, room)))
 
@@ -321,7 +322,7 @@ class LLMModel:
         listed = "\n".join(f"- {t}" for t in titles) or "(none yet)"
         found: dict[tuple[str, str], Candidate] = {}
         for group in budget.batches(events, room - budget.tokens(listed)):
-            for c in self.complete_json("promote_analyze", _valid_candidates, known_titles=listed,
+            for c in self.complete_json("promote_analyze", valid_candidates, known_titles=listed,
                                         events=_fence_events(group)):
                 same = found.setdefault((c.kind, c.title.strip().lower()), c)
                 if same is not c:   # one topic in two groups: one note citing both groups' events
@@ -330,7 +331,7 @@ class LLMModel:
 
     def synthesize(self, candidate: Candidate, events: list[EventRecord], existing: list[str]) -> NoteDraft:
         def valid(data: Any) -> NoteDraft:
-            return _valid_draft(data, candidate)
+            return valid_draft(data, candidate)
         claims = prompts.fence("existing_claims", "\n".join(existing) or "(none)")
         room = self._room("promote_synthesize", title=candidate.title, kind=candidate.kind, existing=claims,
                           events="")
@@ -380,68 +381,6 @@ def _is_refusal(exc: Exception) -> bool:
 
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
-
-
-# -------------------------------------------------------------------- validation
-
-def _strings(value: Any, name: str, limit: int, max_len: int = 300) -> list[str]:
-    if value is None:
-        return []
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f"'{name}' must be a list of strings")
-    return [" ".join(v.split())[:max_len] for v in value if v.strip()][:limit]
-
-
-def _valid_queries(data: Any) -> list[str]:
-    if not isinstance(data, dict):
-        raise ValueError("expected a JSON object with 'queries'")
-    queries = _strings(data.get("queries"), "queries", 5, 200)
-    if not queries:
-        raise ValueError("'queries' is empty")
-    return queries
-
-
-def _valid_candidates(data: Any) -> list[Candidate]:
-    if not isinstance(data, dict) or not isinstance(data.get("candidates"), list):
-        raise ValueError("expected a JSON object with a 'candidates' list")
-    found = []
-    for item in data["candidates"]:
-        if not isinstance(item, dict) or not isinstance(item.get("title"), str):
-            raise ValueError("each candidate needs a 'title' string")
-        folder = item.get("folder") or []
-        if isinstance(folder, str):
-            folder = [folder]
-        if not isinstance(folder, list) or not all(isinstance(f, str) for f in folder):
-            raise ValueError("'folder' must be a list of words")
-        kind = item.get("kind", "concrete")
-        found.append(Candidate(kind if isinstance(kind, str) else "", folder, item["title"],
-                               _strings(item.get("event_ids"), "event_ids", 500, 64)))
-    return found  # bounds (paths, kinds, sources) are checked by promotion, which logs rejections
-
-
-def _valid_draft(data: Any, candidate: Candidate) -> NoteDraft:
-    if not isinstance(data, dict) or not isinstance(data.get("claims"), list):
-        raise ValueError("expected a JSON object with a 'claims' list")
-    claims = []
-    for item in data["claims"]:
-        if not isinstance(item, dict) or not isinstance(item.get("text"), str):
-            raise ValueError("each claim needs a 'text' string")
-        supersedes = item.get("supersedes")
-        claims.append(Claim(item["text"], _strings(item.get("sources"), "sources", 50, 64),
-                            supersedes if isinstance(supersedes, str) and supersedes.strip() else None))
-    emotion = data.get("emotion") if isinstance(data.get("emotion"), str) else "neutral"
-    summary = data.get("summary") if isinstance(data.get("summary"), str) else ""
-    return NoteDraft(candidate.kind, list(candidate.folder), candidate.title, summary, claims,
-                     _strings(data.get("tags"), "tags", 8, 40), emotion)
-
-
-def _valid_reflection(data: Any) -> Reflection:
-    if not isinstance(data, dict) or not isinstance(data.get("thoughts", ""), str):
-        raise ValueError("expected a JSON object with 'thoughts'")
-    return Reflection(thoughts=" ".join(data.get("thoughts", "").split())[:1000] or "(no thoughts)",
-                      goals=_strings(data.get("goals"), "goals", 5), facts=_strings(data.get("facts"), "facts", 8),
-                      tasks=_strings(data.get("tasks"), "tasks", 5),
-                      done_tasks=_strings(data.get("done_tasks"), "done_tasks", 10))
 
 
 # -------------------------------------------------------------------- errors a person understands

@@ -2,7 +2,7 @@
 
 A schema is sent as `response_format` where the provider can enforce it, shown in the prompt
 where it cannot, and checked on every reply. It states only what the task's reader
-(model/llm.py's `_valid_*`) needs; that reader still applies braniac's own bounds (lengths,
+(model/task_replies.py) needs; that reader still applies braniac's own bounds (lengths,
 counts, paths), which no schema a model follows can be trusted with.
 """
 from __future__ import annotations
