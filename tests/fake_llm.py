@@ -6,6 +6,7 @@
     server.reflections.append({"thoughts": "..."})        # the next reflect call
     server.any.append(Fail.HTTP_500)                      # the next call, whatever it is
     server.always = Fail.HTTP_500                         # every call with nothing scripted
+    server.refuse = {"json_schema"}                       # HTTP 400 for that response_format
     ... braniac with model openai/fake, api_base server.base_url ...
     server.requests                                       # every request body, parsed
 
@@ -23,6 +24,7 @@ scripts only the calls it cares about. A reply is one of:
     Stream(["a", "b"], delay)   chunks sent `delay` seconds apart (Ctrl-C tests); cut=True hangs
                                 up after them, mid-stream
     Fail.HTTP_500 / MALFORMED / EMPTY   HTTP 500; a 200 whose body is broken JSON; a 200 with `{}`
+    Truncated("...")            that content with finish_reason "length" (the model hit max_tokens)
     Delay(seconds, reply)       wait, then reply (longer than the client timeout: a timeout)
 
 `wbufsize = -1` makes headers and body one write: without it each call stalls ~40 ms on Nagle
@@ -48,7 +50,7 @@ from typing import Any
 
 import pytest
 
-from braniac.model.llm import TASK_HEADER
+from braniac.model.llm import TASK_HEADER, forget_refusals
 
 MODEL = "openai/fake"
 TURN_QUEUES = {"search_queries": "queries", "answer": "answers", "reflect": "reflections"}
@@ -65,6 +67,11 @@ class Fail:
 
 @dataclass
 class Raw:
+    content: str
+
+
+@dataclass
+class Truncated:
     content: str
 
 
@@ -142,6 +149,11 @@ class _Handler(BaseHTTPRequestHandler):
             refusal = {"error": {"message": f"no {TASK_HEADER} header: which task is this?",
                                  "type": "invalid_request_error"}}
             return self._send(400, json.dumps(refusal).encode())
+        asked = (body.get("response_format") or {}).get("type") if isinstance(body.get("response_format"), dict) else None
+        if asked and asked in fake.refuse:
+            refusal = {"error": {"message": f"response_format type {asked} is not supported by this server",
+                                 "type": "invalid_request_error"}}
+            return self._send(fake.refuse_status, json.dumps(refusal).encode())
         reply = fake._next(request)
         while isinstance(reply, Delay):
             if fake._stopping.wait(reply.seconds):
@@ -155,7 +167,10 @@ class _Handler(BaseHTTPRequestHandler):
             return self._send(200, b"{}")
         if isinstance(reply, Stream):
             return self._stream(body, reply.chunks, reply.delay, reply.cut)
-        if isinstance(reply, Raw):
+        finish = "stop"
+        if isinstance(reply, Truncated):
+            content, finish = reply.content, "length"
+        elif isinstance(reply, Raw):
             content = reply.content
         elif isinstance(reply, str):
             content = reply
@@ -166,7 +181,7 @@ class _Handler(BaseHTTPRequestHandler):
         self._send(200, json.dumps({
             "id": "chatcmpl-fake", "object": "chat.completion", "created": int(time.time()),
             "model": body.get("model", "fake"),
-            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": "stop"}],
+            "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
             "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
         }).encode())
 
@@ -228,6 +243,8 @@ class FakeLLM:
         self.reflections: collections.deque = collections.deque()
         self.other: collections.deque = collections.deque()
         self.always: Any = None
+        self.refuse: set[str] = set()    # response_format types answered with HTTP 400
+        self.refuse_status = 400         # (llama-cpp-python's server says it with a 500)
         self.requests: list[Request] = []
         self._lock = threading.Lock()
         self._stopping = threading.Event()
@@ -262,6 +279,8 @@ class FakeLLM:
                 queue.clear()
             self.requests.clear()
             self.always = None
+            self.refuse = set()
+            self.refuse_status = 400
 
     def _record(self, request: Request) -> None:
         with self._lock:
@@ -421,7 +440,9 @@ def _fake_llm_server():
 
 @pytest.fixture
 def fake_llm(_fake_llm_server):
-    """(base_url, server): one server for the test session, its script and record reset per test."""
+    """(base_url, server): one server for the test session, its script and record reset per test
+    (and braniac's memory of which response_format a server refused)."""
+    forget_refusals()
     _fake_llm_server.reset()
     yield _fake_llm_server.base_url, _fake_llm_server
     _fake_llm_server.reset()
@@ -436,5 +457,5 @@ def net_guard():
     assert not guard.attempts, f"non-loopback network access: {guard.attempts}"
 
 
-__all__ = ["FakeLLM", "Fail", "Raw", "Delay", "Stream", "Request", "MODEL", "configure_vault", "guard_env",
+__all__ = ["FakeLLM", "Fail", "Raw", "Truncated", "Delay", "Stream", "Request", "MODEL", "configure_vault", "guard_env",
            "NetworkGuard", "fake_llm", "net_guard", "_fake_llm_server"]

@@ -83,7 +83,10 @@ def test_turn_sends_identity_stm_and_excerpts_streams_and_reflects(llm_vault, ca
     # the calls, in order: queries (JSON mode), the answer (streamed), the reflection (JSON mode)
     assert [r.task for r in server.requests] == ["search_queries", "answer", "reflect"]
     queries_call, answer_call, reflect_call = server.requests
-    assert queries_call.body["response_format"] == {"type": "json_object"}
+    # a local OpenAI-compatible server is asked to enforce the task's JSON Schema
+    assert queries_call.body["response_format"]["type"] == "json_schema"
+    assert queries_call.body["response_format"]["json_schema"]["schema"]["required"] == ["queries"]
+    assert queries_call.body["max_tokens"] <= 4096 // 3
     assert answer_call.stream and "response_format" not in answer_call.body
     assert all(r.body["model"] == "fake" for r in server.requests)
     assert all(r.headers.get("authorization") == "Bearer test" for r in server.requests)  # from api_key_env

@@ -17,6 +17,7 @@ from .reading import read_text
 
 CONFIG_NAME = "braniac.toml"
 LINK_STYLES = ("markdown", "wikilink")   # `[vault] links`: Markdown links, or Obsidian's [[wikilinks]]
+STRUCTURED_OUTPUT = ("auto", "json_schema", "json_object", "prompt")
 
 
 @dataclass(frozen=True)
@@ -27,6 +28,8 @@ class ModelConfig:
     timeout: float = 60.0
     retries: int = 2
     temperature: float = 0.2
+    context_tokens: int = 4096       # the model's context window: every prompt is cut to fit it
+    structured_output: str = "auto"  # auto | json_schema | json_object | prompt (how JSON is asked for)
 
 
 @dataclass(frozen=True)
@@ -78,7 +81,14 @@ def load(vault_root: Path | None, *, model: str | None = None, env: dict[str, st
         timeout=_typed(m.get("timeout", 60.0), float, "model.timeout"),
         retries=_typed(m.get("retries", 2), int, "model.retries"),
         temperature=_typed(m.get("temperature", 0.2), float, "model.temperature"),
+        context_tokens=_typed(m.get("context_tokens", 4096), int, "model.context_tokens"),
+        structured_output=_typed(m.get("structured_output", "auto"), str, "model.structured_output"),
     )
+    if model_cfg.context_tokens < 1024:
+        raise ConfigError(f"{CONFIG_NAME}: model.context_tokens must be at least 1024, got {model_cfg.context_tokens}")
+    if model_cfg.structured_output not in STRUCTURED_OUTPUT:
+        raise ConfigError(f"{CONFIG_NAME}: model.structured_output must be one of {', '.join(STRUCTURED_OUTPUT)}, "
+                          f"got {model_cfg.structured_output!r}")
     if env.get("BRANIAC_MODEL"):
         model_cfg = replace(model_cfg, name=env["BRANIAC_MODEL"])
     if env.get("BRANIAC_API_BASE"):

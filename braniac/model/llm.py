@@ -1,8 +1,16 @@
 """The LLM engine: every model call braniac makes goes through LiteLLM, here and only here.
 
 LiteLLM costs 4.5–8 s to import, so it is imported lazily (and `preload()` lets the REPL do it
-in the background while the person types). Structured tasks ask for JSON, validate it, retry
-once, then fail with a clear message; the caller keeps the person's input either way.
+in the background while the person types).
+
+A task whose reply is JSON (everything but the answer) sends its JSON Schema (schemas.py) the
+strongest way the provider accepts: `response_format` with `json_schema`, else `json_object`,
+else the schema shown in the prompt; a provider that refuses one is remembered for the rest
+of the process. The reply is read tolerantly (json_reply.py), validated, retried once with the
+problem explained, and otherwise raises ModelError: the calling process then uses the offline
+engine for that task, says so in one notice, and no event is lost. Every call that was not
+accepted as it came is a line in the vault's logs/model.log (what the model did wrong). Every
+prompt fits `model.context_tokens` (budget.py).
 """
 from __future__ import annotations
 
@@ -10,23 +18,40 @@ import json
 import os
 import re
 import threading
+import time
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterator
 
-from . import prompts
+from . import budget, prompts, schemas
+from ..infra import clock
 from ..infra.config import ModelConfig
 from ..infra.errors import BraniacError, ModelError
-from ..infra.fsio import read_text
+from ..infra.fsio import append_line, read_text
 from ..vault.layout import IDENTITY
+from .json_reply import MAX_JSON_DEPTH, parse_json, read_reply
 from .organization_types import OrganizationPlan, OrganizationRequest
-from .types import Candidate, Claim, EventRecord, ModelUnavailable, NoteDraft, Reflection, WorkingMemory
+from .task_replies import valid_candidates, valid_draft, valid_queries, valid_reflection
+from .types import Candidate, EventRecord, ModelUnavailable, NoteDraft, Reflection, WorkingMemory
+
+__all__ = ["LLMModel", "CallRecord", "MAX_JSON_DEPTH", "parse_json", "preload", "explain", "TASK_HEADER"]
 
 # Every request names its task (the prompt template's name): a proxy or a test server can
 # route and count requests by it without reading the prompt.
 TASK_HEADER = "X-Braniac-Task"
 
+MODEL_LOG = "model.log"   # in the vault's logs/: one line per JSON call a model got wrong
+
+# how JSON is asked for, strongest first; a provider that refuses one gets the next
+MODES = ("json_schema", "json_object", "prompt")
+# providers that run on the person's machine and enforce a schema (llama.cpp's grammar, Ollama's
+# format, LM Studio, vLLM); LiteLLM's model list knows the hosted ones
+LOCAL_SCHEMA_PROVIDERS = {"ollama", "ollama_chat", "lm_studio", "llamafile", "hosted_vllm", "openai"}
+
 _import_lock = threading.Lock()
 _litellm_module = None
+_refused_lock = threading.Lock()
+_mode_in_use: dict[tuple[str, str], str] = {}   # (model, api_base) -> mode, after a refusal
 
 
 def _litellm():
@@ -43,10 +68,43 @@ def _litellm():
     return _litellm_module
 
 
+def forget_refusals() -> None:
+    """Ask every provider the strongest way again (tests, and a server swapped for another)."""
+    with _refused_lock:
+        _mode_in_use.clear()
+
+
 def preload() -> threading.Thread:
     thread = threading.Thread(target=_litellm, name="braniac-litellm-import", daemon=True)
     thread.start()
     return thread
+
+
+@dataclass
+class Reply:
+    text: str | None
+    finish_reason: str | None = None
+
+    @property
+    def truncated(self) -> bool:
+        return self.finish_reason == "length"
+
+
+@dataclass
+class CallRecord:
+    """What one JSON task's calls came to: accepted (first reply as it came), repaired (first
+    reply, after a tolerant reading), retried (the second reply served), fell back."""
+    task: str
+    mode: str = ""
+    outcome: str = ""
+    seconds: list[float] = field(default_factory=list)   # one per HTTP call
+    problems: list[str] = field(default_factory=list)
+    repairs: list[str] = field(default_factory=list)
+    reply: str = ""                                        # the start of the last unusable reply
+
+
+class _Refused(Exception):
+    """The provider refused the way JSON was asked for (not the reply's content)."""
 
 
 class LLMModel:
@@ -56,6 +114,7 @@ class LLMModel:
         self.config = config
         self.name = config.name
         self.vault_root = vault_root
+        self.calls: list[CallRecord] = []   # this object's JSON tasks, for benchmarks and tests
 
     # ---------------------------------------------------------------- calls
     def _kwargs(self, task: str) -> dict[str, Any]:
@@ -73,25 +132,71 @@ class LLMModel:
             kwargs["api_key"] = "none"  # local OpenAI-compatible servers often need no key, but the client wants one
         return kwargs
 
-    def complete(self, messages: list[dict], *, task: str, json_mode: bool = False) -> str:
+    def _request(self, messages: list[dict], task: str, *, mode: str = "prompt") -> Reply:
+        """One non-streamed call; `mode` is how JSON is asked for ("prompt": not at all)."""
         litellm = _litellm()
         kwargs = self._kwargs(task)
-        if json_mode:
+        kwargs["max_tokens"] = budget.reply_tokens(task, self.config.context_tokens)
+        if mode == "json_schema":
+            kwargs["response_format"] = schemas.response_format(task)
+        elif mode == "json_object":
             kwargs["response_format"] = {"type": "json_object"}
+            if self._local_openai():   # llama-cpp-python's server enforces a schema given here
+                kwargs["response_format"]["schema"] = schemas.schema_for(task)
         try:
             response = litellm.completion(messages=messages, **kwargs)
-            content = response.choices[0].message.content
+            choice = response.choices[0]
+            return Reply(choice.message.content, getattr(choice, "finish_reason", None))
         except Exception as exc:  # LiteLLM's errors all derive from openai.APIError, and more
+            if mode != "prompt" and _is_refusal(exc):
+                raise _Refused(_first_line(str(exc))) from None
             raise explain(exc, self.config) from None
-        if not isinstance(content, str):
-            raise ModelError(f"the model {self.name} returned an empty reply")
-        return content
+
+    def _first_mode(self) -> str:
+        """How this provider is asked for JSON: the setting, a refusal remembered, else what
+        LiteLLM knows of the provider."""
+        if self.config.structured_output != "auto":
+            return self.config.structured_output
+        with _refused_lock:
+            remembered = _mode_in_use.get(self._key())
+        if remembered:
+            return remembered
+        litellm = _litellm()
+        name = self.config.name or ""
+        try:
+            if litellm.supports_response_schema(model=name):
+                return "json_schema"
+        except Exception:  # noqa: BLE001 - an unknown model is not an error, only unknown
+            pass
+        provider = name.split("/", 1)[0] if "/" in name else ""
+        if provider in LOCAL_SCHEMA_PROVIDERS and (provider != "openai" or self.config.api_base):
+            return "json_schema"
+        try:
+            supported = litellm.get_supported_openai_params(model=name) or []
+        except Exception:  # noqa: BLE001
+            supported = []
+        return "json_object" if "response_format" in supported else "prompt"
+
+    def _local_openai(self) -> bool:
+        """An OpenAI-compatible server named by its URL (llama.cpp, llama-cpp-python, LM Studio…)."""
+        return bool(self.config.api_base) and (self.config.name or "").startswith("openai/")
+
+    def _key(self) -> tuple[str, str]:
+        return (self.config.name or "", self.config.api_base or "")
+
+    def _downgrade(self, mode: str, why: str) -> str:
+        weaker = MODES[MODES.index(mode) + 1]
+        with _refused_lock:
+            _mode_in_use[self._key()] = weaker
+        self._log("(any)", f"refused response_format {mode} ({why}); asking with {weaker} from now on")
+        return weaker
 
     def stream(self, messages: list[dict], *, task: str) -> Iterator[str]:
         litellm = _litellm()
         said = False
         try:
-            response = litellm.completion(messages=messages, stream=True, **self._kwargs(task))
+            response = litellm.completion(messages=messages, stream=True, **self._kwargs(task),
+                                          max_tokens=budget.reply_tokens(task, self.config.context_tokens))
             for chunk in response:
                 choices = getattr(chunk, "choices", None) or []
                 delta = getattr(choices[0], "delta", None) if choices else None
@@ -119,27 +224,81 @@ class LLMModel:
                 text = ""  # a missing or unreadable identity is doctor's to report, not a reason to stop
         return prompts.fence("identity", text or "(no core identity)")
 
-    def complete_json(self, prompt_name: str, validate: Callable[[Any], Any], **values: str) -> Any:
-        """Ask for JSON, validate it; one retry with the problem explained; then ModelError."""
+    def _render(self, prompt_name: str, **values: str) -> str:
         values.setdefault("identity", self.identity())
-        messages = [{"role": "user", "content": prompts.render(prompt_name, self.vault_root, **values)}]
-        problem = ""
-        for _attempt in range(2):
-            raw = self.complete(messages, task=prompt_name, json_mode=True)
+        return prompts.render(prompt_name, self.vault_root, **values)
+
+    def _room(self, prompt_name: str, **values: str) -> int:
+        """Tokens left for memory once the prompt's other parts (given in `values`) are in."""
+        return budget.room(prompt_name, self.config.context_tokens, self._render(prompt_name, **values))
+
+    def complete_json(self, prompt_name: str, validate: Callable[[Any], Any], **values: str) -> Any:
+        """Ask for JSON, read it tolerantly, validate it; one retry with the problem explained;
+        then ModelError (the caller falls back to the offline engine for this task)."""
+        record = CallRecord(prompt_name, mode=self._first_mode())
+        self.calls.append(record)
+        prompt = self._render(prompt_name, **values)
+        messages = [{"role": "user", "content": prompt + (schemas.in_prompt(prompt_name)
+                                                          if record.mode == "prompt" else "")}]
+        schema = schemas.schema_for(prompt_name)
+        for attempt in range(2):
+            reply = self._ask(messages, prompt_name, record)
             try:
-                return validate(parse_json(raw))
+                reading = read_reply(reply.text, schema, truncated=reply.truncated)
+                value = validate(reading.value)
             except (ValueError, TypeError, KeyError) as exc:
-                problem = str(exc)
-                messages = messages + [{"role": "assistant", "content": raw[:2000]},
-                                       {"role": "user", "content": f"That reply was not usable ({problem}). "
-                                                                   "Reply again with the JSON object only."}]
-        raise ModelError(f"the model {self.name} returned unusable output for '{prompt_name}' twice ({problem})")
+                problem = _one_line(str(exc)) or type(exc).__name__
+                record.problems.append(problem)
+                record.reply = _one_line(reply.text or "")[:300]
+                again = ("Reply again, shorter, with the JSON object only." if reply.truncated
+                         else "Reply again with the JSON object only.")
+                messages = messages + [{"role": "assistant", "content": (reply.text or "")[:2000]},
+                                       {"role": "user", "content": f"That reply was not usable ({problem}). {again}"}]
+                continue
+            record.repairs = reading.repairs
+            record.outcome = "retried" if attempt else ("repaired" if reading.repairs else "accepted")
+            if record.outcome != "accepted":
+                self._log(prompt_name, f"{record.outcome}: " + "; ".join(record.problems + reading.repairs))
+            return value
+        record.outcome = "fell back"
+        self._log(prompt_name, "fell back to the offline engine: " + "; ".join(record.problems) +
+                  f" | last reply: {record.reply!r}")
+        raise ModelError(f"the model {self.name} returned unusable output for '{prompt_name}' twice "
+                         f"({record.problems[-1]})")
+
+    def _ask(self, messages: list[dict], task: str, record: CallRecord) -> Reply:
+        """One call, stepping down from json_schema to json_object to the prompt as long as the
+        provider refuses the request itself (a refusal costs no retry)."""
+        while True:
+            started = time.monotonic()
+            try:
+                return self._request(messages, task, mode=record.mode)
+            except _Refused as refusal:
+                record.mode = self._downgrade(record.mode, str(refusal))
+                if record.mode == "prompt":
+                    messages[0] = {**messages[0], "content": messages[0]["content"] + schemas.in_prompt(task)}
+            finally:
+                record.seconds.append(time.monotonic() - started)
+
+    def _log(self, task: str, what: str) -> None:
+        """A line in logs/model.log: how to see what a model did wrong."""
+        if self.vault_root is None:
+            return
+        line = f"{clock.iso(clock.now())} | {self.name} | {task} | {_one_line(what)[:1500]}"
+        try:
+            path = Path(self.vault_root) / "logs" / MODEL_LOG
+            path.parent.mkdir(parents=True, exist_ok=True)
+            append_line(path, line)
+        except (OSError, BraniacError):
+            pass  # a log that cannot be written must not cost the task (the notice still says it)
 
     # ---------------------------------------------------------------- the tasks
     def search_queries(self, wm: WorkingMemory) -> list[str]:
         ctx = prompts.fenced_context(wm)
-        return self.complete_json("search_queries", _valid_queries, now=wm.now, identity=ctx["identity"],
-                                  conversation=ctx["conversation"], short_term=ctx["short_term"], prompt=wm.prompt)
+        values = dict(now=wm.now, identity=ctx["identity"], conversation=ctx["conversation"], prompt=wm.prompt)
+        room = self._room("search_queries", short_term="", **values)
+        short_term = prompts.fence("short_term_memory", budget.short_term_that_fits(wm.short_term, room))
+        return self.complete_json("search_queries", valid_queries, short_term=short_term, **values)
 
     def answer(self, wm: WorkingMemory) -> Iterator[str]:
         ctx = prompts.fenced_context(wm)
@@ -150,32 +309,50 @@ class LLMModel:
     def reflect(self, user: str, ai: str, short_term: str) -> Reflection:
         # the exchange sits inside <exchange> tags: a closing tag in it must not end them early
         user, ai = (text.replace("</exchange", "<\\/exchange") for text in (user, ai))
-        return self.complete_json("reflect", _valid_reflection, user=user, ai=ai,
-                                  short_term=prompts.fence("short_term_memory", short_term))
-
+        room = self._room("reflect", user=user, ai=ai, short_term="")
+        return self.complete_json("reflect", valid_reflection, user=user, ai=ai,
+                                  short_term=prompts.fence("short_term_memory",
+                                                           budget.short_term_that_fits(short_term, room)))
 
     # ---------------------------------------------------------------- promotion (vault-format.md §10.4)
     def analyze(self, events: list[EventRecord], known_titles: list[str]) -> list[Candidate]:
-        titles = "\n".join(f"- {t}" for t in known_titles[:300]) or "(none yet)"
-        return self.complete_json("promote_analyze", _valid_candidates, known_titles=titles,
-                                  events=_fence_events(events))
+        """Candidates for all the events: in as many calls as it takes for each to fit."""
+        room = self._room("promote_analyze", known_titles="", events="")
+        titles = budget.first_that_fit(known_titles[:300], room // 4)
+        listed = "\n".join(f"- {t}" for t in titles) or "(none yet)"
+        found: dict[tuple[str, str], Candidate] = {}
+        for group in budget.batches(events, room - budget.tokens(listed)):
+            for c in self.complete_json("promote_analyze", valid_candidates, known_titles=listed,
+                                        events=_fence_events(group)):
+                same = found.setdefault((c.kind, c.title.strip().lower()), c)
+                if same is not c:   # one topic in two groups: one note citing both groups' events
+                    same.event_ids += [i for i in c.event_ids if i not in same.event_ids]
+        return list(found.values())
 
     def synthesize(self, candidate: Candidate, events: list[EventRecord], existing: list[str]) -> NoteDraft:
         def valid(data: Any) -> NoteDraft:
-            return _valid_draft(data, candidate)
+            return valid_draft(data, candidate)
+        claims = prompts.fence("existing_claims", "\n".join(existing) or "(none)")
+        room = self._room("promote_synthesize", title=candidate.title, kind=candidate.kind, existing=claims,
+                          events="")
+        # the newest events that fit: the others are archived and in the day's digest all the same
+        shown, _left_out = budget.newest_that_fit(events, room)
         return self.complete_json("promote_synthesize", valid, title=candidate.title, kind=candidate.kind,
-                                  existing=prompts.fence("existing_claims", "\n".join(existing) or "(none)"),
-                                  events=_fence_events(events))
+                                  existing=claims, events=_fence_events(shown))
 
     def summarize(self, promoted: list[EventRecord], remaining: list[EventRecord], open_items: list[str]) -> str:
         def valid(data: Any) -> str:
             if not isinstance(data, dict) or not isinstance(data.get("summary"), str) or not data["summary"].strip():
                 raise ValueError("expected {\"summary\": \"...\"}")
             return data["summary"].strip()[:3000]
-        return self.complete_json("promote_summary", valid, promoted=_fence_events(promoted, "archived_events"),
-                                  remaining=_fence_events(remaining, "remaining_events"),
-                                  open_items="\n".join(f"- {i}" for i in open_items) or "(none)")
-
+        items = "\n".join(f"- {i}" for i in open_items) or "(none)"
+        room = self._room("promote_summary", promoted="", remaining="", open_items=items)
+        # what stays in short-term memory matters most to its summary: it gets the room first
+        still, _ = budget.newest_that_fit(remaining, room // 2) if remaining else ([], 0)
+        used = sum(budget.event_tokens(e) for e in still)
+        gone, _ = budget.newest_that_fit(promoted, room - used) if promoted else ([], 0)
+        return self.complete_json("promote_summary", valid, promoted=_fence_events(gone, "archived_events"),
+                                  remaining=_fence_events(still, "remaining_events"), open_items=items)
 
     # ---------------------------------------------------------------- organization (vault-format.md §10.5)
     def propose_organization(self, request: OrganizationRequest) -> OrganizationPlan:
@@ -191,101 +368,19 @@ def _fence_events(events: list[EventRecord], kind: str = "events") -> str:
     return prompts.fence(kind, "\n\n".join(f"### {e.id}\n{e.text}" for e in events) or "(none)")
 
 
-# -------------------------------------------------------------------- validation
-
-# braniac's replies are a few levels deep; a reply nested deeper is not one (and Python's own
-# recursion, in the parser or in any code that walks or prints the value, would give out)
-MAX_JSON_DEPTH = 32
-
-
-def parse_json(raw: str) -> Any:
-    """JSON from a model reply, tolerating a ```json fence around it."""
-    text = raw.strip()
-    fenced = re.match(r"^```(?:json)?\s*(.*?)\s*```$", text, re.S)
-    if fenced:
-        text = fenced.group(1)
-    too_deep = f"JSON nested deeper than {MAX_JSON_DEPTH} levels"
-    try:
-        value = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ValueError(f"not JSON: {exc.msg} at line {exc.lineno} column {exc.colno}") from None
-    except RecursionError:
-        raise ValueError(too_deep) from None
-    if not _shallow(value, MAX_JSON_DEPTH):
-        raise ValueError(too_deep)
-    return value
+def _is_refusal(exc: Exception) -> bool:
+    """A provider's 'I do not do response_format (or json_schema)', as opposed to any other error."""
+    kind = type(exc).__name__
+    message = str(exc).lower()
+    if kind == "UnsupportedParamsError":
+        return True
+    # llama-cpp-python's server answers an unknown response_format type with HTTP 500
+    return kind in ("BadRequestError", "UnprocessableEntityError", "InternalServerError") and any(
+        word in message for word in ("response_format", "json_schema", "json_object", "structured output", "grammar"))
 
 
-def _shallow(value: Any, limit: int) -> bool:
-    """Whether `value` nests lists and objects at most `limit` deep (walked without recursion)."""
-    todo = [(value, 1)]
-    while todo:
-        item, depth = todo.pop()
-        if isinstance(item, (list, dict)):
-            if depth > limit:
-                return False
-            todo.extend((child, depth + 1) for child in (item.values() if isinstance(item, dict) else item))
-    return True
-
-
-def _strings(value: Any, name: str, limit: int, max_len: int = 300) -> list[str]:
-    if value is None:
-        return []
-    if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-        raise ValueError(f"'{name}' must be a list of strings")
-    return [" ".join(v.split())[:max_len] for v in value if v.strip()][:limit]
-
-
-def _valid_queries(data: Any) -> list[str]:
-    if not isinstance(data, dict):
-        raise ValueError("expected a JSON object with 'queries'")
-    queries = _strings(data.get("queries"), "queries", 5, 200)
-    if not queries:
-        raise ValueError("'queries' is empty")
-    return queries
-
-
-def _valid_candidates(data: Any) -> list[Candidate]:
-    if not isinstance(data, dict) or not isinstance(data.get("candidates"), list):
-        raise ValueError("expected a JSON object with a 'candidates' list")
-    found = []
-    for item in data["candidates"]:
-        if not isinstance(item, dict) or not isinstance(item.get("title"), str):
-            raise ValueError("each candidate needs a 'title' string")
-        folder = item.get("folder") or []
-        if isinstance(folder, str):
-            folder = [folder]
-        if not isinstance(folder, list) or not all(isinstance(f, str) for f in folder):
-            raise ValueError("'folder' must be a list of words")
-        kind = item.get("kind", "concrete")
-        found.append(Candidate(kind if isinstance(kind, str) else "", folder, item["title"],
-                               _strings(item.get("event_ids"), "event_ids", 500, 64)))
-    return found  # bounds (paths, kinds, sources) are checked by promotion, which logs rejections
-
-
-def _valid_draft(data: Any, candidate: Candidate) -> NoteDraft:
-    if not isinstance(data, dict) or not isinstance(data.get("claims"), list):
-        raise ValueError("expected a JSON object with a 'claims' list")
-    claims = []
-    for item in data["claims"]:
-        if not isinstance(item, dict) or not isinstance(item.get("text"), str):
-            raise ValueError("each claim needs a 'text' string")
-        supersedes = item.get("supersedes")
-        claims.append(Claim(item["text"], _strings(item.get("sources"), "sources", 50, 64),
-                            supersedes if isinstance(supersedes, str) and supersedes.strip() else None))
-    emotion = data.get("emotion") if isinstance(data.get("emotion"), str) else "neutral"
-    summary = data.get("summary") if isinstance(data.get("summary"), str) else ""
-    return NoteDraft(candidate.kind, list(candidate.folder), candidate.title, summary, claims,
-                     _strings(data.get("tags"), "tags", 8, 40), emotion)
-
-
-def _valid_reflection(data: Any) -> Reflection:
-    if not isinstance(data, dict) or not isinstance(data.get("thoughts", ""), str):
-        raise ValueError("expected a JSON object with 'thoughts'")
-    return Reflection(thoughts=" ".join(data.get("thoughts", "").split())[:1000] or "(no thoughts)",
-                      goals=_strings(data.get("goals"), "goals", 5), facts=_strings(data.get("facts"), "facts", 8),
-                      tasks=_strings(data.get("tasks"), "tasks", 5),
-                      done_tasks=_strings(data.get("done_tasks"), "done_tasks", 10))
+def _one_line(text: str) -> str:
+    return " ".join(str(text).split())
 
 
 # -------------------------------------------------------------------- errors a person understands

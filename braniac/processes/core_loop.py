@@ -16,11 +16,12 @@ from ..infra.config import Config
 from ..infra.errors import BraniacError, ModelError
 from ..infra.untrusted import checked_text
 from ..infra.notices import notice
+from ..model import budget
 from ..model.offline import OfflineModel
 from ..model.types import Excerpt, ModelUnavailable, WorkingMemory
 from ..search.index import SearchIndex
 from ..search.retrieval import retrieve
-from .working_memory import Conversation, fit, stm_entries
+from .working_memory import CHARS_PER_TOKEN, Conversation, fit, stm_entries
 
 if TYPE_CHECKING:
     from ..model import MemoryModel
@@ -69,12 +70,20 @@ class CoreLoop:
         turn.queries = self._queries(wm, turn)
         found = retrieve(self.index, turn.queries, limit=limit or self.config.search_limit, prompt=prompt)
         wm.excerpts = found.excerpts
-        fit(wm, self.conversation, self.config.context_tokens)
+        fit(wm, self.conversation, self._context_budget())
         turn.excerpts = list(wm.excerpts)
         # one line per file (vault-format.md §9), though several passages of one note may be in the context
         access_log.record_turn(self.vault.access_log_path, prompt,
                                [self.vault.root / path for path in dict.fromkeys(e.path for e in turn.excerpts)])
         return turn, wm
+
+    def _context_budget(self) -> int:
+        """The working memory's token budget: memory.context_tokens, and with a language model
+        no more than its context window leaves once the answer template and reply have room."""
+        if not self.config.model.name:
+            return self.config.context_tokens
+        room = budget.answer_room_chars(self.config.model.context_tokens) // CHARS_PER_TOKEN
+        return min(self.config.context_tokens, room)
 
     def sync(self) -> None:
         """Bring the search index up to date before a search."""

@@ -165,4 +165,5 @@ def _reject(vault: "VaultStore", report: OrganizeReport, reason: str) -> None:
 def _commit(commits: WorkerCommits, written: set[Path], operations: list[Operation]) -> str | None:
     lines = [op.summary() for op in operations[:MAX_COMMIT_LINES]]
     message = "braniac: organize long-term memory\n\n" + "\n".join(lines) + "\n"
-    return commits.commit(written, message)
+    # with the lines of logs/model.log the model's plan may have added (what it got wrong)
+    return commits.commit(written | {commits.vault.logs_dir / "model.log"}, message)

@@ -85,5 +85,7 @@ def commit_promotion(vault: "VaultStore", written: set[Path], report: PromotionR
                + f"Claims: {report.claims['added']} added, {report.claims['strengthened']} strengthened, "
                  f"{report.claims['superseded']} superseded\n"
                + f"Events: {report.events[-1]} … {report.events[0]}\n")
-    # with what it refused (logged while the model thought, before anything was recorded)
-    return WorkerCommits(vault, WORKER).commit(written | {vault.logs_dir / "promotion.log"}, message)
+    # with what it refused and what the model got wrong (logged while the model thought,
+    # before anything was recorded)
+    logs = {vault.logs_dir / "promotion.log", vault.logs_dir / "model.log"}
+    return WorkerCommits(vault, WORKER).commit(written | logs, message)
