@@ -16,7 +16,6 @@ from __future__ import annotations
 
 import json
 import os
-import re
 import threading
 import time
 from dataclasses import dataclass, field
@@ -31,6 +30,7 @@ from ..infra.fsio import append_line, read_text
 from ..vault.layout import IDENTITY
 from .json_reply import MAX_JSON_DEPTH, parse_json, read_reply
 from .organization_types import OrganizationPlan, OrganizationRequest
+from .provider_errors import explain, first_line, is_refusal
 from .task_replies import valid_candidates, valid_draft, valid_queries, valid_reflection
 from .types import Candidate, EventRecord, ModelUnavailable, NoteDraft, Reflection, WorkingMemory
 
@@ -148,8 +148,8 @@ class LLMModel:
             choice = response.choices[0]
             return Reply(choice.message.content, getattr(choice, "finish_reason", None))
         except Exception as exc:  # LiteLLM's errors all derive from openai.APIError, and more
-            if mode != "prompt" and _is_refusal(exc):
-                raise _Refused(_first_line(str(exc))) from None
+            if mode != "prompt" and is_refusal(exc):
+                raise _Refused(first_line(str(exc))) from None
             raise explain(exc, self.config) from None
 
     def _first_mode(self) -> str:
@@ -368,53 +368,5 @@ def _fence_events(events: list[EventRecord], kind: str = "events") -> str:
     return prompts.fence(kind, "\n\n".join(f"### {e.id}\n{e.text}" for e in events) or "(none)")
 
 
-def _is_refusal(exc: Exception) -> bool:
-    """A provider's 'I do not do response_format (or json_schema)', as opposed to any other error."""
-    kind = type(exc).__name__
-    message = str(exc).lower()
-    if kind == "UnsupportedParamsError":
-        return True
-    # llama-cpp-python's server answers an unknown response_format type with HTTP 500
-    return kind in ("BadRequestError", "UnprocessableEntityError", "InternalServerError") and any(
-        word in message for word in ("response_format", "json_schema", "json_object", "structured output", "grammar"))
-
-
 def _one_line(text: str) -> str:
     return " ".join(str(text).split())
-
-
-# -------------------------------------------------------------------- errors a person understands
-
-def explain(exc: Exception, config: ModelConfig) -> ModelUnavailable:
-    kind = type(exc).__name__
-    message = str(exc)
-    where = f" at {config.api_base}" if config.api_base else ""
-    lowered = message.lower()
-    if kind in ("Timeout", "APITimeoutError") or "timed out" in lowered:
-        text = f"the model {config.name}{where} did not answer within {config.timeout:g} s (model.timeout)"
-    elif kind == "MidStreamFallbackError" or "peer closed connection" in lowered or "incomplete chunked read" in lowered:
-        text = f"the model server{where} broke off its answer midway (connection closed)"
-    elif "missing credentials" in lowered or kind == "AuthenticationError" or "api key" in lowered and "invalid" in lowered:
-        text = (f"the model {config.name} needs an API key: set the provider's variable (e.g. OPENAI_API_KEY, "
-                "ANTHROPIC_API_KEY) or model.api_key_env in braniac.toml")
-    elif "connection error" in lowered or "connection refused" in lowered or kind == "APIConnectionError":
-        text = f"could not connect to the model server{where or ' for ' + config.name}: is it running and reachable?"
-    elif "expecting value" in lowered or "not a list" in lowered or "json" in lowered and "decode" in lowered:
-        text = f"the model server{where} sent a reply braniac could not read (malformed response body)"
-    elif kind == "NotFoundError" or "model not found" in lowered or "does not exist" in lowered:
-        text = f"the model {config.name} was not found by its provider{where}; check model.name"
-    elif kind == "RateLimitError":
-        text = f"the provider of {config.name} is rate-limiting requests; wait a moment and try again"
-    elif kind == "BadRequestError":
-        text = f"the provider rejected the request for {config.name}: {_first_line(message)}"
-    elif kind == "InternalServerError" or "500" in message:
-        text = f"the model server{where} failed (HTTP 500): {_first_line(message)}"
-    else:
-        text = f"the model call failed ({kind}): {_first_line(message)}"
-    return ModelUnavailable(text)
-
-
-def _first_line(message: str) -> str:
-    line = message.strip().splitlines()[0] if message.strip() else ""
-    line = re.sub(r"^litellm\.\w+:\s*", "", line)
-    return line[:300]
