@@ -11,6 +11,7 @@ import pytest
 from braniac import Vault
 from braniac.vault import folder_index, moves, notes
 from braniac.vault.folders import refresh_indexes
+from braniac.vault.links import find_links
 from braniac.vault.wikilinks import Resolver, find_wikilinks
 
 from helpers import check_healthy, write_note
@@ -75,7 +76,9 @@ def test_wikilinks_survive_an_organization_move(vault: Vault) -> None:
 
     def opened(path: Path) -> list[str | None]:
         resolver = Resolver.of_vault(vault.root)
-        found = [resolver.resolve(w.target, vault.relative(path)) for w in find_wikilinks(notes.read(path).body)]
+        body = notes.read(path).body
+        found = [resolver.resolve(w.target, vault.relative(path)) for w in find_wikilinks(body)]
+        found += [vault.relative(link.resolve(path)) for link in find_links(body)]   # `[[./…]]`: a path link
         return [mapping.get(rel, rel) for rel in found]
 
     expected = {path: opened(path) for path in (linking, relative)}
