@@ -55,7 +55,8 @@ class Fact:
 
 
 def citation(from_file: Path, vault: "VaultStore", event_ids: Iterable[str]) -> str:
-    links = [make_link(eid, from_file, event_path(vault, eid), None, vault.link_style) for eid in dict.fromkeys(event_ids)]
+    style = vault.link_style
+    links = [make_link(eid, from_file, event_path(vault, eid), None, style) for eid in dict.fromkeys(event_ids)]
     return f"({', '.join(links)})" if links else ""
 
 

@@ -165,13 +165,14 @@ def _refreshed(vault: "VaultStore", folder: Path, index: IndexFile) -> bool:
         (p.is_dir() and (p / FOLDER_INDEX).exists()) or (p.suffix == ".md" and p.name != FOLDER_INDEX
                                                           and inside(vault.root, p) and is_regular_file(p))))
     children.sort(key=lambda p: (not p.is_dir(), p.name))
+    style = vault.link_style   # (read once: it stats braniac.toml)
     for child in children:
         target = child / FOLDER_INDEX if child.is_dir() else child
         title, uuid, description = describe(child)
         kept = old.get(real_path(target))
         if kept and kept.description and not _written_by_braniac(kept.description, child):
             description = kept.description  # a person's description is kept; braniac's own is refreshed
-        entries.append(Entry(title, target, uuid, description, vault.link_style))
+        entries.append(Entry(title, target, uuid, description, style))
     index.set_manifest(entries)
     refresh_related(vault, index, children)
     if index.note.meta.get("summary_by") == "braniac" and entries:
