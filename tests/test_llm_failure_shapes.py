@@ -101,6 +101,10 @@ UNUSABLE = {
     "truncated at the length limit": (Truncated('{"candidates": [{"title": "Ana", "kind": "conc'), "cut off"),
     "schema echo": (Raw(json.dumps(CANDIDATES)), "repeats the JSON Schema"),
     "empty reply": (Raw(""), "the reply was empty"),
+    # valid JSON that would leave every event out of long-term memory (a 1.5B model did this)
+    "no candidate": (Raw('{"candidates": []}'), "no candidate cites any of the events"),
+    "made-up event ids": (Raw(json.dumps({"candidates": candidates(["2099-01-01T00:00:00Z"])})),
+                          "no candidate cites any of the events"),
     "another language": (Raw("好的，我来分析这些事件：安娜搬到了里斯本，她的妹妹在波尔图当护士。"), "no JSON"),
 }
 

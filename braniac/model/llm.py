@@ -322,7 +322,7 @@ class LLMModel:
         listed = "\n".join(f"- {t}" for t in titles) or "(none yet)"
         found: dict[tuple[str, str], Candidate] = {}
         for group in budget.batches(events, room - budget.tokens(listed)):
-            for c in self.complete_json("promote_analyze", valid_candidates, known_titles=listed,
+            for c in self.complete_json("promote_analyze", _citing(group), known_titles=listed,
                                         events=_fence_events(group)):
                 same = found.setdefault((c.kind, c.title.strip().lower()), c)
                 if same is not c:   # one topic in two groups: one note citing both groups' events
@@ -362,6 +362,21 @@ class LLMModel:
             return data["operations"]  # each operation is checked by organization, which logs rejections
         return OrganizationPlan(self.complete_json(
             "organize", valid, statistics=prompts.fence("usage_statistics", json.dumps(request.statistics, indent=1))))
+
+
+def _citing(group: list[EventRecord]) -> Callable[[Any], list[Candidate]]:
+    """The analysis check for one group of events: a reply whose candidates cite none of them
+    (an empty list, or ids the model made up) would leave every event out of long-term memory,
+    so it is a problem the model is told of, and then a fall back to the offline analysis."""
+    ids = {e.id for e in group}
+
+    def valid(data: Any) -> list[Candidate]:
+        found = valid_candidates(data)
+        if ids and not any(i in ids for c in found for i in c.event_ids):
+            raise ValueError("no candidate cites any of the events by the id in its ### heading; "
+                             "every event that states a fact belongs in a note")
+        return found
+    return valid
 
 
 def _fence_events(events: list[EventRecord], kind: str = "events") -> str:
