@@ -8,6 +8,7 @@ short enough to show the model in a retry and a person in a notice.
 """
 from __future__ import annotations
 
+import itertools
 import json
 import re
 from dataclasses import dataclass, field
@@ -18,6 +19,7 @@ from .schemas import single_list
 # braniac's replies are a few levels deep; a reply nested deeper is not one (and Python's own
 # recursion, in the parser or in any code that walks or prints the value, would give out)
 MAX_JSON_DEPTH = 32
+MAX_STARTS = 64    # where in the prose around it a reply's JSON may begin (`{` or `[` tried, each)
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.S)
 _TRAILING_COMMA = re.compile(r",(\s*[}\]])")
@@ -111,7 +113,9 @@ def _embedded(text: str) -> Any:
     """The first object (else list) that decodes, starting at a `{` (else `[`) in the text."""
     decoder = json.JSONDecoder()
     for opener in "{[":
-        for match in re.finditer(re.escape(opener), text):
+        # a reply's JSON starts at one of its first brackets; trying every one of 100,000 nested
+        # brackets (each failing a thousand levels down) would take minutes
+        for match in itertools.islice(re.finditer(re.escape(opener), text), MAX_STARTS):
             try:
                 value, _end = decoder.raw_decode(text, match.start())
             except (json.JSONDecodeError, RecursionError):
