@@ -8,6 +8,8 @@ import os
 import time
 from pathlib import Path
 
+import pytest
+
 from braniac.infra import fsio
 from braniac.infra.filestate import SETTLE_S
 from braniac.vault import stm
@@ -298,3 +300,40 @@ def test_promotion_never_archives_half_of_a_save_in_place(vault, tmp_path):
         assert f"the whole of event {n} ends here" in text, text
     assert PERSON_FACT in vault.root.joinpath("memory", "short_term.md").read_text(encoding="utf-8").splitlines() \
         or any(PERSON_FACT[2:] in p.read_text(encoding="utf-8") for p in (vault.root / "memory").rglob("*.md"))
+
+
+def test_an_in_place_save_that_ends_between_braniacs_last_two_checks_is_kept(tmp_path, monkeypatch):
+    """The chaos run's lost line under load: an editor opens the file just after braniac's check
+    before the exchange, and its save ends while braniac checks the file it displaced. Looked at
+    in the wrong order (its stat, then whether anyone holds it open), the save fell between the
+    two and was deleted with the displaced file. Here the save ends just before the second check."""
+    from braniac.infra import checked, filestate
+
+    path = tmp_path / "short_term.md"
+    fsio.atomic_write(path, "# Short-term memory\n")
+    before = os.stat(path)
+    if not filestate.exchange(path, path):     # (a file system without RENAME_EXCHANGE: not this race)
+        pytest.skip("no renameat2 RENAME_EXCHANGE here")
+    real = checked.open_for_writing
+    editor: dict = {}
+
+    def racing(name):
+        if "fd" not in editor:                 # the check before the exchange: the editor opens just after it
+            held = real(name)
+            editor["fd"] = os.open(path, os.O_WRONLY)
+            return held
+        if not editor.get("saved"):            # its save (truncate, write, close) ends now
+            os.ftruncate(editor["fd"], 0)
+            os.write(editor["fd"], b"# Short-term memory\nthe person's own line\n")
+            os.close(editor["fd"])
+            editor["saved"] = True
+        return real(name)
+
+    monkeypatch.setattr(checked, "open_for_writing", racing)
+    try:
+        fsio.atomic_write(path, "# Short-term memory\nbraniac's stale rewrite\n", expect_unchanged=before)
+    except fsio.ConcurrentEdit:
+        pass                                   # (the caller reads again and merges)
+    assert editor.get("saved")
+    assert path.read_text() == "# Short-term memory\nthe person's own line\n"
+    assert [p.name for p in tmp_path.iterdir()] == ["short_term.md"]

@@ -47,16 +47,26 @@ def replace_unchanged(temp: Path, path: Path, expected: os.stat_result, ours: in
     if not swapped:
         os.replace(temp, path)   # (checked just above: a window narrowed, not closed)
         return
-    displaced = os.lstat(temp)
     # an editor that checked the file and is about to write it in place still has it open:
     # unlinked now, its save would go nowhere, so it gets its file back
-    if same_version(displaced, expected) and not read_only_mode(displaced) and not open_for_writing(temp):
+    closed, displaced = _closed_then_stat(temp)
+    if closed and same_version(displaced, expected) and not read_only_mode(displaced):
         os.unlink(temp)  # the version we read, which our new text replaces
         return
     _give_back(temp, path, ours)
     if read_only_mode(displaced):
         raise ReadOnlyFile(read_only_message(path))
     raise ConcurrentEdit(path)
+
+
+def _closed_then_stat(hidden: Path) -> tuple[bool, os.stat_result]:
+    """Whether nobody holds a file braniac took out of sight open for writing, then its stat.
+    In this order: an editor that opened it before it was taken and finished its save before
+    the first check has its writes in the stat; one that finished between a stat and a later
+    check would have been missed (a chaos run under load lost a line that way). Nobody can
+    open it afterwards: its name is braniac's own."""
+    closed = not open_for_writing(hidden)
+    return closed, os.lstat(hidden)
 
 
 def _give_back(temp: Path, path: Path, ours: int) -> None:
@@ -117,9 +127,8 @@ def remove_unchanged(path: Path, expected: os.stat_result, *, check: Path | None
     os.rename(path, hidden)
     inside_file = hidden / check.name if check is not None else hidden
     try:
-        now = os.lstat(inside_file)
-        same = same_version(now, expected) and (check is None or os.listdir(hidden) == [check.name]) \
-            and not open_for_writing(inside_file)
+        closed, now = _closed_then_stat(inside_file)
+        same = closed and same_version(now, expected) and (check is None or os.listdir(hidden) == [check.name])
     except FileNotFoundError:
         same = False
     if same:
