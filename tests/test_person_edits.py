@@ -418,6 +418,34 @@ def test_a_save_to_the_old_place_during_a_move_is_not_deleted(vault, tmp_path):
     assert [f for f in vault.doctor() if f.severity == "problem"] == []
 
 
+def test_a_save_that_makes_the_old_place_again_just_after_the_removal_goes_into_the_copy(vault, monkeypatch):
+    """An editor checks the old file is the one it loaded, braniac removes it, and the editor's
+    rename lands: the old place exists again, with the person's line and the note's uuid (a
+    chaos run under load: a duplicate uuid for doctor). The move brings that save into the copy."""
+    from braniac.vault import moves
+
+    old = vault.ltm_root / "concrete/cobol.md"
+    new = vault.ltm_root / "concrete/tech/cobol.md"
+    write_note(vault, "memory/long_term/concrete/cobol.md", "COBOL", "# COBOL\n\nCopybooks describe records.\n")
+    loaded = old.read_text(encoding="utf-8")
+    real = moves.remove_unchanged
+
+    def removed_then_saved(path, expected, **kwargs):
+        done = real(path, expected, **kwargs)
+        if done and path == old and not removed_then_saved.saved:
+            removed_then_saved.saved = True
+            save_by_rename(old, loaded + "\nPIC clauses give each field its size.\n")
+        return done
+    removed_then_saved.saved = False
+    monkeypatch.setattr(moves, "remove_unchanged", removed_then_saved)
+    moves.apply_moves(vault, [moves.Move(old, new)], set())
+    assert removed_then_saved.saved
+    assert "PIC clauses give each field its size." in new.read_text(encoding="utf-8")
+    assert "Copybooks describe records." in new.read_text(encoding="utf-8")
+    assert not old.exists() and not list(old.parent.glob(".*"))
+    assert [f for f in vault.doctor() if f.severity == "problem"] == []
+
+
 # In the child: organize moving two notes into tech/, paused after the copies and before the
 # links are repaired.
 PAUSED_BEFORE_LINK_REPAIR = """

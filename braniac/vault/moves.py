@@ -109,10 +109,18 @@ def finish(vault: "VaultStore", moves: list[Move], written: set[Path]) -> None:
     repair_links(vault, mapping, by_uuid, written, renamed=renamed, pinned=copied, versions=versions, wiki=wiki)
     # (again: a refresh by another worker after a killed run may have listed an old file anew)
     _unlist(vault, [m.old for m in moves if m.old.exists() and m.new.exists()], written)
+    folders = {m.old.parent for m in moves} | {m.new.parent for m in moves}
     for move in moves:
         if move.old.exists() and move.new.exists() and move.old in copied:
             _remove_old(vault, move, mapping, copied, copy_texts, written, wiki)
-    refresh_indexes(vault, {m.old.parent for m in moves} | {m.new.parent for m in moves}, written)
+    refresh_indexes(vault, folders, written)
+    # an editor that checked the old file just before it was removed, and renamed its save over
+    # it just after, made it again: that save too goes into the copy (the folders, listed anew)
+    recreated = [m for m in moves if m.old in copied and m.old.exists() and m.new.exists()]
+    for move in recreated:
+        _remove_old(vault, move, mapping, copied, copy_texts, written, wiki)
+    if recreated:
+        refresh_indexes(vault, folders, written)
     journal_path(vault).unlink(missing_ok=True)
 
 
