@@ -218,3 +218,13 @@ def test_a_refusal_sent_as_http_500_is_a_refusal_and_json_object_carries_the_sch
     assert [f.get("type") for f in formats] == ["json_schema", "json_object", "json_object", "json_object"]
     assert formats[1]["schema"]["required"] == ["candidates"] and formats[3]["schema"]["required"] == ["summary"]
     assert about_the_model(notices) == [] and [c.outcome for c in model.calls] == ["accepted"] * 3
+    # the ids the model may cite are the events' own, as an enum a grammar can enforce, and at
+    # least one candidate (and one claim) is asked for: an empty list is what a 1.5B model wrote
+    analysis, synthesis = formats[1]["schema"], formats[2]["schema"]
+    candidate = analysis["properties"]["candidates"]
+    assert candidate["minItems"] == 1 and candidate["items"]["properties"]["event_ids"]["minItems"] == 1
+    assert sorted(candidate["items"]["properties"]["event_ids"]["items"]["enum"]) == sorted(ids)
+    claims = synthesis["properties"]["claims"]
+    assert claims["minItems"] == 1 and set(claims["items"]["properties"]["sources"]["items"]["enum"]) <= set(ids)
+    prompt = server.calls("other")
+    assert all(i in prompt[0].text for i in ids)

@@ -132,17 +132,17 @@ class LLMModel:
             kwargs["api_key"] = "none"  # local OpenAI-compatible servers often need no key, but the client wants one
         return kwargs
 
-    def _request(self, messages: list[dict], task: str, *, mode: str = "prompt") -> Reply:
+    def _request(self, messages: list[dict], task: str, *, mode: str = "prompt", schema: dict | None = None) -> Reply:
         """One non-streamed call; `mode` is how JSON is asked for ("prompt": not at all)."""
         litellm = _litellm()
         kwargs = self._kwargs(task)
         kwargs["max_tokens"] = budget.reply_tokens(task, self.config.context_tokens)
         if mode == "json_schema":
-            kwargs["response_format"] = schemas.response_format(task)
+            kwargs["response_format"] = schemas.response_format(task, schema)
         elif mode == "json_object":
             kwargs["response_format"] = {"type": "json_object"}
             if self._local_openai():   # llama-cpp-python's server enforces a schema given here
-                kwargs["response_format"]["schema"] = schemas.schema_for(task)
+                kwargs["response_format"]["schema"] = schema or schemas.schema_for(task)
         try:
             response = litellm.completion(messages=messages, **kwargs)
             choice = response.choices[0]
@@ -232,17 +232,19 @@ class LLMModel:
         """Tokens left for memory once the prompt's other parts (given in `values`) are in."""
         return budget.room(prompt_name, self.config.context_tokens, self._render(prompt_name, **values))
 
-    def complete_json(self, prompt_name: str, validate: Callable[[Any], Any], **values: str) -> Any:
-        """Ask for JSON, read it tolerantly, validate it; one retry with the problem explained;
-        then ModelError (the caller falls back to the offline engine for this task)."""
+    def complete_json(self, prompt_name: str, validate: Callable[[Any], Any], json_schema: dict | None = None,
+                      **values: str) -> Any:
+        """Ask for JSON (`json_schema`, else the task's schema), read it tolerantly, validate it;
+        one retry with the problem explained; then ModelError (the caller falls back to the
+        offline engine for this task)."""
         record = CallRecord(prompt_name, mode=self._first_mode())
         self.calls.append(record)
         prompt = self._render(prompt_name, **values)
-        messages = [{"role": "user", "content": prompt + (schemas.in_prompt(prompt_name)
+        schema = json_schema or schemas.schema_for(prompt_name)
+        messages = [{"role": "user", "content": prompt + (schemas.in_prompt(prompt_name, schema)
                                                           if record.mode == "prompt" else "")}]
-        schema = schemas.schema_for(prompt_name)
         for attempt in range(2):
-            reply = self._ask(messages, prompt_name, record)
+            reply = self._ask(messages, prompt_name, record, schema)
             try:
                 reading = read_reply(reply.text, schema, truncated=reply.truncated)
                 value = validate(reading.value)
@@ -266,17 +268,17 @@ class LLMModel:
         raise ModelError(f"the model {self.name} returned unusable output for '{prompt_name}' twice "
                          f"({record.problems[-1]})")
 
-    def _ask(self, messages: list[dict], task: str, record: CallRecord) -> Reply:
+    def _ask(self, messages: list[dict], task: str, record: CallRecord, schema: dict) -> Reply:
         """One call, stepping down from json_schema to json_object to the prompt as long as the
         provider refuses the request itself (a refusal costs no retry)."""
         while True:
             started = time.monotonic()
             try:
-                return self._request(messages, task, mode=record.mode)
+                return self._request(messages, task, mode=record.mode, schema=schema)
             except _Refused as refusal:
                 record.mode = self._downgrade(record.mode, str(refusal))
                 if record.mode == "prompt":
-                    messages[0] = {**messages[0], "content": messages[0]["content"] + schemas.in_prompt(task)}
+                    messages[0] = {**messages[0], "content": messages[0]["content"] + schemas.in_prompt(task, schema)}
             finally:
                 record.seconds.append(time.monotonic() - started)
 
@@ -322,7 +324,8 @@ class LLMModel:
         listed = "\n".join(f"- {t}" for t in titles) or "(none yet)"
         found: dict[tuple[str, str], Candidate] = {}
         for group in budget.batches(events, room - budget.tokens(listed)):
-            for c in self.complete_json("promote_analyze", _citing(group), known_titles=listed,
+            cite = schemas.citing(schemas.CANDIDATES, [e.id for e in group], ("candidates", "event_ids"))
+            for c in self.complete_json("promote_analyze", _citing(group), cite, known_titles=listed,
                                         events=_fence_events(group)):
                 same = found.setdefault((c.kind, c.title.strip().lower()), c)
                 if same is not c:   # one topic in two groups: one note citing both groups' events
@@ -337,7 +340,8 @@ class LLMModel:
                           events="")
         # the newest events that fit: the others are archived and in the day's digest all the same
         shown, _left_out = budget.newest_that_fit(events, room)
-        return self.complete_json("promote_synthesize", valid, title=candidate.title, kind=candidate.kind,
+        cite = schemas.citing(schemas.DRAFT, [e.id for e in shown], ("claims", "sources"))
+        return self.complete_json("promote_synthesize", valid, cite, title=candidate.title, kind=candidate.kind,
                                   existing=claims, events=_fence_events(shown))
 
     def summarize(self, promoted: list[EventRecord], remaining: list[EventRecord], open_items: list[str]) -> str:

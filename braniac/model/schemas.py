@@ -25,12 +25,14 @@ REFLECTION = {
     "required": ["thoughts"],
 }
 
+# minItems: a server that enforces the schema by grammar (llama.cpp) lets a small model close an
+# empty list at once, and a 1.5B model did: a promotion that consolidated nothing
 CANDIDATES = {
     "type": "object",
-    "properties": {"candidates": {"type": "array", "items": {
+    "properties": {"candidates": {"type": "array", "minItems": 1, "items": {
         "type": "object",
         "properties": {"title": {"type": "string"}, "kind": {"type": "string", "enum": ["concrete", "skills"]},
-                       "folder": _STRINGS, "event_ids": _STRINGS},
+                       "folder": _STRINGS, "event_ids": {"type": "array", "items": {"type": "string"}, "minItems": 1}},
         "required": ["title", "event_ids"],
     }}},
     "required": ["candidates"],
@@ -40,7 +42,7 @@ DRAFT = {
     "type": "object",
     "properties": {
         "summary": {"type": "string"}, "tags": _STRINGS, "emotion": {"type": "string"},
-        "claims": {"type": "array", "items": {
+        "claims": {"type": "array", "minItems": 1, "items": {
             "type": "object",
             "properties": {"text": {"type": "string"}, "sources": _STRINGS,
                            "supersedes": {"type": ["string", "null"]}},
@@ -82,6 +84,15 @@ def schema_for(task: str) -> dict:
     return SCHEMAS[task]
 
 
+def citing(schema: dict, ids: list[str], where: tuple[str, str]) -> dict:
+    """`schema` with the ids a reply may cite (at `where`: the list of objects, their list of
+    ids) given as an enum: a grammar-enforcing server then cannot make one up or misspell it."""
+    out = json.loads(json.dumps(schema))
+    items = out["properties"][where[0]]["items"]["properties"]
+    items[where[1]] = {**items[where[1]], "items": {"type": "string", "enum": list(dict.fromkeys(ids))}}
+    return out
+
+
 def single_list(schema: dict) -> str | None:
     """The one required list of an object schema (`queries`, `candidates`, `claims`,
     `operations`): a bare list in reply is read as that list. None when there is no such key."""
@@ -90,13 +101,13 @@ def single_list(schema: dict) -> str | None:
     return lists[0] if len(lists) == 1 else None
 
 
-def response_format(task: str) -> dict[str, Any]:
+def response_format(task: str, schema: dict | None = None) -> dict[str, Any]:
     """OpenAI's structured-output request for this task (LiteLLM translates it per provider)."""
     return {"type": "json_schema",
-            "json_schema": {"name": task, "schema": SCHEMAS[task], "strict": False}}
+            "json_schema": {"name": task, "schema": schema or SCHEMAS[task], "strict": False}}
 
 
-def in_prompt(task: str) -> str:
+def in_prompt(task: str, schema: dict | None = None) -> str:
     """The schema as the prompt shows it to a model whose provider cannot enforce it."""
     return ("\n\nYour reply must be one JSON object that follows this JSON Schema (fill it in; do not "
-            f"repeat the schema):\n{json.dumps(SCHEMAS[task], separators=(',', ':'))}")
+            f"repeat the schema):\n{json.dumps(schema or SCHEMAS[task], separators=(',', ':'))}")
