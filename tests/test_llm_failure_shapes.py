@@ -228,3 +228,25 @@ def test_a_refusal_sent_as_http_500_is_a_refusal_and_json_object_carries_the_sch
     assert claims["minItems"] == 1 and set(claims["items"]["properties"]["sources"]["items"]["enum"]) <= set(ids)
     prompt = server.calls("other")
     assert all(i in prompt[0].text for i in ids)
+
+
+# ----------------------------------------------------------------------------- valid JSON, poor analysis
+
+def test_events_the_models_analysis_leaves_out_and_a_claim_its_events_do_not_state_are_not_kept_so(vault, notices):
+    """What a 1.5B model did under a grammar that forced one candidate: two topics for fifteen
+    facts, and a claim restating its instructions that cites an event about something else. The
+    events no candidate cites get the offline analysis; the ungrounded claim gives way to the
+    event's own words; both are in the promotion's report."""
+    vault, server = vault
+    ids = fill(vault)
+    ungrounded = {"summary": "Ana.", "tags": [], "emotion": "neutral",
+                  "claims": [{"text": "The assistant's constitution is loaded into every prompt.", "sources": ids[:1]}]}
+    server.other.extend([{"candidates": candidates(ids[:1])}, ungrounded, {"summary": "Ana moved to Lisbon."}])
+    report, model = promote_with(vault)
+    check_nothing_lost(vault, ids, report)
+    assert [c.outcome for c in model.calls] == ["accepted"] * 3 and about_the_model(notices) == []
+    ana = (vault.ltm_root / "concrete/people/ana.md").read_text(encoding="utf-8")
+    assert "Lisbon" in ana and "constitution" not in ana
+    assert (vault.ltm_root / "concrete/people/maria.md").exists()           # an event the model left out
+    assert any("cited 1 of 8 events" in r for r in report.rejected), report.rejected
+    assert any("shares no word with the events it cites" in r for r in report.rejected), report.rejected

@@ -382,7 +382,11 @@ def test_hostile_model_output_is_rejected_logged_and_confined(llm_vault, tmp_pat
     assert outside_ltm_changes(before, after) == set()
     assert vault.identity_path.read_bytes() == identity
     notes = {p.relative_to(vault.ltm_root).as_posix() for p in ltm_notes(vault)}
-    assert notes == {"concrete/people/ana.md", "concrete/people/maria.md"}, notes
+    assert {"concrete/people/ana.md", "concrete/people/maria.md"} <= notes, notes
+    # the events the model's analysis cited none of are placed by the offline analysis
+    assert any("the model's analysis cited 2 of 8 events" in r for r in report.rejected), report.rejected
+    offline = [p for p in ltm_notes(vault) if p.name not in ("ana.md", "maria.md")]
+    assert offline and all(ids[0] not in p.read_text(encoding="utf-8") for p in offline)
 
     # no event lost: all archived; nothing forged into the archive or STM
     assert sorted(archived(vault)) == sorted(ids) and stm_ids(vault) == []
@@ -458,9 +462,9 @@ def test_hostile_model_through_the_cli(llm_vault, tmp_path):
                                                           BRANIAC_API_BASE=server.base_url, OPENAI_API_KEY="test"))
     result = run_cli("--vault", vault.root, "promote", "--force", env=env, timeout=120)
     assert result.returncode == 0, result.stderr
-    assert result.stdout.startswith(f"promoted {len(ids)} events: 2 new notes"), result.stdout
+    assert result.stdout.startswith(f"promoted {len(ids)} events: "), result.stdout
     rejected = [l for l in result.stderr.splitlines() if l.startswith("  rejected: ")]
-    assert len(rejected) == 9, result.stderr
+    assert len(rejected) == 10, result.stderr     # (one of them: the events the analysis left out)
     assert "Traceback" not in result.stderr
     assert vault.identity_path.read_bytes() == identity
     assert sorted(archived(vault)) == sorted(ids)

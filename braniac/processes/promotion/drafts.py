@@ -6,6 +6,7 @@ import re
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from ...infra import textutil
 from ...infra.relative_times import resolve_relative
 from ...infra.errors import BraniacError, NoteError, UnsafePath
 from ...infra.notices import notice
@@ -33,6 +34,7 @@ MAX_CLAIM_CHARS = 1500
 # every draft slow (the archived event keeps all of it)
 MAX_FIELD_CHARS = 20_000
 MAX_DEPTH = 4
+_GENERIC = frozenset(textutil.stem(w) for w in textutil.GENERIC_WORDS)
 RESERVED = {"core-identity", "core_identity", "short-term", "short_term", "index", "_index", "access-log"}
 
 
@@ -57,6 +59,8 @@ def make_drafts(vault: "VaultStore", model: "MemoryModel", events: list[EventRec
         model = OfflineModel()
         candidates = model.analyze(events, titles)
     by_id = {e.id: e for e in events}
+    ours = _for_uncited(model, candidates, events, titles, vault, report)
+    candidates += ours
     drafts = []
     homes = existing_folders(vault)
     for candidate in candidates[:MAX_DRAFTS]:
@@ -69,14 +73,18 @@ def make_drafts(vault: "VaultStore", model: "MemoryModel", events: list[EventRec
             reject(vault, report, f"candidate '{candidate.title}' cites no event of this promotion")
             continue
         note = _note_of(vault, candidate)
+        writer = OfflineModel() if any(candidate is c for c in ours) else model
         try:
-            draft = model.synthesize(candidate, relevant, [f.text for f in note.facts()] if note else [])
+            draft = writer.synthesize(candidate, relevant, [f.text for f in note.facts()] if note else [])
         except BraniacError as exc:
             reject(vault, report, f"candidate '{candidate.title}': {exc}")
             continue
-        if note is not None and not isinstance(model, OfflineModel):
+        if note is not None and not isinstance(writer, OfflineModel):
             draft = keep_values_current(draft, candidate, relevant, note, vault, report)
         checked = validate(draft, set(by_id), vault, report)
+        if checked is not None and not isinstance(writer, OfflineModel) and \
+                keep_grounded(checked, candidate, relevant, vault, report):
+            checked = validate(checked, set(by_id), vault, report)   # (the events' own words, checked alike)
         if checked is not None:
             drafts.append(checked)
     if len(candidates) > MAX_DRAFTS:
@@ -95,6 +103,54 @@ def _note_of(vault: "VaultStore", candidate) -> FactNote | None:
         return FactNote.load(path) if path.is_file() else None
     except NoteError:
         return None
+
+
+def _for_uncited(model: "MemoryModel", candidates: list, events: list[EventRecord], titles: list[str],
+                 vault: "VaultStore", report: PromotionReport) -> list:
+    """The offline engine's candidates for the events no candidate of the model cites (a small
+    model names two topics for fifteen facts): every event that states something reaches a note,
+    whoever analyzed it. The offline analysis skips small talk by its own rules."""
+    if isinstance(model, OfflineModel):
+        return []
+    cited = {i for c in candidates for i in c.event_ids}
+    left = [e for e in events if e.id not in cited]
+    if not left:
+        return []
+    ours = OfflineModel().analyze(left, titles)
+    if ours:
+        reject(vault, report, f"the model's analysis cited {len(events) - len(left)} of {len(events)} events; "
+                              f"the offline analysis placed the other {len(left)} ({len(ours)} candidates)")
+    return ours
+
+
+def _their_own_words(candidate, cited: list[EventRecord]) -> list[Claim]:
+    """The offline engine's claims from these events, in the person's own words."""
+    return OfflineModel().synthesize(candidate, cited, []).claims or \
+        [Claim(f"{e.id[:10]} — {' '.join(sentences(e.user))}", [e.id]) for e in cited if e.user.strip()]
+
+
+def keep_grounded(draft: NoteDraft, candidate, events: list[EventRecord], vault: "VaultStore",
+                  report: PromotionReport) -> bool:
+    """A model's claim must say something its cited events say: one that shares no content word
+    with them (a small model restating its instructions, "the constitution is loaded into every
+    prompt", and citing an event about a database) is refused and logged, and the offline
+    engine's claims from those events take its place. Whether any claim was replaced."""
+    by_id = {e.id: e for e in events}
+    kept: list[Claim] = []
+    replaced = False
+    for claim in draft.claims:
+        cited = [by_id[s] for s in claim.sources if isinstance(s, str) and s in by_id]
+        said = {textutil.stem(w) for e in cited for w in textutil.content_words(e.text)}
+        words = {textutil.stem(w) for w in textutil.content_words(str(claim.text))} - _GENERIC
+        if not cited or words & said or not words:
+            kept.append(claim)   # (an uncited claim is validate's to drop)
+            continue
+        reject(vault, report, f"'{draft.title}': the model's claim {str(claim.text)[:120]!r} shares no word with "
+                              "the events it cites; their own words were kept instead")
+        kept += [c for c in _their_own_words(candidate, cited) if all(c.text != k.text for k in kept)]
+        replaced = True
+    draft.claims = kept
+    return replaced
 
 
 def keep_values_current(draft: NoteDraft, candidate, events: list[EventRecord], note: FactNote,
@@ -116,9 +172,7 @@ def keep_values_current(draft: NoteDraft, candidate, events: list[EventRecord], 
         reject(vault, report, f"'{draft.title}': the model's claim {str(claim.text)[:120]!r} states "
                               f"{', '.join(sorted(stale))}, which its events do not (an older value); "
                               "their own words were kept instead")
-        ours = OfflineModel().synthesize(candidate, cited, []).claims or \
-            [Claim(f"{e.id[:10]} — {' '.join(sentences(e.user))}", [e.id]) for e in cited if e.user.strip()]
-        kept += [c for c in ours if all(c.text != k.text for k in kept)]
+        kept += [c for c in _their_own_words(candidate, cited) if all(c.text != k.text for k in kept)]
     draft.claims = kept
     return draft
 
