@@ -4,6 +4,7 @@ a 200-event short-term memory, through LiteLLM and the loopback server, measured
 context it was configured with."""
 from __future__ import annotations
 
+import json
 from datetime import datetime, timedelta, timezone
 
 import pytest
@@ -114,6 +115,15 @@ def test_a_reply_cut_at_the_length_limit_says_so():
     with pytest.raises(ReplyProblem, match="cut off at the length limit"):
         read_reply('{"candidates": [{"title": "An', CANDIDATES, truncated=True)
     assert read_reply('{"candidates": []}', CANDIDATES, truncated=True).value == {"candidates": []}
+    # a small model repeating itself to the limit: the items it finished are kept, the cut one is not
+    ana = {"title": "Ana", "event_ids": ["2025-03-02T09:00:00Z"]}
+    cut = '{"candidates": [' + ", ".join([json.dumps(ana)] * 3) + ', {"title": "Ana", "event_'
+    reading = read_reply(cut, CANDIDATES, truncated=True)
+    assert reading.value == {"candidates": [ana] * 3} and reading.repairs == [
+        "cut off at the length limit: the 3 whole items before the cut"]
+    # an object found inside a cut-off reply is one of its items, never taken for the reply
+    with pytest.raises(ReplyProblem, match="cut off at the length limit"):
+        read_reply('{"thoughts": "Ana moved", "facts": [{"x": 1}', REFLECTION, truncated=True)
 
 
 def test_every_json_task_has_a_schema_and_the_list_tasks_take_a_bare_list():

@@ -19,6 +19,7 @@ from .schemas import single_list
 # braniac's replies are a few levels deep; a reply nested deeper is not one (and Python's own
 # recursion, in the parser or in any code that walks or prints the value, would give out)
 MAX_JSON_DEPTH = 32
+MAX_SALVAGED = 200  # whole items kept from a reply cut at the length limit
 MAX_STARTS = 64    # where in the prose around it a reply's JSON may begin (`{` or `[` tried, each)
 
 _FENCE = re.compile(r"```[ \t]*(?:json|JSON)?[ \t]*\n?(.*?)```", re.S)
@@ -39,16 +40,21 @@ def read_reply(raw: str | None, schema: dict, *, truncated: bool = False) -> Rea
     """The reply's JSON value, shaped as `schema` asks, and the repairs that took."""
     if raw is None or not raw.strip():
         raise ReplyProblem("the reply was empty")
+    key = single_list(schema)
     try:
         value, repairs = _decode(raw.strip())
+        if truncated and "prose around the JSON" in repairs:
+            raise ReplyProblem("an object inside the cut-off reply")   # (one item of it, not the reply)
     except ReplyProblem:
         if truncated:
+            items = _whole_items(raw, key) if key else []
+            if items:   # a small model that repeats itself to the limit: the items it finished are whole
+                return Reading({key: items}, [f"cut off at the length limit: the {len(items)} whole items before the cut"])
             raise ReplyProblem("the reply was cut off at the length limit (finish_reason=length) before "
                                "its JSON was complete") from None
         raise
     if not _shallow(value, MAX_JSON_DEPTH):
         raise ReplyProblem(f"JSON nested deeper than {MAX_JSON_DEPTH} levels")
-    key = single_list(schema)
     if isinstance(value, list) and key is not None:
         value, repairs = {key: value}, repairs + ["bare list"]
     if schema.get("type") == "object":
@@ -123,6 +129,25 @@ def _embedded(text: str) -> Any:
             if isinstance(value, (dict, list)) and value:
                 return value
     return None
+
+
+def _whole_items(text: str, key: str) -> list:
+    """The objects of the list under `key` (or of a bare list) that were complete before the
+    reply was cut: each decoded in turn from where the list opens, up to the first that is not."""
+    opened = re.search(rf'"{re.escape(key)}"\s*:\s*\[', text) or re.match(r"\s*(?:```\w*\s*)?\[", text)
+    if not opened:
+        return []
+    decoder, at, items = json.JSONDecoder(), opened.end(), []
+    while len(items) < MAX_SALVAGED:
+        at = len(text) - len(text[at:].lstrip(" \t\r\n,"))
+        try:
+            item, at = decoder.raw_decode(text, at)
+        except (json.JSONDecodeError, RecursionError):
+            break
+        if not isinstance(item, dict) or not _shallow(item, MAX_JSON_DEPTH):
+            break
+        items.append(item)
+    return items
 
 
 def _echoes_schema(value: dict, schema: dict) -> bool:
