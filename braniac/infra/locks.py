@@ -9,17 +9,21 @@ from __future__ import annotations
 import contextlib
 import threading
 from pathlib import Path
-from typing import Iterator
-
-from filelock import FileLock, Timeout
+from typing import TYPE_CHECKING, Iterator
 
 from .errors import LockBusy
 
-_locks: dict[str, FileLock] = {}
+if TYPE_CHECKING:
+    from filelock import FileLock
+
+_locks: dict[str, "FileLock"] = {}
 _locks_guard = threading.Lock()
 
 
-def _lock_for(path: Path) -> FileLock:
+def _lock_for(path: Path) -> "FileLock":
+    # imported on the first lock: filelock's import (its asyncio locks) costs 130-180 ms, a
+    # third of a command that reads and locks nothing (doctor, search, stats)
+    from filelock import FileLock
     key = str(Path(path).absolute())
     with _locks_guard:
         lock = _locks.get(key)
@@ -32,6 +36,7 @@ def _lock_for(path: Path) -> FileLock:
 @contextlib.contextmanager
 def locked(path: Path, *, timeout: float = 30.0, what: str = "") -> Iterator[None]:
     """Hold the cross-process lock at `path`. timeout=0 tries once (for background passes)."""
+    from filelock import Timeout
     lock = _lock_for(path)
     try:
         lock.acquire(timeout=timeout)
