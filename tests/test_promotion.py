@@ -333,6 +333,45 @@ def test_contradicting_fact_supersedes_and_keeps_the_old_claim_in_history(tmp_pa
     check_healthy(vault)
 
 
+@pytest.mark.parametrize("apart", [True, False], ids=["two promotions", "one promotion"])
+def test_a_value_restated_in_other_words_as_changed_supersedes_and_another_things_value_does_not(tmp_path, apart):
+    """What the real-model bench found both engines missing: the newer statement shares too few
+    words with the old one for a restatement, but names the same thing by the same word before
+    its value and says it changed. A note holding both keeps the old one as dated history, and
+    the working memory brings the new one first and labels the old one, whichever notes hold
+    them. Another team's room, stated once, stays a value of its own."""
+    vault, _ = Vault.init(tmp_path / "vault")
+    config = load_config(vault.root)
+    reflector = Reflector(vault, OfflineModel())
+    old = reflector.reflect_now("The staging database for braniac runs PostgreSQL on port 5432.", "Noted.", at=T0).id
+    reflector.reflect_now("The design team of braniac meets in room 12 on Mondays.", "Noted.",
+                          at=T0 + timedelta(minutes=1))
+    if apart:
+        promote(vault, OfflineModel(), config, force=True)
+    new = reflector.reflect_now("The staging database of braniac moved: it now runs on port 5433.", "Noted.",
+                                at=T0 + timedelta(days=2)).id
+    reflector.reflect_now("The sales team of braniac now meets in room 14 on Mondays.", "Noted.",
+                          at=T0 + timedelta(days=2, minutes=1))
+    promote(vault, OfflineModel(), config, force=True)
+    for path in ltm_notes(vault):     # no note states both ports as current
+        assert not {"5432", "5433"} <= set(re.findall(r"\b543[23]\b", " ".join(facts_of(path)))), path.name
+    if not apart:
+        history = [line for p in ltm_notes(vault) for line in section(p.read_text(encoding="utf-8"), "History")]
+        assert any("5432" in line and f"superseded on {new[:10]}" in line and old[:10] in line for line in history)
+    clock.set_clock(T0 + timedelta(days=3))
+    try:
+        port = vault.ask("Which port does the braniac staging database run on?")
+        room = vault.ask("Which room does the design team of braniac meet in?")
+    finally:
+        clock.set_clock(None)
+    stating = [e.text for e in port.excerpts if re.search(r"\b543[23]\b", e.text)]
+    assert stating and "5433" in stating[0] and "superseded" not in stating[0], stating
+    assert all("superseded on" in t for t in stating if "5432" in t and "5433" not in t), stating
+    assert any("room 12" in e.text and "superseded" not in e.text for e in room.excerpts), room.excerpts
+    check_citations(vault)
+    check_healthy(vault)
+
+
 def test_rerun_after_a_kill_before_the_stm_reset_changes_nothing(tmp_path):
     """The worst instant to die: every note written, short_term.md not reset yet. The re-run
     merges the same claims again, including a contradiction settled within the first run, and

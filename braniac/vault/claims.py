@@ -222,16 +222,52 @@ def compare(old: Fact, new: Fact) -> str:
     a, b = _read(old.text), _read(new.text)
     # what they share can only shrink once values are set apart: most pairs end here, cheaply
     if len(a.stems & b.stems) < 0.8 * max(len(a.stems) - a.value_stems, len(b.stems) - b.value_stems, 1):
-        return OTHER
+        return CHANGED if _said_changed(a, b) else OTHER
     only_old, only_new = a.unmentioned_in(b), b.unmentioned_in(a)
     context_old, context_new = a.context(only_old), b.context(only_new)
     if not _similar(context_old, context_new):
-        return OTHER
+        return CHANGED if _said_changed(a, b) else OTHER
     if not only_new:
         return SAME
     if only_old and len(context_old & context_new) >= MIN_SHARED_CONTEXT:
         return CHANGED
     return MORE
+
+
+# words by which a newer statement says a value is not the old one any more
+_CHANGE_SAID = re.compile(r"\b(?:now|moved|changed|switched|updated|instead|no longer|anymore|any more|became|"
+                          r"has become|from now on)\b")
+
+
+def _said_changed(a: "_Read", b: "_Read") -> bool:
+    """A newer statement worded differently that says its value changed: "The staging database
+    moved: it now runs on port 5433" after "The staging database for braniac runs PostgreSQL on
+    port 5432". Each states a value the other does not, after the same word ("port"), the two
+    share half their other words, the newer one says it changed ("now", "moved", "switched"…)
+    and names nothing the older one does not (it may leave details out): the room of another
+    team is another thing, not a changed value."""
+    if not _CHANGE_SAID.search(b.lowered):
+        return False
+    only_old, only_new = a.unmentioned_in(b), b.unmentioned_in(a)
+    if not only_old or not only_new:
+        return False
+    said = {textutil.stem(w) for w in textutil.content_words(_CHANGE_SAID.sub(" ", b.lowered))}
+    if b.context(only_new) & said - a.stems:
+        return False
+    shared = a.stems & b.stems
+    if len(shared) < MIN_SHARED_CONTEXT + 1 or \
+            2 * len(shared) < min(len(a.stems) - a.value_stems, len(b.stems) - b.value_stems):
+        return False
+    return bool(_keys(a, only_old) & _keys(b, only_new) & shared)
+
+
+def _keys(r: "_Read", values: set[str]) -> set[str]:
+    """The stemmed word right before each of these values ("port" in "on port 5432")."""
+    found = set()
+    for value in values:
+        for match in re.finditer(rf"(\w+)\W{{1,3}}{re.escape(value)}(?!\w)", r.lowered):
+            found.add(textutil.stem(match.group(1)))
+    return found
 
 
 @dataclass(frozen=True)
