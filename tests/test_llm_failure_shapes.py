@@ -240,13 +240,14 @@ def test_events_the_models_analysis_leaves_out_and_a_claim_its_events_do_not_sta
     vault, server = vault
     ids = fill(vault)
     ungrounded = {"summary": "Ana.", "tags": [], "emotion": "neutral",
-                  "claims": [{"text": "The assistant's constitution is loaded into every prompt.", "sources": ids[:1]}]}
+                  "claims": [{"text": "The assistant's constitution is loaded into every prompt.", "sources": ids[:1]},
+                             {"text": "Ana moved to Lisbon and loves its trams.", "sources": ids[:1]}]}   # a paraphrase
     server.other.extend([{"candidates": candidates(ids[:1])}, ungrounded, {"summary": "Ana moved to Lisbon."}])
     report, model = promote_with(vault)
     check_nothing_lost(vault, ids, report)
     assert [c.outcome for c in model.calls] == ["accepted"] * 3 and about_the_model(notices) == []
     ana = (vault.ltm_root / "concrete/people/ana.md").read_text(encoding="utf-8")
-    assert "Lisbon" in ana and "constitution" not in ana
+    assert "Lisbon" in ana and "constitution" not in ana and "Ana moved to Lisbon and loves its trams." in ana
     assert (vault.ltm_root / "concrete/people/maria.md").exists()           # an event the model left out
     assert any("cited 1 of 8 events" in r for r in report.rejected), report.rejected
-    assert any("shares no word with the events it cites" in r for r in report.rejected), report.rejected
+    assert any("says little the events it cites say" in r for r in report.rejected), report.rejected

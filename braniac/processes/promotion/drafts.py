@@ -35,6 +35,7 @@ MAX_CLAIM_CHARS = 1500
 MAX_FIELD_CHARS = 20_000
 MAX_DEPTH = 4
 _GENERIC = frozenset(textutil.stem(w) for w in textutil.GENERIC_WORDS)
+GROUNDED_SHARE = 1 / 3     # of a model's claim's content words, what its cited events must also say
 RESERVED = {"core-identity", "core_identity", "short-term", "short_term", "index", "_index", "access-log"}
 
 
@@ -131,22 +132,24 @@ def _their_own_words(candidate, cited: list[EventRecord]) -> list[Claim]:
 
 def keep_grounded(draft: NoteDraft, candidate, events: list[EventRecord], vault: "VaultStore",
                   report: PromotionReport) -> bool:
-    """A model's claim must say something its cited events say: one that shares no content word
-    with them (a small model restating its instructions, "the constitution is loaded into every
-    prompt", and citing an event about a database) is refused and logged, and the offline
-    engine's claims from those events take its place. Whether any claim was replaced."""
+    """A model's claim must say something its cited events say: one that shares under a third of
+    its content words with what they say (a small model restating its instructions, "the
+    assistant's constitution is loaded into every prompt", citing "the CI runs on every push")
+    is refused and logged, and the offline engine's claims from those events take its place. A
+    paraphrase keeps the names and nouns it restates. Whether any claim was replaced."""
     by_id = {e.id: e for e in events}
     kept: list[Claim] = []
     replaced = False
     for claim in draft.claims:
         cited = [by_id[s] for s in claim.sources if isinstance(s, str) and s in by_id]
-        said = {textutil.stem(w) for e in cited for w in textutil.content_words(e.text)}
+        # what the person and the assistant said, not the reflection's own notes on it
+        said = {textutil.stem(w) for e in cited for w in textutil.content_words(f"{e.user}\n{e.ai}")}
         words = {textutil.stem(w) for w in textutil.content_words(str(claim.text))} - _GENERIC
-        if not cited or words & said or not words:
+        if not cited or not words or len(words & said) >= GROUNDED_SHARE * len(words):
             kept.append(claim)   # (an uncited claim is validate's to drop)
             continue
-        reject(vault, report, f"'{draft.title}': the model's claim {str(claim.text)[:120]!r} shares no word with "
-                              "the events it cites; their own words were kept instead")
+        reject(vault, report, f"'{draft.title}': the model's claim {str(claim.text)[:120]!r} says little the "
+                              "events it cites say; their own words were kept instead")
         kept += [c for c in _their_own_words(candidate, cited) if all(c.text != k.text for k in kept)]
         replaced = True
     draft.claims = kept
