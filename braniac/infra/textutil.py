@@ -209,6 +209,9 @@ def stem(word: str) -> str:
     return base
 
 
+GENERIC_STEMS = frozenset(stem(w) for w in GENERIC_WORDS)   # GENERIC_WORDS as stemmed words are compared
+
+
 def overlap(query_words: set[str], text: str) -> float:
     """Share of the query's (stemmed) content words found in text."""
     if not query_words:

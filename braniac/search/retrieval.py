@@ -105,7 +105,6 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     return Retrieved(excerpts, used)
 
 
-_GENERIC = frozenset(textutil.stem(w) for w in textutil.GENERIC_WORDS)
 
 
 def _weights(queries: list[str], prompt: str) -> dict[str, float]:
@@ -132,7 +131,7 @@ def _feedback(passages: list[Passage], weights: dict[str, float]) -> dict[str, f
     gain: dict[str, float] = {}
     for p in top:
         for t in p.words:
-            if t not in weights and df[t] < 0.2 * n and t not in _GENERIC:
+            if t not in weights and df[t] < 0.2 * n and t not in textutil.GENERIC_STEMS:
                 gain[t] = gain.get(t, 0.0) + math.log(1 + n / df[t])
     out = dict(weights)
     for t in sorted(gain, key=lambda t: (-gain[t], t))[:FEEDBACK_TERMS]:

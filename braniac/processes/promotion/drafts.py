@@ -34,7 +34,6 @@ MAX_CLAIM_CHARS = 1500
 # every draft slow (the archived event keeps all of it)
 MAX_FIELD_CHARS = 20_000
 MAX_DEPTH = 4
-_GENERIC = frozenset(textutil.stem(w) for w in textutil.GENERIC_WORDS)
 GROUNDED_SHARE = 1 / 3     # of a model's claim's content words, what its cited events must also say
 RESERVED = {"core-identity", "core_identity", "short-term", "short_term", "index", "_index", "access-log"}
 
@@ -144,7 +143,7 @@ def keep_grounded(draft: NoteDraft, candidate, events: list[EventRecord], vault:
         cited = [by_id[s] for s in claim.sources if isinstance(s, str) and s in by_id]
         # what the person and the assistant said, not the reflection's own notes on it
         said = {textutil.stem(w) for e in cited for w in textutil.content_words(f"{e.user}\n{e.ai}")}
-        words = {textutil.stem(w) for w in textutil.content_words(str(claim.text))} - _GENERIC
+        words = {textutil.stem(w) for w in textutil.content_words(str(claim.text))} - textutil.GENERIC_STEMS
         if not cited or not words or len(words & said) >= GROUNDED_SHARE * len(words):
             kept.append(claim)   # (an uncited claim is validate's to drop)
             continue
