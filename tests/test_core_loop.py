@@ -257,6 +257,62 @@ def test_process_killed_between_journal_and_append(vault, notices):
     assert _events(vault, "Killed mid-reflection") == 1
 
 
+HOLDS_STM = """
+import sys, time
+from braniac import Vault
+from braniac.infra.locks import locked
+
+vault = Vault(sys.argv[1])
+with locked(vault.lock_path("stm")):
+    print("holding", flush=True)
+    time.sleep(float(sys.argv[2]))
+"""
+
+
+def _hold_stm(vault, seconds: float) -> subprocess.Popen:
+    """Another braniac process (a promotion archiving, say) holding short-term memory's lock."""
+    proc = subprocess.Popen([sys.executable, "-c", HOLDS_STM, str(vault.root), str(seconds)],
+                            stdout=subprocess.PIPE, env=clean_env(), cwd=REPO, text=True)
+    assert proc.stdout.readline().strip() == "holding"
+    return proc
+
+
+def test_a_turn_that_finds_short_term_memory_locked_waits_for_it(vault, notices, monkeypatch):
+    # each try waits 0.3 s for the lock; the other process holds it for 2 s: the turn's first
+    # tries fail, and the exchange must still land before the chat exits, not stay journaled
+    monkeypatch.setattr("braniac.vault.store.STM_LOCK_WAIT", 0.3)
+    monkeypatch.setattr("braniac.processes.reflection.LOCK_RETRY_PAUSE", 0.1)
+    session = Session(vault)
+    holder = _hold_stm(vault, 2.0)
+    try:
+        session.turn("Which port does staging use now?")
+        assert session.reflector.flush() == 0
+    finally:
+        holder.wait(10)
+        session.close()
+    assert _events(vault, "Which port does staging use now?") == 1
+    assert not list(session.reflector.dir.glob("*.json"))
+    assert not [n for n in notices if "journaled" in n or "failed" in n], notices
+
+
+def test_a_turn_still_locked_out_when_the_chat_exits_says_so_and_the_next_session_records_it(
+        vault, notices, monkeypatch):
+    monkeypatch.setattr("braniac.vault.store.STM_LOCK_WAIT", 0.3)
+    monkeypatch.setattr("braniac.processes.reflection.LOCK_RETRY_PAUSE", 0.1)
+    session = Session(vault)
+    holder = _hold_stm(vault, 4.0)
+    try:
+        session.turn("Where did we leave the deploy checklist?")
+        assert session.reflector.flush(timeout=1.0) == 1
+        assert _events(vault, "Where did we leave the deploy checklist?") == 0
+    finally:
+        holder.wait(10)
+    said = [n for n in notices if "not yet in short-term memory" in n]
+    assert len(said) == 1 and "next braniac session" in said[0], notices
+    Session(vault).close()
+    assert _events(vault, "Where did we leave the deploy checklist?") == 1
+
+
 def test_stale_claim_of_a_dead_process_is_replayed_once(vault):
     reflector = Reflector(vault, OfflineModel())
     path = reflector._journal(Exchange("Claimed then died", "ok", "2026-01-02T03:04:05Z"))

@@ -13,13 +13,14 @@ import os
 import queue
 import secrets
 import threading
+import time
 from dataclasses import dataclass
 from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ..infra import clock
-from ..infra.errors import BraniacError, InputError, NoteError
+from ..infra.errors import BraniacError, InputError, LockBusy, NoteError
 from ..infra.fsio import atomic_write, claim, read_bytes
 from ..infra.notices import describe_os_error, notice
 from ..model.offline import OfflineModel
@@ -45,6 +46,11 @@ class Exchange:
 MAX_USER_CHARS = 150_000
 MAX_AI_CHARS = 20_000
 
+# A turn whose write finds short-term memory locked (a promotion archiving, organize, another
+# chat) waits and tries again rather than leaving the person's words in a journal: pauses
+# between tries, in seconds (each try already waits for the lock, fsio's 30 s).
+LOCK_RETRY_PAUSE = 1.0
+
 
 def _storable(text: str, limit: int) -> str:
     text = text.replace("\x00", "").encode("utf-8", "replace").decode("utf-8")
@@ -60,12 +66,15 @@ class Reflector:
         self.dir = vault.state_dir / "journal"
         self._queue: queue.Queue[Exchange | None] = queue.Queue()
         self._thread: threading.Thread | None = None
+        self._give_up_at: float | None = None     # set by flush: stop retrying a locked write then
+        self._pending: set[Path] = set()          # this session's journals not yet recorded
 
     # ---------------------------------------------------------------- public
     def submit(self, user: str, ai: str, *, at: datetime | None = None) -> None:
         """Journal the exchange now; reflect on it in the background."""
         exchange = Exchange(user, ai, clock.iso(at or clock.now()))
         exchange.journal = self._journal(exchange)
+        self._pending.add(exchange.journal)
         self._queue.put(exchange)
         self._ensure_thread()
 
@@ -77,12 +86,23 @@ class Reflector:
         exchange.journal = self._journal(exchange)
         return self._process(exchange)
 
-    def flush(self, timeout: float | None = 60.0) -> None:
-        """Wait until every submitted exchange is in short-term memory."""
+    def flush(self, timeout: float | None = 60.0) -> int:
+        """Wait until every submitted exchange is in short-term memory, up to `timeout` seconds
+        (a locked short-term memory is waited for until then). Returns how many are still only
+        journaled, and says so: the next braniac session records them."""
         if self._thread is not None and self._thread.is_alive():
+            self._give_up_at = None if timeout is None else time.monotonic() + timeout
             self._queue.put(None)
             self._thread.join(timeout)
+            if not self._thread.is_alive():
+                self._give_up_at = None   # the session goes on (/stm, /promote): wait again
             self._thread = None
+        waiting = [path for path in list(self._pending) if path.exists()]
+        self._pending = set(waiting)
+        if waiting:
+            notice(f"{len(waiting)} exchange(s) of this session are journaled in {self.dir} but not yet in "
+                   "short-term memory; the next braniac session (chat, ask, mcp) records them")
+        return len(waiting)
 
     def recover(self) -> int:
         """Replay journals left by a process that died before reflecting (oldest first)."""
@@ -137,7 +157,7 @@ class Reflector:
             if exchange is None:
                 return
             try:
-                self._process(exchange)
+                self._process_waiting(exchange)
             except BraniacError as exc:
                 notice(f"reflection failed, the exchange stays journaled for the next run: {exc}")
             except OSError as exc:   # a full disk, say: the chat goes on, the journal stays
@@ -145,6 +165,17 @@ class Reflector:
                        "it stays journaled for the next run")
             except Exception as exc:  # noqa: BLE001 - a bug must not end the thread (and the chat's memory)
                 notice(f"reflection failed ({type(exc).__name__}: {exc}); the exchange stays journaled for the next run")
+
+    def _process_waiting(self, exchange: Exchange) -> "StoredEvent":
+        """_process, tried again while short-term memory is locked by another braniac process,
+        until flush's deadline (none before the session closes)."""
+        while True:
+            try:
+                return self._process(exchange)
+            except LockBusy:
+                if self._give_up_at is not None and time.monotonic() >= self._give_up_at:
+                    raise
+                time.sleep(LOCK_RETRY_PAUSE)
 
     def _process(self, exchange: Exchange) -> "StoredEvent":
         short_term = _short_term_text(self.vault)
@@ -165,6 +196,7 @@ class Reflector:
             raise
         if exchange.journal is not None:
             exchange.journal.unlink(missing_ok=True)
+            self._pending.discard(exchange.journal)
         return event
 
     def _already_recorded(self, exchange: Exchange) -> bool:

@@ -26,6 +26,11 @@ MAX_EVENT_CHARS = 200_000
 HOW_TO_CREATE = "create one with `braniac init PATH`, or point to one with --vault PATH or BRANIAC_VAULT"
 
 
+# How long an event's write waits for another braniac process (a promotion archiving, organize)
+# to let go of short-term memory, in seconds.
+STM_LOCK_WAIT = 30.0
+
+
 @dataclass(frozen=True)
 class StoredEvent:
     id: str
@@ -224,7 +229,7 @@ class VaultStore:
             result["id"] = event_id
             return doc.render()
 
-        with locked(self.lock_path("stm"), what="short-term memory"):
+        with locked(self.lock_path("stm"), timeout=STM_LOCK_WAIT, what="short-term memory"):
             current = read_text(path, limit=STM_MAX_BYTES)  # clear error for binary / huge / non-UTF-8 files
             if _CONFLICT.search(current):
                 raise STMError(f"{path}: short-term memory holds a git conflict from `braniac sync`; edit it "

@@ -50,6 +50,7 @@ class Chaos:
         self.saves: list[person.Save] = []
         self.timeline: list[tuple[float, float, str]] = []   # (start, end, what)
         self.failures: list[Failure] = []
+        self.stderr: dict[str, str] = {}          # the chat's and watch's, kept for the report
         self.counts: dict[str, int] = {}
         self.workers = 0                          # promotions and organizations running now
 
@@ -240,6 +241,7 @@ class Chaos:
         for t in pumps:
             t.join(timeout=5)
         run = self.box.finish(proc, *outputs[name], timed_out=timed_out)
+        self.stderr[name] = run.stderr
         with self.lock:
             self.timeline.append((run.seconds, run.seconds, f"{name} ended: exit {run.returncode}"))
             self.failures += checks.run_problems(run, ok_codes=(0,))
@@ -257,14 +259,26 @@ class Chaos:
             where = "short_term.md" if "short_term.md" in failure.detail else "notes"
             self.count(f"lost lines in {where}")
         out += [self.explain(f) for f in lost_lines]
-        out += [Failure("lost-chat-turn", f.detail.replace("written to", "fed to"))
-                for f in checks.lines_lost(root, {p: "the chat" for p in self.prompts})]
+        out += [self.chat_turn_lost(f) for f in checks.lines_lost(root, {p: "the chat" for p in self.prompts})]
         out += checks.outside_changes(before, checks.outside_snapshot(box))
         out += checks.secret_leaks(root)
         edited = {s.path for s in self.saves}
         out += [f for f in checks.git_problems(root, ignore=edited, untracked_ok=True)
                 if "uncommitted" not in f.detail]
         return out
+
+    def chat_turn_lost(self, failure: Failure) -> Failure:
+        """A prompt fed to the chat and found in no vault file: say whether it waits in a journal
+        (recorded by the next session: deferred, still a failure, as the chat ended without
+        recording it) and what the chat said on stderr."""
+        journal = self.box.vault / ".braniac" / "journal"
+        prompt = next((p for p in self.prompts if p in failure.detail), "")
+        waiting = [path.name for path in sorted(journal.glob("*")) if prompt and
+                   prompt in path.read_text(encoding="utf-8", errors="replace")] if journal.is_dir() else []
+        where = f"journaled only ({', '.join(waiting)})" if waiting else "in no journal either"
+        said = self.stderr.get("chat", "").strip()[-1500:]
+        return Failure("lost-chat-turn", f"{failure.detail.replace('written to', 'fed to')}; {where}; "
+                                         f"the chat's stderr: {said!r}")
 
     def explain(self, failure: Failure) -> Failure:
         """A lost line or event with what happened around it: the person's saves and the
