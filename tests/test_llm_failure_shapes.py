@@ -251,3 +251,19 @@ def test_events_the_models_analysis_leaves_out_and_a_claim_its_events_do_not_sta
     assert (vault.ltm_root / "concrete/people/maria.md").exists()           # an event the model left out
     assert any("cited 1 of 8 events" in r for r in report.rejected), report.rejected
     assert any("says little the events it cites say" in r for r in report.rejected), report.rejected
+
+
+def test_events_of_a_candidate_that_the_models_claims_leave_out_get_the_offline_engines_claims(vault, notices):
+    """A 1.5B model's synthesis: one claim for a note given several events. The other events'
+    facts are not left to the archive alone: the offline analysis places them in notes of their own."""
+    vault, server = vault
+    ids = fill(vault)
+    server.other.extend([{"candidates": candidates(ids[:4])}, draft(ids), {"summary": "Ana."}])
+    report, model = promote_with(vault)
+    check_nothing_lost(vault, ids, report)
+    ana = (vault.ltm_root / "concrete/people/ana.md").read_text(encoding="utf-8")
+    assert "Ana moved to Lisbon." in ana
+    claims = "\n".join(p.read_text(encoding="utf-8") for p in vault.ltm_root.rglob("*.md")
+                       if "events" not in p.parts and p.name != "_index.md")
+    assert "Porto" in claims and "Sintra" in claims, claims   # two events the model's one claim left out
+    assert any("the model's notes cite 1 of the 4 events" in r for r in report.rejected), report.rejected

@@ -63,7 +63,8 @@ def make_drafts(vault: "VaultStore", model: "MemoryModel", events: list[EventRec
     candidates += ours
     drafts = []
     homes = existing_folders(vault)
-    for candidate in candidates[:MAX_DRAFTS]:
+
+    def draft(candidate, writer: "MemoryModel") -> None:
         # a topic that already has a note keeps it, wherever it lives (no duplicate note)
         found = homes.get((candidate.kind, slugify(candidate.title)))
         if found is not None:
@@ -71,22 +72,27 @@ def make_drafts(vault: "VaultStore", model: "MemoryModel", events: list[EventRec
         relevant = [by_id[i] for i in candidate.event_ids if i in by_id]
         if not relevant:
             reject(vault, report, f"candidate '{candidate.title}' cites no event of this promotion")
-            continue
+            return
         note = _note_of(vault, candidate)
-        writer = OfflineModel() if any(candidate is c for c in ours) else model
         try:
-            draft = writer.synthesize(candidate, relevant, [f.text for f in note.facts()] if note else [])
+            made = writer.synthesize(candidate, relevant, [f.text for f in note.facts()] if note else [])
         except BraniacError as exc:
             reject(vault, report, f"candidate '{candidate.title}': {exc}")
-            continue
+            return
         if note is not None and not isinstance(writer, OfflineModel):
-            draft = keep_values_current(draft, candidate, relevant, note, vault, report)
-        checked = validate(draft, set(by_id), vault, report)
+            made = keep_values_current(made, candidate, relevant, note, vault, report)
+        checked = validate(made, set(by_id), vault, report)
         if checked is not None and not isinstance(writer, OfflineModel) and \
                 keep_grounded(checked, candidate, relevant, vault, report):
             checked = validate(checked, set(by_id), vault, report)   # (the events' own words, checked alike)
         if checked is not None:
             drafts.append(checked)
+
+    for candidate in candidates[:MAX_DRAFTS]:
+        draft(candidate, OfflineModel() if any(candidate is c for c in ours) else model)
+    theirs = [c for c in candidates[:MAX_DRAFTS] if not any(c is o for o in ours)]
+    for candidate in _for_unclaimed(model, theirs, drafts, events, titles, vault, report):
+        draft(candidate, OfflineModel())
     if len(candidates) > MAX_DRAFTS:
         reject(vault, report, f"{len(candidates) - MAX_DRAFTS} candidates beyond the limit of {MAX_DRAFTS} were ignored")
     relate(drafts)
@@ -120,6 +126,25 @@ def _for_uncited(model: "MemoryModel", candidates: list, events: list[EventRecor
     if ours:
         reject(vault, report, f"the model's analysis cited {len(events) - len(left)} of {len(events)} events; "
                               f"the offline analysis placed the other {len(left)} ({len(ours)} candidates)")
+    return ours
+
+
+def _for_unclaimed(model: "MemoryModel", candidates: list, drafts: list[NoteDraft], events: list[EventRecord],
+                   titles: list[str], vault: "VaultStore", report: PromotionReport) -> list:
+    """The offline engine's candidates for the events the model's analysis placed but none of
+    its notes' claims cite (a 1.5B model writes one claim for a note given twelve events): what
+    those events state reaches a note of its own rather than the archive alone."""
+    if isinstance(model, OfflineModel):
+        return []
+    placed = {i for c in candidates for i in c.event_ids}
+    claimed = {s for d in drafts for claim in d.claims for s in claim.sources if isinstance(s, str)}
+    left = [e for e in events if e.id in placed and e.id not in claimed]
+    if not left:
+        return []
+    ours = OfflineModel().analyze(left, titles)
+    if ours:
+        reject(vault, report, f"the model's notes cite {len(placed & claimed)} of the {len(placed)} events its "
+                              f"analysis placed; the offline analysis placed the other {len(left)} ({len(ours)} candidates)")
     return ours
 
 
