@@ -190,6 +190,8 @@ def run(beam: Path, chats: list[int], dump_path: Path | None) -> dict:
                         if dump and system == "braniac":
                             dump.write(json.dumps({"chat": n, "question": q["question"], "category": q["category"],
                                                    "budget": budget, "evidence": evidence, "covered": hit,
+                                                   "parts": {k: [f"M{i}" for i in v] for k, v in q.get("parts", {}).items()
+                                                             if isinstance(v, list)},
                                                    "context": context}) + "\n")
             session.close()
             clock.set_clock(None)
