@@ -175,6 +175,20 @@ def test_values_that_differ_make_a_contradiction(vault, before, after):
     assert note.render() == again
 
 
+@pytest.mark.parametrize("before, after", [
+    ("Room 12 is the meeting room for the design team.", "Room 14 is now the meeting room for the sales team."),
+    ("Server 3 runs the billing service.", "Server 4 runs the search service."),
+])
+def test_two_numbered_things_each_with_its_own_value_are_both_current(vault, before, after):
+    """Room 12 and Room 14 are two rooms, not one room whose value changed: the number in the
+    subject names the thing. Both claims stay current."""
+    path = vault.ltm_root / "concrete" / "topics" / "rooms.md"
+    note = FactNote.create(path, title="Rooms", summary="", tags=[], emotion="neutral", note_uuid="u-rooms")
+    assert note.merge(Fact(f"2025-03-01 — {before}", ["2025-03-01T10:00:00Z"]), vault) == "added"
+    assert note.merge(Fact(f"2025-03-05 — {after}", ["2025-03-05T10:00:00Z"]), vault) == "added"
+    assert len(note.facts(FACTS)) == 2 and note.facts(HISTORY) == []
+
+
 @pytest.mark.parametrize("before, after, outcome", [
     ("The Grafana staging server port is 8080.", "The grafana staging server port is 8080!", "strengthened"),
     ("Ana moved to Lisbon in 2021 with her cat.", "Ana moved to Lisbon with her cat.", "strengthened"),
