@@ -1,7 +1,7 @@
 """The adversarial suite (tests/adversarial/) at any size: prints, per scenario, the trials run
 and what failed, with a reproduction for each kind of failure.
 
-    python bench/adversary.py                          # every scenario at CI size
+    python bench/adversary.py                          # every scenario, twice CI's size (CI runs --scale 0.5)
     python bench/adversary.py --scale 10               # ten times the trials (and chaos runs)
     python bench/adversary.py kills disk --scale 5 --seed 7
     python bench/adversary.py chaos --seconds 90 --trials 5
@@ -28,7 +28,7 @@ SCENARIOS = ["chaos", "kills", "disk", "tmpfs", "hostile", "fuzz"]
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("scenarios", nargs="*", metavar="SCENARIO", help=f"any of {', '.join(SCENARIOS)} (default: all)")
-    parser.add_argument("--scale", type=float, default=1.0, help="multiplies every trial count (default 1: CI size)")
+    parser.add_argument("--scale", type=float, default=1.0, help="multiplies every trial count (default 1; CI runs 0.5)")
     parser.add_argument("--seed", type=int, help="BRANIAC_TEST_SEED for the random instants, sites and examples")
     parser.add_argument("--seconds", type=float, help="length of one chaos run (default 20)")
     parser.add_argument("--trials", type=int, help="chaos runs (default: scale)")

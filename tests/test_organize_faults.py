@@ -40,7 +40,8 @@ from helpers import clean_env, scratch_dir
 from suite_plugin import TEST_SEED
 from test_organize import LTM, NOW, add_note, append_body, check_links, link_to, turn, uuid_of, uuid_places
 
-KILLS = int(os.environ.get("ORGANIZE_FAULT_KILLS", "32"))
+# 16 in CI (32 took 150 s of CI's ten minutes); ORGANIZE_FAULT_KILLS=200 for a longer search
+KILLS = int(os.environ.get("ORGANIZE_FAULT_KILLS", "16"))
 SEED = TEST_SEED
 TOPICS = ["rust", "python", "kayak", "garden", "taxes"]
 WORDS = ["zephyr", "quasar", "obelisk", "marmot", "nimbus", "sorrel", "tundra", "walnut", "yonder", "cobalt",
@@ -203,4 +204,4 @@ def test_organize_killed_at_random_instants_leaves_a_healthy_vault_and_the_next_
             f"{LTM}/", f"{LTM}/archive/", 1)).exists(), context
         shutil.rmtree(root)
     print(f"kills by phase: {dict(hit)}")
-    assert hit["moving"] >= 3, f"too few kills landed while files moved: {dict(hit)} (BRANIAC_TEST_SEED={SEED})"
+    assert hit["moving"] >= max(2, KILLS // 10), f"too few kills landed while files moved: {dict(hit)} (BRANIAC_TEST_SEED={SEED})"
