@@ -43,6 +43,28 @@ def test_a_value_changed_twice_comes_back_current_first_and_the_old_ones_as_date
 
 
 
+def test_a_number_restated_in_other_words_as_changed_comes_back_current_first(vault):
+    """Long project messages state a number among other things, and the update is worded
+    differently: the question says what the thing is, and the newer number comes first."""
+    _live(vault, datetime(2025, 4, 25, 10, tzinfo=timezone.utc),
+          "I tagged release v1.0.0 of the budget tracker on April 20 and pushed it to GitHub with 150 commits "
+          "merged into the main branch so far. Can you review my Git workflow and suggest improvements?")
+    _live(vault, datetime(2025, 5, 2, 10, tzinfo=timezone.utc),
+          "I'm adding authentication to the budget tracker now that the commits merged into the main branch "
+          "have now reached 165, and I want the login flow to follow good security practice.")
+    _live(vault, datetime(2025, 5, 3, 10, tzinfo=timezone.utc),
+          "Unrelated: the team's standup moved to 9:30 in room 12 and lasts 15 minutes.")
+    clock.set_clock(datetime(2025, 5, 10, 9, tzinfo=timezone.utc))
+    try:
+        turn = vault.ask("How many commits have been merged into the main branch?")
+    finally:
+        clock.set_clock(None)
+    stating = [e.text for e in turn.excerpts if re.search(r"\b(150|165)\b", e.text)]
+    assert stating and "165" in stating[0] and "history" not in stating[0], stating
+    assert all("superseded on 2025-05-02" in t for t in stating if "150" in t and "165" not in t), stating
+    assert not [e.text for e in turn.excerpts if "room 12" in e.text and "superseded" in e.text]
+
+
 def test_relative_times_are_resolved_against_the_events_own_day(vault):
     # a Wednesday: "last Friday" is the 28th of February, whatever day promotion runs on
     said = _live(vault, datetime(2025, 3, 5, 10, tzinfo=timezone.utc),

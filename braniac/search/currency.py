@@ -12,7 +12,9 @@ DATE)".
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
+from ..infra import textutil
 from ..vault import claims, stm
 from .passages import Passage
 
@@ -20,6 +22,12 @@ CURRENCY_POOL = 24        # the best passages compared with each other (the top 
 HISTORY_LABEL = "_(history — superseded on {date})_"   # the words a History line ends with
 _SUPERSEDED_ON = re.compile(r"\s—\s+superseded on (\d{4}-\d{2}-\d{2})\b")
 _CLOCK = re.compile(r"^\d{2}:\d{2}\s+[—–-]\s+")        # a digest line opens with the event's time
+# words by which a statement says a number is not the old one any more ("has now reached 165",
+# "was adjusted to 1,350", "improved to 78%")
+_CHANGE_WORDS = re.compile(r"\b(?:now|moved|changed|switched|updated|adjusted|increased|decreased|improved|"
+                           r"raised|lowered|reduced|grew|grown|dropped|extended|postponed|rescheduled|no longer|"
+                           r"instead|became)\b")
+ASKED_SHARE = 0.6         # of the question's own words, each of two statements holds this share
 
 
 def statement(p: Passage) -> str:
@@ -34,8 +42,10 @@ def statement(p: Passage) -> str:
     return _CLOCK.sub("", _SUPERSEDED_ON.sub("", said))
 
 
-def rank_current(passages: list[Passage]) -> None:
-    """Reorder and label in place (see the module's docstring)."""
+def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset()) -> None:
+    """Reorder and label in place (see the module's docstring). `asked`: the question's own
+    terms; two long statements that both answer it, each with a number the other lacks, the
+    newer one saying it changed, are one thing with a new value (_changed_for_the_question)."""
     best = sorted((p for p in passages if p.score > 0 and p.cites), key=lambda p: -p.score)[:CURRENCY_POOL]
     if len(best) < 2:
         return
@@ -53,9 +63,12 @@ def rank_current(passages: list[Passage]) -> None:
             continue
         for j in range(i + 1, len(best)):
             new = best[j]
-            if when[j] <= when[i] or not facts[j].text or 2 * len(old.words & new.words) < min(len(old.words), len(new.words)):
-                continue   # one thing in other words shares most of its words (compare wants 80 %): cheap to rule out
-            if claims.compare(facts[i], facts[j]) == claims.CHANGED or claims.contradicts(facts[i], facts[j]):
+            if when[j] <= when[i] or not facts[j].text:
+                continue
+            # one thing in other words shares most of its words (compare wants 80 %): cheap to rule out
+            alike = 2 * len(old.words & new.words) >= min(len(old.words), len(new.words))
+            if alike and (claims.compare(facts[i], facts[j]) == claims.CHANGED or claims.contradicts(facts[i], facts[j])) \
+                    or _changed_for_the_question(facts[i].text, facts[j].text, asked):
                 edges.append((i, j))
                 until[i] = min(until.get(i, when[j][:10]), when[j][:10])
     if not until:
@@ -77,6 +90,31 @@ def rank_current(passages: list[Passage]) -> None:
             day = min((d for words, d in old_events[p.event] if words <= p.words), default=None)
         if day and not _SUPERSEDED_ON.search(p.text) and HISTORY_LABEL.format(date=day) not in p.text:
             p.text = _labelled(p.text, day)
+
+
+def _changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
+    """Two statements in other words of the one thing a question asks about ("150 commits
+    merged" / "commits merged into the main branch, which has now reached 165"): both hold most
+    of the question's words, each states a number the other does not, and the newer says its
+    value changed. A long message says many other things, so the question, not the two
+    statements' shared words, says what the thing is."""
+    if len(asked) < 2 or not _CHANGE_WORDS.search(new.lower()):
+        return False
+    need = ASKED_SHARE * len(asked)
+    if len(asked & _terms(old)) < need or len(asked & _terms(new)) < need:
+        return False
+    before, after = _numbers(old), _numbers(new)
+    return bool(before - after) and bool(after - before)
+
+
+@lru_cache(maxsize=4096)
+def _terms(text: str) -> frozenset[str]:
+    return frozenset(textutil.stem(w) for w in textutil.content_words(text))
+
+
+@lru_cache(maxsize=4096)
+def _numbers(text: str) -> frozenset[str]:
+    return frozenset(v for v in textutil.values(text) if any(c.isdigit() for c in v))
 
 
 def _labelled(text: str, day: str) -> str:

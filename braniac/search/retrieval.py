@@ -92,7 +92,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     if spans:
         _lift_dates(vault, passages, spans, len(ranked))
     lift_speakers(passages, prompt)
-    rank_current(passages)
+    rank_current(passages, frozenset(t for t, w in weights.items() if w >= 1.0))
     chosen = _distinct(sorted(passages, key=lambda p: -p.score), limit, weights)
     excerpts, last_path = [], None
     for passage in chosen:
