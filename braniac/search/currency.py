@@ -4,12 +4,12 @@ and the older one is labelled as history, with the date its value stopped being 
 
 What counts as "one thing, another value" is `vault.claims`' own reading (`compare` gives
 CHANGED, or `contradicts`), the rule promotion uses to supersede a claim into a note's History;
-a claim already in a History (` — superseded on DATE`) is history by its own words. Long
-messages that state a number among many other things are read against the question instead:
-both hold most of its words, each states a number the other lacks, and the newer says it changed. So the
+a claim already in a History (` — superseded on DATE`) is history by its own words. So the
 archived events, the day's digest and the notes that still quote an old value all give way to
 the newest statement, and an answer built from the working memory can say "now X (was Y until
-DATE)".
+DATE)". Long messages that state a number among many other things are read against the
+question instead: both hold most of its words, each states a number the other lacks, and the
+newer says it changed.
 """
 from __future__ import annotations
 
