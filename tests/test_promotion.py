@@ -333,6 +333,29 @@ def test_contradicting_fact_supersedes_and_keeps_the_old_claim_in_history(tmp_pa
     check_healthy(vault)
 
 
+def test_a_note_that_states_the_old_value_gets_the_new_one_and_keeps_the_old_as_history(tmp_path):
+    """One promotion, two statements of the staging port: the old one goes into notes the new one
+    is not about (PostgreSQL). No note keeps the old port as current."""
+    vault, _ = Vault.init(tmp_path / "vault")
+    config = load_config(vault.root)
+    reflector = Reflector(vault, OfflineModel())
+    old = reflector.reflect_now("The staging database for braniac runs PostgreSQL on port 5432.", "Noted.", at=T0).id
+    new = reflector.reflect_now("The staging database moved: it now runs on port 5433.", "Noted.",
+                                at=T0 + timedelta(minutes=20)).id
+    promote(vault, OfflineModel(), config, force=True)
+    holding = [p for p in (vault.ltm_root / "concrete").rglob("*.md") if p.name != "_index.md"
+               and "5432" in p.read_text(encoding="utf-8")]
+    assert len(holding) >= 2, holding          # the PostgreSQL note and the staging database's
+    for note in holding:
+        facts = facts_of(note)
+        assert not [f for f in facts if "5432" in f], (note, facts)
+        assert [f for f in facts if "5433" in f and new in f], (note, facts)
+        history = [l for l in section(note.read_text(encoding="utf-8"), "History") if "5432" in l]
+        assert len(history) == 1 and f"superseded on {new[:10]}" in history[0] and old in history[0], history
+    check_citations(vault)
+    check_healthy(vault)
+
+
 @pytest.mark.parametrize("apart", [True, False], ids=["two promotions", "one promotion"])
 def test_a_value_restated_in_other_words_as_changed_supersedes_and_another_things_value_does_not(tmp_path, apart):
     """What the real-model bench found both engines missing: the newer statement shares too few

@@ -14,6 +14,7 @@ from ...model.offline import OfflineModel
 from ...model.offline.promotion import relate, sentences
 from ...model.types import Claim, EventRecord, NoteDraft
 from ...search.index import SearchIndex
+from ...vault import claims as claim_rules
 from ...vault.claims import FACTS, HISTORY, FactNote, stated_values, unmentioned
 from ...vault.layout import FOLDER_INDEX, event_day, RESTRUCTURED_TIERS as NOTE_TIERS  # events are archived, not drafted
 from ...vault.notes import slugify
@@ -95,8 +96,34 @@ def make_drafts(vault: "VaultStore", model: "MemoryModel", events: list[EventRec
         draft(candidate, OfflineModel())
     if len(candidates) > MAX_DRAFTS:
         reject(vault, report, f"{len(candidates) - MAX_DRAFTS} candidates beyond the limit of {MAX_DRAFTS} were ignored")
+    carry_updates(drafts)
     relate(drafts)
     return drafts
+
+
+def carry_updates(drafts: list[NoteDraft]) -> None:
+    """A note that states an old value also gets the newer statement of it from this run
+    ("the staging database runs PostgreSQL on port 5432" in the PostgreSQL note, "it moved to
+    port 5433" only in the port note): writing it supersedes the old one there too, so no note
+    keeps a value that changed as current. The same rule as a note's own merge."""
+    stated = [(d, c) for d in drafts for c in d.claims if c.sources and all(isinstance(s, str) for s in c.sources)]
+    newer_of: dict[str, list[Claim]] = {}
+    for _, old in stated:
+        for _, new in stated:
+            if max(new.sources) <= max(old.sources) or new.text == old.text:
+                continue
+            a, b = claim_rules.Fact(old.text, list(old.sources)), claim_rules.Fact(new.text, list(new.sources))
+            if claim_rules.compare(a, b) == claim_rules.CHANGED or claim_rules.contradicts(a, b):
+                newer_of.setdefault(old.text, []).append(new)
+    if not newer_of:
+        return
+    for draft in drafts:
+        have = {c.text for c in draft.claims}
+        for claim in list(draft.claims):
+            for new in newer_of.get(claim.text, ()):
+                if new.text not in have:
+                    draft.claims.append(Claim(new.text, list(new.sources)))
+                    have.add(new.text)
 
 
 def _note_of(vault: "VaultStore", candidate) -> FactNote | None:
