@@ -106,7 +106,30 @@ def _changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool
     if len(asked & _terms(old)) < need or len(asked & _terms(new)) < need:
         return False
     before, after = _numbers(old), _numbers(new)
-    return bool(before - after) and bool(after - before)
+    return bool(before - after) and bool(after - before) and not _qualified_otherwise(old, new, asked)
+
+
+def _qualified_otherwise(old: str, new: str, asked: frozenset[str]) -> bool:
+    """Is the newer statement about another thing of the kind the question names? The older one
+    qualifies a question word by another ("the *design* team"), and the newer never does but
+    puts a word of its own before it ("the *sales* team now meets in room 14"): another team."""
+    before, after = _tokens(old), _tokens(new)
+    pairs = {(a, b) for a, b in zip(before, before[1:]) if a in asked and b in asked}
+    for qualifier, word in pairs:
+        led_by = {a for a, b in zip(after, after[1:]) if b == word}
+        if led_by and qualifier not in led_by and any(a and a not in asked for a in led_by):
+            return True
+    return False
+
+
+@lru_cache(maxsize=4096)
+def _tokens(text: str) -> tuple[str, ...]:
+    """The statement's words in order, stemmed; "" for a word that says nothing (a stop word, a
+    number), so that "of" or "150" never counts as a qualifier."""
+    out = []
+    for word in re.findall(r"\w+", text.lower()):
+        out.append(textutil.stem(word) if textutil.content_words(word) and not word.isdigit() else "")
+    return tuple(out)
 
 
 @lru_cache(maxsize=4096)
