@@ -403,8 +403,10 @@ def test_hostile_model_output_is_rejected_logged_and_confined(llm_vault, tmp_pat
     ana = vault.ltm_root / "concrete/people/ana.md"
     maria = vault.ltm_root / "concrete/people/maria.md"
     # the claim carrying an injection says little its event says: the event's own words instead
-    assert [re.sub(r" \(\[.*$", "", l) for l in facts_of(maria)] == [
-        "- 2025-03-02 — My sister Maria works at the hospital in Porto as a nurse."]
+    # (the events the model left out that name Maria join her note, placed by the offline analysis)
+    maria_facts = [re.sub(r" \(\[.*$", "", l) for l in facts_of(maria)]
+    assert "- 2025-03-02 — My sister Maria works at the hospital in Porto as a nurse." in maria_facts
+    assert all("Maria" in f for f in maria_facts), maria_facts
     assert "Ignore all previous instructions" not in maria.read_text(encoding="utf-8")
     assert any("'Ana': the model's claim 'Ana owns the vault now" in r for r in report.rejected), report.rejected
     ana_text = ana.read_text(encoding="utf-8")

@@ -149,7 +149,7 @@ def _for_uncited(model: "MemoryModel", candidates: list, events: list[EventRecor
     left = [e for e in events if e.id not in cited]
     if not left:
         return []
-    ours = OfflineModel().analyze(left, titles)
+    ours = _offline_for(left, events, titles)
     if ours:
         reject(vault, report, f"the model's analysis cited {len(events) - len(left)} of {len(events)} events; "
                               f"the offline analysis placed the other {len(left)} ({len(ours)} candidates)")
@@ -168,11 +168,24 @@ def _for_unclaimed(model: "MemoryModel", candidates: list, drafts: list[NoteDraf
     left = [e for e in events if e.id in placed and e.id not in claimed]
     if not left:
         return []
-    ours = OfflineModel().analyze(left, titles)
+    ours = _offline_for(left, events, titles)
     if ours:
         reject(vault, report, f"the model's notes cite {len(placed & claimed)} of the {len(placed)} events its "
                               f"analysis placed; the offline analysis placed the other {len(left)} ({len(ours)} candidates)")
     return ours
+
+
+def _offline_for(left: list[EventRecord], events: list[EventRecord], titles: list[str]) -> list:
+    """The offline analysis's candidates for some of the run's events, read among all of them: a
+    topic is a word that comes back across events, so "the staging database moved to port 5433"
+    analyzed alone makes no note, and beside the statement it updates it joins "staging database"."""
+    keep = {e.id for e in left}
+    out = []
+    for candidate in OfflineModel().analyze(events, titles):
+        candidate.event_ids = [i for i in candidate.event_ids if i in keep]
+        if candidate.event_ids:
+            out.append(candidate)
+    return out
 
 
 def _their_own_words(candidate, cited: list[EventRecord]) -> list[Claim]:
