@@ -223,7 +223,7 @@ def _setup_lines() -> list[str]:
 
 def _main_and_test_line() -> tuple[str, str]:
     main_lines = [l for l in _setup_lines() if "pip install -e . " in l and "braniac init" in l]
-    test_lines = [l for l in _setup_lines() if "pip install -e '.[dev]'" in l and re.search(r"&& pytest\b", l)]
+    test_lines = [l for l in _setup_lines() if "-e '.[dev]'" in l and re.search(r"&& pytest\b", l)]
     assert len(main_lines) == 1 and len(test_lines) == 1, _setup_lines()
     return main_lines[0], test_lines[0]
 
