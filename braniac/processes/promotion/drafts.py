@@ -147,13 +147,8 @@ def _for_uncited(model: "MemoryModel", candidates: list, events: list[EventRecor
         return []
     cited = {i for c in candidates for i in c.event_ids}
     left = [e for e in events if e.id not in cited]
-    if not left:
-        return []
-    ours = _offline_for(left, events, titles)
-    if ours:
-        reject(vault, report, f"the model's analysis cited {len(events) - len(left)} of {len(events)} events; "
-                              f"the offline analysis placed the other {len(left)} ({len(ours)} candidates)")
-    return ours
+    return _offline_for(left, events, titles, vault, report,
+                        f"the model's analysis cited {len(events) - len(left)} of {len(events)} events")
 
 
 def _for_unclaimed(model: "MemoryModel", candidates: list, drafts: list[NoteDraft], events: list[EventRecord],
@@ -166,25 +161,25 @@ def _for_unclaimed(model: "MemoryModel", candidates: list, drafts: list[NoteDraf
     placed = {i for c in candidates for i in c.event_ids}
     claimed = {s for d in drafts for claim in d.claims for s in claim.sources if isinstance(s, str)}
     left = [e for e in events if e.id in placed and e.id not in claimed]
-    if not left:
-        return []
-    ours = _offline_for(left, events, titles)
-    if ours:
-        reject(vault, report, f"the model's notes cite {len(placed & claimed)} of the {len(placed)} events its "
-                              f"analysis placed; the offline analysis placed the other {len(left)} ({len(ours)} candidates)")
-    return ours
+    return _offline_for(left, events, titles, vault, report,
+                        f"the model's notes cite {len(placed & claimed)} of the {len(placed)} events its analysis placed")
 
 
-def _offline_for(left: list[EventRecord], events: list[EventRecord], titles: list[str]) -> list:
+def _offline_for(left: list[EventRecord], events: list[EventRecord], titles: list[str], vault: "VaultStore",
+                 report: PromotionReport, why: str) -> list:
     """The offline analysis's candidates for some of the run's events, read among all of them: a
     topic is a word that comes back across events, so "the staging database moved to port 5433"
     analyzed alone makes no note, and beside the statement it updates it joins "staging database"."""
+    if not left:
+        return []
     keep = {e.id for e in left}
     out = []
     for candidate in OfflineModel().analyze(events, titles):
         candidate.event_ids = [i for i in candidate.event_ids if i in keep]
         if candidate.event_ids:
             out.append(candidate)
+    if out:   # one line in the report and the promotion log: what the model left to braniac
+        reject(vault, report, f"{why}; the offline analysis placed the other {len(left)} ({len(out)} candidates)")
     return out
 
 
