@@ -277,11 +277,16 @@ def _hold_stm(vault, seconds: float) -> subprocess.Popen:
     return proc
 
 
-def test_a_turn_that_finds_short_term_memory_locked_waits_for_it(vault, notices, monkeypatch):
-    # each try waits 0.3 s for the lock; the other process holds it for 2 s: the turn's first
-    # tries fail, and the exchange must still land before the chat exits, not stay journaled
+@pytest.fixture
+def short_lock_waits(monkeypatch):
+    """Each try of a turn's write waits 0.3 s for short-term memory's lock, 0.1 s apart."""
     monkeypatch.setattr("braniac.vault.store.STM_LOCK_WAIT", 0.3)
     monkeypatch.setattr("braniac.processes.reflection.LOCK_RETRY_PAUSE", 0.1)
+
+
+def test_a_turn_that_finds_short_term_memory_locked_waits_for_it(vault, notices, short_lock_waits):
+    # the other process holds the lock for 2 s: the turn's first tries fail, and the exchange
+    # must still land before the chat exits, not stay journaled
     session = Session(vault)
     holder = _hold_stm(vault, 2.0)
     try:
@@ -296,9 +301,7 @@ def test_a_turn_that_finds_short_term_memory_locked_waits_for_it(vault, notices,
 
 
 def test_a_turn_still_locked_out_when_the_chat_exits_says_so_and_the_next_session_records_it(
-        vault, notices, monkeypatch):
-    monkeypatch.setattr("braniac.vault.store.STM_LOCK_WAIT", 0.3)
-    monkeypatch.setattr("braniac.processes.reflection.LOCK_RETRY_PAUSE", 0.1)
+        vault, notices, short_lock_waits):
     session = Session(vault)
     holder = _hold_stm(vault, 4.0)
     try:

@@ -381,12 +381,9 @@ def test_a_value_restated_in_other_words_as_changed_supersedes_and_another_thing
     if not apart:
         history = [line for p in ltm_notes(vault) for line in section(p.read_text(encoding="utf-8"), "History")]
         assert any("5432" in line and f"superseded on {new[:10]}" in line and old[:10] in line for line in history)
-    clock.set_clock(T0 + timedelta(days=3))
-    try:
+    with clock.frozen(T0 + timedelta(days=3)):
         port = vault.ask("Which port does the braniac staging database run on?")
         room = vault.ask("Which room does the design team of braniac meet in?")
-    finally:
-        clock.set_clock(None)
     stating = [e.text for e in port.excerpts if re.search(r"\b543[23]\b", e.text)]
     assert stating and "5433" in stating[0] and "superseded" not in stating[0], stating
     assert all("superseded on" in t for t in stating if "5432" in t and "5433" not in t), stating

@@ -54,11 +54,8 @@ def test_a_number_restated_in_other_words_as_changed_comes_back_current_first(va
           "have now reached 165, and I want the login flow to follow good security practice.")
     _live(vault, datetime(2025, 5, 3, 10, tzinfo=timezone.utc),
           "Unrelated: the team's standup moved to 9:30 in room 12 and lasts 15 minutes.")
-    clock.set_clock(datetime(2025, 5, 10, 9, tzinfo=timezone.utc))
-    try:
+    with clock.frozen(datetime(2025, 5, 10, 9, tzinfo=timezone.utc)):
         turn = vault.ask("How many commits have been merged into the main branch?")
-    finally:
-        clock.set_clock(None)
     stating = [e.text for e in turn.excerpts if re.search(r"\b(150|165)\b", e.text)]
     assert stating and "165" in stating[0] and "history" not in stating[0], stating
     assert all("superseded on 2025-05-02" in t for t in stating if "150" in t and "165" not in t), stating

@@ -188,6 +188,12 @@ def values(text: str) -> frozenset[str]:
     return frozenset(found)
 
 
+@lru_cache(maxsize=4096)
+def numbers(text: str) -> frozenset[str]:
+    """The values of `text` that hold a digit ("12", "8080", "v2.1", "$40")."""
+    return frozenset(v for v in values(text) if any(c.isdigit() for c in v))
+
+
 def dates(text: str) -> list[str]:
     return list(dict.fromkeys(m.group(1) for m in _DATE.finditer(text)))
 

@@ -48,7 +48,7 @@ MAX_AI_CHARS = 20_000
 
 # A turn whose write finds short-term memory locked (a promotion archiving, organize, another
 # chat) waits and tries again rather than leaving the person's words in a journal: pauses
-# between tries, in seconds (each try already waits for the lock, fsio's 30 s).
+# between tries, in seconds (each try already waits store.STM_LOCK_WAIT for the lock).
 LOCK_RETRY_PAUSE = 1.0
 
 
@@ -101,7 +101,7 @@ class Reflector:
         self._pending = set(waiting)
         if waiting:
             notice(f"{len(waiting)} exchange(s) of this session are journaled in {self.dir} but not yet in "
-                   "short-term memory; the next braniac session (chat, ask, mcp) records them")
+                   "short-term memory; the next braniac session (`braniac chat` or `braniac ask`) records them")
         return len(waiting)
 
     def recover(self) -> int:

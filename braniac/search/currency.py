@@ -18,7 +18,7 @@ from functools import lru_cache
 
 from ..infra import textutil
 from ..vault import claims, stm
-from .passages import Passage
+from .passages import Passage, content_terms
 
 CURRENCY_POOL = 24        # the best passages compared with each other (the top of the context; pairs: n²/2)
 HISTORY_LABEL = "_(history — superseded on {date})_"   # the words a History line ends with
@@ -105,7 +105,7 @@ def _changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool
     need = ASKED_SHARE * len(asked)
     if len(asked & _terms(old)) < need or len(asked & _terms(new)) < need:
         return False
-    before, after = _numbers(old), _numbers(new)
+    before, after = textutil.numbers(old), textutil.numbers(new)
     return bool(before - after) and bool(after - before) and not _qualified_otherwise(old, new, asked)
 
 
@@ -134,12 +134,7 @@ def _tokens(text: str) -> tuple[str, ...]:
 
 @lru_cache(maxsize=4096)
 def _terms(text: str) -> frozenset[str]:
-    return frozenset(textutil.stem(w) for w in textutil.content_words(text))
-
-
-@lru_cache(maxsize=4096)
-def _numbers(text: str) -> frozenset[str]:
-    return frozenset(v for v in textutil.values(text) if any(c.isdigit() for c in v))
+    return frozenset(content_terms(text))
 
 
 def _labelled(text: str, day: str) -> str:

@@ -334,7 +334,7 @@ _ONE_VALUE = {"lives in", "works at", "works as", "moved to"}  # relations with 
 
 def _same_subject(a: str, b: str, verb: str) -> bool:
     wa, wb = set(textutil.content_words(a)), set(textutil.content_words(b))
-    if not wa or not wb or _numbers(a) != _numbers(b):
+    if not wa or not wb or textutil.numbers(a) != textutil.numbers(b):
         return False   # "Room 12" and "Room 14" are two rooms: a number in the subject names the thing
     if wa == wb:
         return True
@@ -342,10 +342,6 @@ def _same_subject(a: str, b: str, verb: str) -> bool:
     # is a name, for where someone lives or works only (never "is" or "likes", which have many values)
     names = {w.lower() for w in re.findall(r"\b[A-Z][\w'’-]+", a)} & {w.lower() for w in re.findall(r"\b[A-Z][\w'’-]+", b)}
     return verb in _ONE_VALUE and (wa <= wb or wb <= wa) and bool(names & wa & wb)
-
-
-def _numbers(text: str) -> frozenset[str]:
-    return frozenset(v for v in textutil.values(text) if any(c.isdigit() for c in v))
 
 
 @lru_cache(maxsize=16384)

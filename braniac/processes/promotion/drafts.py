@@ -61,6 +61,7 @@ def make_drafts(vault: "VaultStore", model: "MemoryModel", events: list[EventRec
         candidates = model.analyze(events, titles)
     by_id = {e.id: e for e in events}
     ours = _for_uncited(model, candidates, events, titles, vault, report)
+    offline = {id(c) for c in ours}       # the offline engine writes the notes of its own candidates
     candidates += ours
     drafts = []
     homes = existing_folders(vault)
@@ -90,8 +91,8 @@ def make_drafts(vault: "VaultStore", model: "MemoryModel", events: list[EventRec
             drafts.append(checked)
 
     for candidate in candidates[:MAX_DRAFTS]:
-        draft(candidate, OfflineModel() if any(candidate is c for c in ours) else model)
-    theirs = [c for c in candidates[:MAX_DRAFTS] if not any(c is o for o in ours)]
+        draft(candidate, OfflineModel() if id(candidate) in offline else model)
+    theirs = [c for c in candidates[:MAX_DRAFTS] if id(c) not in offline]
     for candidate in _for_unclaimed(model, theirs, drafts, events, titles, vault, report):
         draft(candidate, OfflineModel())
     if len(candidates) > MAX_DRAFTS:
@@ -106,13 +107,13 @@ def carry_updates(drafts: list[NoteDraft]) -> None:
     ("the staging database runs PostgreSQL on port 5432" in the PostgreSQL note, "it moved to
     port 5433" only in the port note): writing it supersedes the old one there too, so no note
     keeps a value that changed as current. The same rule as a note's own merge."""
-    stated = [(d, c) for d in drafts for c in d.claims if c.sources and all(isinstance(s, str) for s in c.sources)]
+    stated = [(c, claim_rules.Fact(c.text, list(c.sources))) for d in drafts for c in d.claims
+              if c.sources and all(isinstance(s, str) for s in c.sources)]
     newer_of: dict[str, list[Claim]] = {}
-    for _, old in stated:
-        for _, new in stated:
+    for old, a in stated:
+        for new, b in stated:
             if max(new.sources) <= max(old.sources) or new.text == old.text:
                 continue
-            a, b = claim_rules.Fact(old.text, list(old.sources)), claim_rules.Fact(new.text, list(new.sources))
             if claim_rules.compare(a, b) == claim_rules.CHANGED or claim_rules.contradicts(a, b):
                 newer_of.setdefault(old.text, []).append(new)
     if not newer_of:
