@@ -162,3 +162,26 @@ def test_a_long_answer_comes_back_as_its_part_that_matches_the_question(vault):
     # an answer that holds no word of the question beyond the person's own is left out, marked
     exchange = next(e.text for e in again.excerpts if e.text.startswith("### "))
     assert exchange.endswith("**AI:**\n> …") and "Kafka" not in exchange, exchange
+
+
+def test_a_standing_instruction_comes_before_reports_that_match_as_well(vault):
+    from braniac.search.standing import is_standing
+
+    _live(vault, datetime(2025, 6, 2, 10, tzinfo=timezone.utc),
+          "Always use APA 7th edition citation style when I ask about formatting references.")
+    for day, text in ((9, "On Monday I was formatting references for the grant report."),
+                      (16, "Formatting references for the thesis chapter took all of Tuesday."),
+                      (23, "Formatting references in the conference slides went quickly.")):
+        _live(vault, datetime(2025, 6, day, 10, tzinfo=timezone.utc), text)
+    clock.set_clock(datetime(2025, 6, 30, 9, tzinfo=timezone.utc))
+    try:
+        turn = vault.ask("How should I go about formatting references?")
+    finally:
+        clock.set_clock(None)
+    about = [e.text for e in turn.excerpts if "reference" in e.text.lower()]
+    assert about and "Always use APA 7th edition" in about[0], about
+    # what counts as one: a short instruction or preference, not an aside in a long message
+    assert is_standing("Never send me code without type hints.")
+    assert is_standing("I'm setting up the app, so I prefer minimal dependencies, can you help?")
+    assert not is_standing("I always loved the lake in summer, and the kids did too")
+    assert not is_standing("Here is my plan. " + "I prefer tea. " * 40)

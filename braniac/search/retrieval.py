@@ -15,13 +15,15 @@
    a matching question right before it and, less, by a matching event right after it.
 5. A prompt that names a time ("in May 2023", "on 13 October", "last week") lifts the passages
    whose events happened then.
-6. The current value wins: of two passages stating different values of one thing, the later
+6. What the person asked for once and for all ("Always use APA style when I ask about
+   references", "I prefer minimal dependencies") rises when it matches (standing.py).
+7. The current value wins: of two passages stating different values of one thing, the later
    one ranks above, and the older is labelled as history with its date (currency.py).
-7. A passage whose events are already cited by a better one is skipped, and a part of an event
+8. A passage whose events are already cited by a better one is skipped, and a part of an event
    (a digest line) gives way to the fullest passage of that event: the same claim kept in an
    entity note, a topic note, a digest and the events archive enters the working memory once.
-8. A long answer of the assistant enters as its window that matches the prompt (excerpts.py);
-   the distinctness test of step 7 looks at what enters.
+9. A long answer of the assistant enters as its window that matches the prompt (excerpts.py);
+   the distinctness test of step 8 looks at what enters.
 """
 from __future__ import annotations
 
@@ -39,6 +41,7 @@ from .excerpts import trim_answer
 from .focus import lift_speakers
 from .passages import Passage, content_terms, note_passages
 from .ranking import B, K1
+from .standing import lift_standing
 
 if TYPE_CHECKING:
     from .index import SearchIndex
@@ -92,6 +95,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     if spans:
         _lift_dates(vault, passages, spans, len(ranked))
     lift_speakers(passages, prompt)
+    lift_standing(passages)
     rank_current(passages, frozenset(t for t, w in weights.items() if w >= 1.0))
     chosen = _distinct(sorted(passages, key=lambda p: -p.score), limit, weights)
     excerpts, last_path = [], None
