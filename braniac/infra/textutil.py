@@ -200,8 +200,9 @@ def dates(text: str) -> list[str]:
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A light stemmer, enough to match 'loves', 'loved' and 'loving' with 'love' when scoring
-    overlap: strip one inflection, then a trailing 'e'."""
+    """A light stemmer, enough to match 'loves', 'loved' and 'loving' with 'love', and
+    'formatting' with 'format', when scoring overlap: strip one inflection (and the consonant
+    it doubled), then a trailing 'e'."""
     base = word
     if len(word) > 4 and word.endswith(("ies", "ied")):
         base = word[:-3] + "y"
@@ -209,6 +210,8 @@ def stem(word: str) -> str:
         for suffix in ("ingly", "edly", "ing", "ed", "ly", "s"):
             if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
                 base = word[: -len(suffix)]
+                if suffix != "s" and len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "aeiouylsz":
+                    base = base[:-1]   # formatting, planned: the consonant doubled for the suffix
                 break
     if len(base) > 3 and base.endswith("e"):
         base = base[:-1]
