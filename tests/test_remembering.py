@@ -62,6 +62,44 @@ def test_a_number_restated_in_other_words_as_changed_comes_back_current_first(va
     assert not [e.text for e in turn.excerpts if "room 12" in e.text and "superseded" in e.text]
 
 
+def _asked_after(vault, question: str, *said: tuple[int, str]) -> list[str]:
+    """Say each (day of May 2025, text), then ask; the excerpts, best first."""
+    for day, text in said:
+        _live(vault, datetime(2025, 5, day, 10, tzinfo=timezone.utc), text)
+    with clock.frozen(datetime(2025, 5, 30, 9, tzinfo=timezone.utc)):
+        return [e.text for e in vault.ask(question).excerpts]
+
+
+def test_a_number_restated_in_the_same_words_with_another_value_is_the_current_one(vault):
+    """No word says it changed: the same words around another number do."""
+    excerpts = _asked_after(
+        vault, "How many interviews have I secured for senior editor roles this month?",
+        (2, "I'm worried I only secured 3 interviews for senior editor roles this month, is that a good sign?"),
+        (9, "How can I use the fact that I secured 5 interviews to improve my portfolio and get more callbacks?"),
+        (12, "The senior editor roles at the magazine pay better than the ones at the paper."))
+    stating = [t for t in excerpts if re.search(r"secured [35] interviews", t)]
+    assert stating and "secured 5" in stating[0], stating
+    assert all("superseded on 2025-05-09" in t for t in stating if "secured 3" in t), stating
+
+
+def test_a_changed_number_said_with_a_verb_of_change_or_as_the_new_one_is_the_current_one(vault):
+    """A message that says the value changed, or names the new one, needs fewer of the question's
+    words than one that only says "now"."""
+    excerpts = _asked_after(
+        vault, "How many women have I highlighted as mentees in my portfolio to showcase my mentoring in Lisbon media?",
+        (2, "I feel proud of mentoring those 5 women in Lisbon media, and I highlighted their stories in my portfolio."),
+        (9, "The number of mentees I am mentoring has increased to 7, how do I highlight that in my portfolio?"))
+    stating = [t for t in excerpts if re.search(r"\b[57]\b", t)]
+    assert stating and "increased to 7" in stating[0], stating
+    excerpts = _asked_after(
+        vault, "What is the deadline for the draft submission to the writing group?",
+        (14, "I'm worried about meeting my May 20 deadline for the draft submission to the writing group."),
+        (21, "I won't meet the old date; can you plan my week around the new May 25 deadline for the group?"))
+    stating = [t for t in excerpts if re.search(r"May 2[05]", t)]
+    assert stating and "May 25" in stating[0], stating
+    assert all("superseded on 2025-05-21" in t for t in stating if "May 20" in t and "May 25" not in t), stating
+
+
 def test_relative_times_are_resolved_against_the_events_own_day(vault):
     # a Wednesday: "last Friday" is the 28th of February, whatever day promotion runs on
     said = _live(vault, datetime(2025, 3, 5, 10, tzinfo=timezone.utc),

@@ -8,8 +8,9 @@ a claim already in a History (` — superseded on DATE`) is history by its own w
 archived events, the day's digest and the notes that still quote an old value all give way to
 the newest statement, and an answer built from the working memory can say "now X (was Y until
 DATE)". Long messages that state a number among many other things are read against the
-question instead: both hold most of its words, each states a number the other lacks, and the
-newer says it changed.
+question instead: each states a number the other lacks, both hold enough of its words, and the
+newer says it changed ("now", "increased to", "the new May 25 deadline") or restates the number
+in the same words ("secured 3 interviews" / "secured 5 interviews").
 """
 from __future__ import annotations
 
@@ -24,12 +25,14 @@ CURRENCY_POOL = 24        # the best passages compared with each other (the top 
 HISTORY_LABEL = "_(history — superseded on {date})_"   # the words a History line ends with
 _SUPERSEDED_ON = re.compile(r"\s—\s+superseded on (\d{4}-\d{2}-\d{2})\b")
 _CLOCK = re.compile(r"^\d{2}:\d{2}\s+[—–-]\s+")        # a digest line opens with the event's time
-# words by which a statement says a number is not the old one any more ("has now reached 165",
-# "was adjusted to 1,350", "improved to 78%")
-_CHANGE_WORDS = re.compile(r"\b(?:now|moved|changed|switched|updated|adjusted|increased|decreased|improved|"
-                           r"raised|lowered|reduced|grew|grown|dropped|extended|postponed|rescheduled|no longer|"
-                           r"instead|became)\b")
-ASKED_SHARE = 0.6         # of the question's own words, each of two statements holds this share
+# words by which a statement says a number is not the old one any more: verbs of change
+# ("improved to 78%", "was adjusted to 1,350") and, weaker, adverbs ("has now reached 165")
+_CHANGE_VERBS = re.compile(r"\b(?:moved|changed|switched|updated|adjusted|increased|decreased|improved|raised|"
+                           r"lowered|reduced|grew|grown|dropped|extended|postponed|rescheduled)\b")
+_CHANGE_ADVERBS = re.compile(r"\b(?:now|no longer|instead|became)\b")
+ASKED_SHARE = 0.6         # of the question's own words, the older statement holds this share, and so does
+NEWER_SHARE = 0.4         # the newer one if it says so with an adverb; with a verb of change, this share;
+NEW_THING_SHARE = 0.25    # "the new April 25 deadline", this share; both, the same words around the number
 
 
 def statement(p: Passage) -> str:
@@ -96,17 +99,52 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset()) -
 
 def _changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
     """Two statements in other words of the one thing a question asks about ("150 commits
-    merged" / "commits merged into the main branch, which has now reached 165"): both hold most
-    of the question's words, each states a number the other does not, and the newer says its
-    value changed. A long message says many other things, so the question, not the two
-    statements' shared words, says what the thing is."""
-    if len(asked) < 2 or not _CHANGE_WORDS.search(new.lower()):
-        return False
-    need = ASKED_SHARE * len(asked)
-    if len(asked & _terms(old)) < need or len(asked & _terms(new)) < need:
+    merged" / "commits merged into the main branch, which has now reached 165"): each states a
+    number the other does not, both hold enough of the question's words, and the newer says its
+    value changed; the more plainly it says so, the fewer of the question's words it needs. A
+    long message says many other things, so the question, not the two statements' shared
+    words, says what the thing is."""
+    if len(asked) < 2:
         return False
     before, after = textutil.numbers(old), textutil.numbers(new)
-    return bool(before - after) and bool(after - before) and not _qualified_otherwise(old, new, asked)
+    if not (before - after and after - before):
+        return False
+    was, now = (len(asked & _terms(text)) / len(asked) for text in (old, new))
+    said = new.lower()
+    changed = was >= ASKED_SHARE and (
+        now >= ASKED_SHARE and _CHANGE_ADVERBS.search(said) is not None
+        or now >= NEWER_SHARE and _CHANGE_VERBS.search(said) is not None
+        or now >= NEW_THING_SHARE and _says_new(new, asked))
+    changed = changed or min(was, now) >= NEW_THING_SHARE and _same_frame(old, new, asked)
+    return changed and not _qualified_otherwise(old, new, asked)
+
+
+def _says_new(new: str, asked: frozenset[str]) -> bool:
+    """"the new sprint deadline of April 5", "my new April 25 deadline": "new" just before a
+    word of the question, a number just after (a "new book" in passing is not a new value)."""
+    raw = re.findall(r"\w+", new.lower())
+    words = _tokens(new)
+    return any(w == "new" and asked.intersection(words[i + 1:i + 4]) and any(r[0].isdigit() for r in raw[i + 1:i + 7])
+               for i, w in enumerate(raw))
+
+
+def _same_frame(old: str, new: str, asked: frozenset[str]) -> bool:
+    """The newer restates the older's number in the same words with another value ("secured 3
+    interviews" / "secured 5 interviews"), a word of the question among them."""
+    was, now = _frames(old), _frames(new)
+    return any(asked.intersection(frame) and now[frame] != was[frame] for frame in was.keys() & now.keys())
+
+
+@lru_cache(maxsize=4096)
+def _frames(text: str) -> dict[tuple[str, str], frozenset[str]]:
+    """(word before, word after) -> the numbers stated between them: "secured 3 interviews"."""
+    raw = re.findall(r"\w+", text.lower())
+    words = _tokens(text)
+    out: dict[tuple[str, str], set[str]] = {}
+    for i, w in enumerate(raw):
+        if w[0].isdigit() and 0 < i < len(raw) - 1 and words[i - 1] and words[i + 1]:
+            out.setdefault((words[i - 1], words[i + 1]), set()).add(w)
+    return {frame: frozenset(values) for frame, values in out.items()}
 
 
 def _qualified_otherwise(old: str, new: str, asked: frozenset[str]) -> bool:
