@@ -1,6 +1,6 @@
 """BEAM long-message benchmark for braniac: project conversations with a coding assistant.
 
-    python bench/beam.py --beam /work/.mirror/mohammadtavakoli78+BEAM/repo [--chats 1-10] [--dump OUT.jsonl]
+    python bench/beam.py --beam /work/.mirror/mohammadtavakoli78+BEAM/repo [--chats 1-10] [--dump OUT.jsonl] [--vaults DIR]
 
 BEAM (Tavakoli et al.) is not part of this repository and nothing of it is committed (no licence
 is given): the harness reads `chats/100K/<n>/chat.json` and its
@@ -22,6 +22,7 @@ share where the updated one comes first.
 from __future__ import annotations
 
 import argparse
+from functools import partial
 import json
 import re
 import subprocess
@@ -35,6 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from locomo import BM25, braniac_context  # noqa: E402
+from kept_vaults import replayed  # noqa: E402
 from locomo_scoring import cap_words, content_words, spans  # noqa: E402
 
 from braniac import Vault  # noqa: E402
@@ -149,7 +151,7 @@ def first_span(context: str, message: str) -> int | None:
     return None
 
 
-def run(beam: Path, chats: list[int], dump_path: Path | None) -> dict:
+def run(beam: Path, chats: list[int], dump_path: Path | None, kept: Path | None = None) -> dict:
     rows = {s: {b: [] for b in BUDGETS} for s in ("braniac", "bm25", "bm25-fill")}
     updates = {s: {b: [0, 0] for b in BUDGETS} for s in rows}          # [updated first, both present]
     dump = open(dump_path, "w", encoding="utf-8") if dump_path else None
@@ -161,7 +163,7 @@ def run(beam: Path, chats: list[int], dump_path: Path | None) -> dict:
             ids = list(messages)
             docs = [f"{messages[i]['role']}: {messages[i]['content']}" for i in ids]
             bm25 = BM25(docs)
-            session, provenance, last = replay(batches, Path(tmp) / f"chat-{n}")
+            session, provenance, last = replayed(f"chat-{n}", Path(tmp), kept, partial(replay, batches))
             # the scorer resolves an event id to one message: a span citing an exchange cites both of its messages
             texts = {f"M{i}": messages[i]["content"] for i in ids}
             clock.set_clock(last + timedelta(days=1))
@@ -228,12 +230,13 @@ def main() -> None:
     parser.add_argument("--beam", type=Path, required=True, help="a checkout or git snapshot of the BEAM repository")
     parser.add_argument("--chats", default="1-10", help="dev chats, e.g. 1-10 or 1,3 (11-20 are not for tuning)")
     parser.add_argument("--dump", type=Path)
+    parser.add_argument("--vaults", type=Path, help="keep the replayed vaults here and reuse them (see kept_vaults.py)")
     args = parser.parse_args()
     chats = sorted({i for part in args.chats.split(",") for i in
                     (range(int(part.split("-")[0]), int(part.split("-")[1]) + 1) if "-" in part else [int(part)])})
     if any(c not in DEV_CHATS for c in chats):
         parser.error("only chats 1-10 are dev data; 11-20 are kept for measurement outside")
-    result = run(args.beam, chats, args.dump)
+    result = run(args.beam, chats, args.dump, args.vaults)
     for budget, systems in result["budgets"].items():
         print(f"{budget:>5} words: " + "   ".join(f"{s} {v['frac']:.1f} (updated first {v['updated_first']})"
                                                  for s, v in systems.items()))

@@ -1,6 +1,6 @@
 """LoCoMo memory-quality benchmark for braniac (protocol: ../shared/bench/README.md).
 
-    python bench/locomo.py --data ../shared/bench/locomo-dev.json [--dump OUT.jsonl]
+    python bench/locomo.py --data ../shared/bench/locomo-dev.json [--dump OUT.jsonl] [--vaults DIR]
 
 Each conversation is replayed into a fresh vault through braniac's real paths: every turn is
 reflected into short-term memory with the session's date as the clock, promotion runs between
@@ -14,6 +14,7 @@ everything needed to re-score it (`--rescore OUT.jsonl` does that).
 from __future__ import annotations
 
 import argparse
+from functools import partial
 import json
 import math
 import re
@@ -27,6 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
+from kept_vaults import replayed  # noqa: E402
 from locomo_scoring import cap_words, covered, summarize  # noqa: E402
 
 from braniac import Vault
@@ -158,7 +160,7 @@ def braniac_context(session: Session, question: str) -> str:
 
 # ---------------------------------------------------------------------- the run
 
-def run(data_path: Path, dump_path: Path | None, limit: int | None = None) -> dict:
+def run(data_path: Path, dump_path: Path | None, limit: int | None = None, kept: Path | None = None) -> dict:
     samples = json.loads(Path(data_path).read_text(encoding="utf-8"))
     if limit:
         samples = samples[:limit]
@@ -182,7 +184,8 @@ def run(data_path: Path, dump_path: Path | None, limit: int | None = None) -> di
             ids = list(turns)
             docs = [turn_text(t) for _, ts in sessions(sample["conversation"]) for t in ts]
             bm25 = BM25(docs)
-            session, provenance, last = replay(sample, Path(tmp) / sample["sample_id"], progress)
+            session, provenance, last = replayed(sample["sample_id"], Path(tmp), kept,
+                                                 partial(replay, sample, progress=progress))
             clock.set_clock(last + timedelta(days=1))
             for qa in sample["qa"]:
                 if qa.get("category") not in (1, 2, 3, 4) or "answer" not in qa:
@@ -264,13 +267,14 @@ def main() -> None:
     parser.add_argument("--dump", type=Path)
     parser.add_argument("--rescore", type=Path, help="re-score a dump written by --dump and print its figures")
     parser.add_argument("--limit", type=int, help="only the first N conversations (quick looks)")
+    parser.add_argument("--vaults", type=Path, help="keep the replayed vaults here and reuse them (see kept_vaults.py)")
     args = parser.parse_args()
     if args.rescore:
         print(json.dumps(rescore(args.rescore)))
         return
     if not args.data:
         parser.error("--data is required")
-    result = run(args.data, args.dump, args.limit)
+    result = run(args.data, args.dump, args.limit, args.vaults)
     print_table(result)
     print(json.dumps(result))
 

@@ -9,35 +9,45 @@ and lifting the whole message would push the facts a question needs out of a sma
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from .passages import Passage
 
 STANDING_LIFT = 1.0       # such a statement scores (1 + this) times (BEAM dev: +0.9 / +2.4 / +1.7 at 300 / 750 / 1500 words)
 STANDING_MAX_WORDS = 60   # the person's words of a statement that is only that
 _SENTENCES = re.compile(r"(?<=[.!?])\s+|,\s+(?=(?:so|and|but)\s)")
+_CUES = ("always", "ever", "from now on", "prefer", "rather", "like you to")   # cheap test first
 _STANDING = re.compile(
     r"^\W*(?:(?:please|so|and|but)\s+)?(?:always|never|don'?t ever|from now on)\b"
     r"|\bI(?:'d| would)? (?:prefer|rather)\b|\bI(?:'d| would) like you to\b|\bmake sure (?:to|you) always\b",
     re.IGNORECASE)
 
 
-def said(p: Passage) -> str:
-    """The person's own words in a passage: an archived exchange without its header and the
-    assistant's answer; a claim as it is."""
-    text = p.text.partition("\n**AI:**")[0]
+def said(text: str) -> str:
+    """The person's own words in a passage's text: an archived exchange without its header and
+    the assistant's answer; a claim as it is."""
+    text = text.partition("\n**AI:**")[0]
     if text.startswith("### "):
         text = text.partition("\n")[2]
     return re.sub(r"^\*\*User:\*\*\s*", "", text).strip().strip('"')
 
 
+@lru_cache(maxsize=16384)
+def _states_standing(text: str) -> bool:
+    return is_standing(said(text))
+
+
 def is_standing(text: str) -> bool:
     """Does a short text state a standing instruction or a preference?"""
-    return len(text.split()) <= STANDING_MAX_WORDS and any(_STANDING.search(s) for s in _SENTENCES.split(text))
+    lowered = text.lower()
+    if not any(cue in lowered for cue in _CUES) or len(text.split()) > STANDING_MAX_WORDS:
+        return False
+    return any(_STANDING.search(s) for s in _SENTENCES.split(text))
 
 
 def lift_standing(passages: list[Passage]) -> None:
     """Step 6 of retrieval.py: the passages that match the prompt and state what the person
     wants done rise."""
     for p in passages:
-        if p.score > 0 and is_standing(said(p)):
+        if p.score > 0 and _states_standing(p.text):
             p.score *= 1 + STANDING_LIFT
