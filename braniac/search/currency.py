@@ -106,7 +106,7 @@ def _changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool
     words, says what the thing is."""
     if len(asked) < 2:
         return False
-    before, after = textutil.numbers(old), textutil.numbers(new)
+    before, after = _numbers(old), _numbers(new)
     if not (before - after and after - before):
         return False
     was, now = (len(asked & _terms(text)) / len(asked) for text in (old, new))
@@ -173,6 +173,9 @@ def _tokens(text: str) -> tuple[str, ...]:
 @lru_cache(maxsize=4096)
 def _terms(text: str) -> frozenset[str]:
     return frozenset(content_terms(text))
+
+
+_numbers = lru_cache(maxsize=4096)(textutil.numbers)   # every pair of the pool reads both statements' numbers
 
 
 def _labelled(text: str, day: str) -> str:
