@@ -223,3 +223,28 @@ def test_a_standing_instruction_comes_before_reports_that_match_as_well(vault):
     assert is_standing("I'm setting up the app, so I prefer minimal dependencies, can you help?")
     assert not is_standing("I always loved the lake in summer, and the kids did too")
     assert not is_standing("Here is my plan. " + "I prefer tea. " * 40)
+
+
+def test_a_new_thing_or_a_numbered_item_is_not_a_changed_value():
+    """What currency's wider rules must not read as a new value: another new thing, a place
+    called New something, the next item of a numbered list."""
+    from braniac.search.currency import _changed_for_the_question
+    from braniac.search.passages import content_terms
+
+    def changed(old: str, new: str, question: str) -> bool:
+        return _changed_for_the_question(old, new, frozenset(content_terms(question)))
+
+    assert not changed("My budget for the kitchen renovation is 5000 euros.",
+                       "I bought a new kitchen table for 300 euros at the market.",
+                       "What is my budget for the kitchen renovation?")
+    assert not changed("I visited New York 3 times last year.", "I lived in New York for 2 years.",
+                       "How many times have I visited New York?")
+    assert not changed("For the Lisbon trip, the day 2 plan is the castle.",
+                       "For the Lisbon trip, the day 3 plan is the tram.", "What is the plan for my Lisbon trip?")
+    # and what they are for
+    assert changed("I'm worried about meeting my May 20 deadline for the draft submission to the writing group.",
+                   "I won't meet the old date; can you plan my week around the new May 25 deadline for the group?",
+                   "What is the deadline for the draft submission to the writing group?")
+    assert changed("I only secured 3 interviews for senior editor roles this month.",
+                   "How can I use the fact that I secured 5 interviews to improve my portfolio?",
+                   "How many interviews have I secured for senior editor roles this month?")

@@ -210,7 +210,7 @@ def stem(word: str) -> str:
         for suffix in ("ingly", "edly", "ing", "ed", "ly", "s"):
             if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
                 base = word[: -len(suffix)]
-                if suffix != "s" and len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "aeiouylsz":
+                if suffix != "s" and len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "aeiouyflsz":
                     base = base[:-1]   # formatting, planned: the consonant doubled for the suffix
                 break
     if len(base) > 3 and base.endswith("e"):
@@ -235,6 +235,7 @@ _MONTHS = {m: i for i, names in enumerate((
     ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",), ("jun", "june"),
     ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
     ("dec", "december")), start=1) for m in names}
+MONTH_NAMES = frozenset(_MONTHS)   # "april", "apr", …
 _MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
 _DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
 _YEAR = r"((?:19|20)\d{2})"

@@ -26,12 +26,12 @@ HISTORY_LABEL = "_(history — superseded on {date})_"   # the words a History l
 _SUPERSEDED_ON = re.compile(r"\s—\s+superseded on (\d{4}-\d{2}-\d{2})\b")
 _CLOCK = re.compile(r"^\d{2}:\d{2}\s+[—–-]\s+")        # a digest line opens with the event's time
 # words by which a statement says a number is not the old one any more: verbs of change
-# ("improved to 78%", "was adjusted to 1,350") and, weaker, adverbs ("has now reached 165")
+# ("improved to 78%", "was adjusted to 1,350") and, weaker, hints ("has now reached 165", "became")
 _CHANGE_VERBS = re.compile(r"\b(?:moved|changed|switched|updated|adjusted|increased|decreased|improved|raised|"
                            r"lowered|reduced|grew|grown|dropped|extended|postponed|rescheduled)\b")
-_CHANGE_ADVERBS = re.compile(r"\b(?:now|no longer|instead|became)\b")
+_CHANGE_HINTS = re.compile(r"\b(?:now|no longer|instead|became)\b")
 ASKED_SHARE = 0.6         # of the question's own words, the older statement holds this share, and so does
-NEWER_SHARE = 0.4         # the newer one if it says so with an adverb; with a verb of change, this share;
+NEWER_SHARE = 0.4         # the newer one if it says so with a hint; with a verb of change, this share;
 NEW_THING_SHARE = 0.25    # "the new April 25 deadline", this share; both, the same words around the number
 
 
@@ -50,7 +50,8 @@ def statement(p: Passage) -> str:
 def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset()) -> None:
     """Reorder and label in place (see the module's docstring). `asked`: the question's own
     terms; two long statements that both answer it, each with a number the other lacks, the
-    newer one saying it changed, are one thing with a new value (_changed_for_the_question)."""
+    newer one saying it changed or restating the count, are one thing with a new value
+    (_changed_for_the_question)."""
     best = sorted((p for p in passages if p.score > 0 and p.cites), key=lambda p: -p.score)[:CURRENCY_POOL]
     if len(best) < 2:
         return
@@ -101,50 +102,69 @@ def _changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool
     """Two statements in other words of the one thing a question asks about ("150 commits
     merged" / "commits merged into the main branch, which has now reached 165"): each states a
     number the other does not, both hold enough of the question's words, and the newer says its
-    value changed; the more plainly it says so, the fewer of the question's words it needs. A
+    value changed (the more plainly, the fewer of the question's words it needs) or restates the
+    count in the same words with another number. A
     long message says many other things, so the question, not the two statements' shared
     words, says what the thing is."""
     if len(asked) < 2:
         return False
-    before, after = _numbers(old), _numbers(new)
+    before, after = textutil.numbers(old), textutil.numbers(new)
     if not (before - after and after - before):
         return False
     was, now = (len(asked & _terms(text)) / len(asked) for text in (old, new))
     said = new.lower()
     changed = was >= ASKED_SHARE and (
-        now >= ASKED_SHARE and _CHANGE_ADVERBS.search(said) is not None
+        now >= ASKED_SHARE and _CHANGE_HINTS.search(said) is not None
         or now >= NEWER_SHARE and _CHANGE_VERBS.search(said) is not None
-        or now >= NEW_THING_SHARE and _says_new(new, asked))
+        or now >= NEW_THING_SHARE and _says_new(old, new, asked))
     changed = changed or min(was, now) >= NEW_THING_SHARE and _same_frame(old, new, asked)
     return changed and not _qualified_otherwise(old, new, asked)
 
 
-def _says_new(new: str, asked: frozenset[str]) -> bool:
-    """"the new sprint deadline of April 5", "my new April 25 deadline": "new" just before a
-    word of the question, a number just after (a "new book" in passing is not a new value)."""
-    raw = re.findall(r"\w+", new.lower())
+def _says_new(old: str, new: str, asked: frozenset[str]) -> bool:
+    """"the new sprint deadline of April 5", "my new April 25 deadline": "new" (not "New York")
+    before a number, every word between them a word of the question the older statement holds
+    too, or a month (a "new kitchen table for 300 euros" is another thing)."""
+    raw = re.findall(r"\w+", new)
     words = _tokens(new)
-    return any(w == "new" and asked.intersection(words[i + 1:i + 4]) and any(r[0].isdigit() for r in raw[i + 1:i + 7])
-               for i, w in enumerate(raw))
+    shared = asked & _terms(old)
+    for i, w in enumerate(raw):
+        if w != "new":
+            continue
+        between: list[str] = []
+        for j in range(i + 1, min(i + 7, len(raw))):
+            if raw[j][0].isdigit():
+                if any(t in shared for t in [*between, *words[j + 1:j + 2]]):
+                    return True
+                break
+            if words[j] and words[j] not in shared and raw[j].lower() not in textutil.MONTH_NAMES:
+                break
+            between.append(words[j])
+    return False
 
 
 def _same_frame(old: str, new: str, asked: frozenset[str]) -> bool:
-    """The newer restates the older's number in the same words with another value ("secured 3
-    interviews" / "secured 5 interviews"), a word of the question among them."""
-    was, now = _frames(old), _frames(new)
-    return any(asked.intersection(frame) and now[frame] != was[frame] for frame in was.keys() & now.keys())
+    """The newer restates the older's count in the same words with another value ("secured 3
+    interviews" / "secured 5 interviews"), the things counted a word of the question."""
+    was, now = dict(_counts(old)), dict(_counts(new))
+    return any(frame[1] in asked and now[frame] != was[frame] for frame in was.keys() & now.keys())
 
 
 @lru_cache(maxsize=4096)
-def _frames(text: str) -> dict[tuple[str, str], frozenset[str]]:
-    """(word before, word after) -> the numbers stated between them: "secured 3 interviews"."""
+def _counts(text: str) -> tuple[tuple[tuple[str, str], frozenset[str]], ...]:
+    """((word before, things counted), the numbers between them): "secured 3 interviews". Only
+    a number before a plural is a count; "day 2 plan" or "chapter 3 draft" names an item."""
     raw = re.findall(r"\w+", text.lower())
     words = _tokens(text)
     out: dict[tuple[str, str], set[str]] = {}
     for i, w in enumerate(raw):
-        if w[0].isdigit() and 0 < i < len(raw) - 1 and words[i - 1] and words[i + 1]:
+        if w[0].isdigit() and 0 < i < len(raw) - 1 and words[i - 1] and words[i + 1] and _plural(raw[i + 1]):
             out.setdefault((words[i - 1], words[i + 1]), set()).add(w)
-    return {frame: frozenset(values) for frame, values in out.items()}
+    return tuple((frame, frozenset(values)) for frame, values in out.items())
+
+
+def _plural(word: str) -> bool:
+    return word.endswith("s") and not word.endswith("ss") or word in ("people", "women", "men", "children")
 
 
 def _qualified_otherwise(old: str, new: str, asked: frozenset[str]) -> bool:
@@ -174,8 +194,6 @@ def _tokens(text: str) -> tuple[str, ...]:
 def _terms(text: str) -> frozenset[str]:
     return frozenset(content_terms(text))
 
-
-_numbers = lru_cache(maxsize=4096)(textutil.numbers)   # every pair of the pool reads both statements' numbers
 
 
 def _labelled(text: str, day: str) -> str:
