@@ -223,6 +223,8 @@ def test_a_standing_instruction_comes_before_reports_that_match_as_well(vault):
     assert is_standing("I'm setting up the app, so I prefer minimal dependencies, can you help?")
     assert not is_standing("I always loved the lake in summer, and the kids did too")
     assert not is_standing("Here is my plan. " + "I prefer tea. " * 40)
+    assert is_standing("Use APA 7th edition from now on.") and is_standing("I’d prefer tea.")
+    assert is_standing("Please, always cite the page.") and is_standing("Thanks for that.\nAlways cite the page.")
 
 
 def test_a_new_thing_or_a_numbered_item_is_not_a_changed_value():

@@ -38,7 +38,11 @@ NEW_THING_SHARE = 0.25    # "the new April 25 deadline", this share; both, the s
 def statement(p: Passage) -> str:
     """What a passage states: the person's words of an archived event (never the AI's answer),
     a claim's text without its citations, date or time."""
-    text = p.text
+    return statement_of(p.text)
+
+
+def statement_of(text: str) -> str:
+    """statement() of a passage's text."""
     if text.startswith("### "):
         heading, _, _ = text.partition("\n")
         return stm.Event(heading[4:].strip(), text).fields.get("User", "")   # quotes, "> " lines decoded
