@@ -163,7 +163,8 @@ def run(beam: Path, chats: list[int], dump_path: Path | None, kept: Path | None 
             ids = list(messages)
             docs = [f"{messages[i]['role']}: {messages[i]['content']}" for i in ids]
             bm25 = BM25(docs)
-            session, provenance, last = replayed(f"chat-{n}", Path(tmp), kept, partial(replay, batches))
+            session, provenance, last = replayed(f"chat-{n}", Path(tmp), kept, partial(replay, batches),
+                                                 source=f"{Path(beam).resolve()} chat {n} {len(messages)} messages")
             # the scorer resolves an event id to one message: a span citing an exchange cites both of its messages
             texts = {f"M{i}": messages[i]["content"] for i in ids}
             clock.set_clock(last + timedelta(days=1))

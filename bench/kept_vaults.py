@@ -4,7 +4,8 @@ Replaying LoCoMo dev or BEAM dev through reflection and promotion takes minutes;
 questions takes seconds. With a folder to keep them in, each conversation is replayed once into
 DIR/<name> (its provenance beside it, DIR/<name>.json), and every run asks its questions of a
 fresh copy, since asking writes access logs that move later ranks. The figures are those of a
-full run, as long as reflection and promotion are unchanged: delete DIR after changing them.
+full run, as long as reflection and promotion are unchanged: delete DIR after changing them (a
+kept vault of other data, another file or size, is replayed again by itself).
 """
 from __future__ import annotations
 
@@ -21,18 +22,21 @@ from braniac.session import Session
 Replayed = tuple[Session, dict, datetime]
 
 
-def replayed(name: str, scratch: Path, kept: Path | None, replay: Callable[[Path], Replayed]) -> Replayed:
+def replayed(name: str, scratch: Path, kept: Path | None, replay: Callable[[Path], Replayed],
+             source: str = "") -> Replayed:
     """The session, provenance and last moment of a conversation replayed into scratch/name,
-    or into kept/name once and copied to scratch/name."""
+    or into kept/name once and copied to scratch/name. `source` names the conversation's data
+    (its file and size): a kept vault of other data is replayed again."""
     if kept is None:
         return replay(scratch / name)
     meta = kept / f"{name}.json"
-    if not meta.exists():
+    if not meta.exists() or json.loads(meta.read_text(encoding="utf-8")).get("source") != source:
         shutil.rmtree(kept / name, ignore_errors=True)
         session, provenance, last = replay(kept / name)
         session.close()
         clock.set_clock(None)
-        meta.write_text(json.dumps({"provenance": provenance, "last": last.isoformat()}), encoding="utf-8")
+        meta.write_text(json.dumps({"source": source, "provenance": provenance, "last": last.isoformat()}),
+                        encoding="utf-8")
     shutil.copytree(kept / name, scratch / name, symlinks=True)
     saved = json.loads(meta.read_text(encoding="utf-8"))
     vault, _ = Vault.init(scratch / name)

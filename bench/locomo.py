@@ -185,7 +185,8 @@ def run(data_path: Path, dump_path: Path | None, limit: int | None = None, kept:
             docs = [turn_text(t) for _, ts in sessions(sample["conversation"]) for t in ts]
             bm25 = BM25(docs)
             session, provenance, last = replayed(sample["sample_id"], Path(tmp), kept,
-                                                 partial(replay, sample, progress=progress))
+                                                 partial(replay, sample, progress=progress),
+                                                 source=f"{Path(data_path).resolve()} {Path(data_path).stat().st_size}")
             clock.set_clock(last + timedelta(days=1))
             for qa in sample["qa"]:
                 if qa.get("category") not in (1, 2, 3, 4) or "answer" not in qa:
