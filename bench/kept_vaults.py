@@ -30,14 +30,14 @@ def replayed(name: str, scratch: Path, kept: Path | None, replay: Callable[[Path
     if kept is None:
         return replay(scratch / name)
     meta = kept / f"{name}.json"
-    if not meta.exists() or json.loads(meta.read_text(encoding="utf-8")).get("source") != source:
+    saved = json.loads(meta.read_text(encoding="utf-8")) if meta.exists() else {}
+    if saved.get("source") != source:
         shutil.rmtree(kept / name, ignore_errors=True)
         session, provenance, last = replay(kept / name)
         session.close()
         clock.set_clock(None)
-        meta.write_text(json.dumps({"source": source, "provenance": provenance, "last": last.isoformat()}),
-                        encoding="utf-8")
+        saved = {"source": source, "provenance": provenance, "last": last.isoformat()}
+        meta.write_text(json.dumps(saved), encoding="utf-8")
     shutil.copytree(kept / name, scratch / name, symlinks=True)
-    saved = json.loads(meta.read_text(encoding="utf-8"))
     vault, _ = Vault.init(scratch / name)
     return Session(vault, model="offline"), saved["provenance"], datetime.fromisoformat(saved["last"])

@@ -30,19 +30,16 @@ _CLOCK = re.compile(r"^\d{2}:\d{2}\s+[—–-]\s+")        # a digest line opens
 _CHANGE_VERBS = re.compile(r"\b(?:moved|changed|switched|updated|adjusted|increased|decreased|improved|raised|"
                            r"lowered|reduced|grew|grown|dropped|extended|postponed|rescheduled)\b")
 _CHANGE_HINTS = re.compile(r"\b(?:now|no longer|instead|became)\b")
-ASKED_SHARE = 0.6         # of the question's own words, the older statement holds this share, and so does
-NEWER_SHARE = 0.4         # the newer one if it says so with a hint; with a verb of change, this share;
-NEW_THING_SHARE = 0.25    # "the new April 25 deadline", this share; both, the same words around the number
+# shares of the question's own words two statements must hold (_changed_for_the_question)
+ASKED_SHARE = 0.6         # the older one; and the newer one when only a hint says it changed
+NEWER_SHARE = 0.4         # the newer one when a verb of change says so
+NEW_THING_SHARE = 0.25    # the newer one naming "the new April 25 deadline"; each, restating a count
 
 
-def statement(p: Passage) -> str:
-    """What a passage states: the person's words of an archived event (never the AI's answer),
-    a claim's text without its citations, date or time."""
-    return statement_of(p.text)
-
-
-def statement_of(text: str) -> str:
-    """statement() of a passage's text."""
+def statement(text: str) -> str:
+    """What a passage's text states: the person's words of an archived event (never the AI's
+    answer); a claim's text without its citations, its History mark or a digest line's time (a
+    topic note's claim keeps the date it opens with, which claims' own rules read)."""
     if text.startswith("### "):
         heading, _, _ = text.partition("\n")
         return stm.Event(heading[4:].strip(), text).fields.get("User", "")   # quotes, "> " lines decoded
@@ -61,7 +58,7 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset()) -
         return
     best.sort(key=lambda p: max(p.cites))                 # oldest first: a later one can replace it
     when = [max(p.cites) for p in best]
-    facts = [claims.Fact(statement(p)) for p in best]
+    facts = [claims.Fact(statement(p.text)) for p in best]
     until: dict[int, str] = {}                            # index in best -> the day it was superseded
     for i, p in enumerate(best):
         marked = _SUPERSEDED_ON.search(p.text)
@@ -107,9 +104,8 @@ def _changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool
     merged" / "commits merged into the main branch, which has now reached 165"): each states a
     number the other does not, both hold enough of the question's words, and the newer says its
     value changed (the more plainly, the fewer of the question's words it needs) or restates the
-    count in the same words with another number. A
-    long message says many other things, so the question, not the two statements' shared
-    words, says what the thing is."""
+    count in the same words with another number. A long message says many other things, so the
+    question, not the two statements' shared words, says what the thing is."""
     if len(asked) < 2:
         return False
     before, after = textutil.numbers(old), textutil.numbers(new)
@@ -197,7 +193,6 @@ def _tokens(text: str) -> tuple[str, ...]:
 @lru_cache(maxsize=4096)
 def _terms(text: str) -> frozenset[str]:
     return frozenset(content_terms(text))
-
 
 
 def _labelled(text: str, day: str) -> str:

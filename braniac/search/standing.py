@@ -11,7 +11,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .currency import statement_of
+from .currency import statement
 from .passages import Passage
 
 STANDING_LIFT = 1.0       # such a statement scores (1 + this) times (BEAM dev: +0.9 / +2.4 / +1.7 at 300 / 750 / 1500 words)
@@ -27,11 +27,12 @@ _STANDING = re.compile(
 
 @lru_cache(maxsize=16384)
 def _states_standing(text: str) -> bool:
-    """Does a passage's text (an archived exchange, a digest line) hold the person's statement
-    of a standing instruction or preference? A topic note's dated copy of it ("- 2025-06-02 —
-    Always…") is not lifted too, so one instruction does not take two places in a small context
-    (BEAM dev, lifting the copies as well: -0.6 at 300 words, knowledge updates -5)."""
-    return is_standing(statement_of(text))
+    """Does a passage's text (an archived exchange, a digest line, a person's own line) hold
+    the person's statement of a standing instruction or preference? A topic note's copy keeps
+    its date in front ("- 2025-06-02 — Always…"), so an instruction that opens a sentence is
+    not found there: one instruction does not take two places in a small context (BEAM dev,
+    lifting the copies as well: -0.6 at 300 words, knowledge updates -5)."""
+    return is_standing(statement(text))
 
 
 def is_standing(text: str) -> bool:

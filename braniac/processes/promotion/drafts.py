@@ -14,8 +14,7 @@ from ...model.offline import OfflineModel
 from ...model.offline.promotion import relate, sentences
 from ...model.types import Claim, EventRecord, NoteDraft
 from ...search.index import SearchIndex
-from ...vault import claims as claim_rules
-from ...vault.claims import FACTS, HISTORY, FactNote, stated_values, unmentioned
+from ...vault.claims import CHANGED, FACTS, HISTORY, Fact, FactNote, compare, contradicts, stated_values, unmentioned
 from ...vault.layout import FOLDER_INDEX, event_day, RESTRUCTURED_TIERS as NOTE_TIERS  # events are archived, not drafted
 from ...vault.notes import slugify
 from .places import note_path
@@ -107,14 +106,14 @@ def carry_updates(drafts: list[NoteDraft]) -> None:
     ("the staging database runs PostgreSQL on port 5432" in the PostgreSQL note, "it moved to
     port 5433" only in the port note): writing it supersedes the old one there too, so no note
     keeps a value that changed as current. The same rule as a note's own merge."""
-    stated = [(c, claim_rules.Fact(c.text, list(c.sources))) for d in drafts for c in d.claims
+    stated = [(c, Fact(c.text, list(c.sources))) for d in drafts for c in d.claims
               if c.sources and all(isinstance(s, str) for s in c.sources)]
     newer_of: dict[str, list[Claim]] = {}
     for old, a in stated:
         for new, b in stated:
             if max(new.sources) <= max(old.sources) or new.text == old.text:
                 continue
-            if claim_rules.compare(a, b) == claim_rules.CHANGED or claim_rules.contradicts(a, b):
+            if compare(a, b) == CHANGED or contradicts(a, b):
                 newer_of.setdefault(old.text, []).append(new)
     if not newer_of:
         return
