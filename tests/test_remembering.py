@@ -153,6 +153,24 @@ def test_notes_are_named_and_placed_by_what_their_events_share(vault):
     assert "topics/greenhouse-heater.md" in found, found
 
 
+def test_a_coding_conversation_names_its_tools_not_its_list_items_code_or_verbs(vault):
+    plan = ("Sure, let's break it down for my budget tracker.\n\n### Milestones:\n"
+            "1. **Implement** user login with Flask.\n"
+            "- **Nov 16 - Dec 15:** Implement user authentication (registration, login).\n"
+            "- **Dec 16 - Jan 15:** Integrate basic analytics and the monthly summary.\n"
+            "   - Add Income\n   - Add Expense\n\nI want to implement it cleanly in Flask.")
+    code = ("I'm using Python and Flask, and I want to improve the login route:\n```python\n"
+            "def login():\n    remember = True\n    return None\n```\nI need to improve the error handling too.")
+    for text in (plan, code, "I want to improve how Flask renders the budget tracker pages, and integrate "
+                 "the monthly summary with it; I'll add income and expense pages later."):
+        vault.remember(text)
+    vault.promote(force=True)
+    found = _concrete(vault)
+    assert "topics/flask.md" in found, found
+    stray = {"implement", "integrate", "add", "income", "improve", "true", "none", "remember"}
+    assert not {p for p in found if p.rsplit("/", 1)[-1][:-3] in stray}, found
+
+
 def test_a_question_about_a_person_brings_their_own_words_first(vault):
     _live(vault, datetime(2025, 5, 3, 10, tzinfo=timezone.utc),
           "Melanie: We went camping by the lake with the kids and roasted marshmallows.",

@@ -4,6 +4,7 @@ from __future__ import annotations
 import gzip
 import re
 from calendar import monthrange
+from collections import Counter
 from datetime import date, timedelta
 from functools import lru_cache
 from pathlib import Path
@@ -84,20 +85,35 @@ jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursd
 mon tue tues wed thu thur thurs fri sat sun today tomorrow yesterday""".split())
 
 
+_MARKUP_BEFORE = re.compile(r"(?:[*_#>|`+-]+|\d+[.)])[ \t]*$")   # "- ", "**", "1. ", "> ", "## "
+
+
 def _opens_sentence(text: str, start: int) -> bool:
     """Whether `text[start]` begins a sentence: at the very start, after a line break, after
-    .!?:; and a space, or after an opening quote or parenthesis. It looks back only over the
-    spaces before `start`, so going through all of a long text stays linear."""
+    .!?:; and a space, or after an opening quote or parenthesis; Markdown in between ("- ",
+    "1. **", "**Goal:** ") still opens one. It looks back only over the spaces and a few marks
+    before `start`, so going through all of a long text stays linear."""
     gap = start
     while gap > 0 and text[gap - 1].isspace():
         gap -= 1
     spaces = text[gap:start]
+    marked = False
+    for _ in range(3):   # a list mark, then bold: "1. **Users**"
+        if gap == 0 or "\n" in spaces:
+            break
+        mark = _MARKUP_BEFORE.search(text, max(0, gap - 8), gap)
+        if not mark or (mark.group(0)[0] in "-+" and mark.start() and not text[mark.start() - 1].isspace()):
+            break   # no Markdown, or a hyphen inside a word
+        gap, marked = mark.start(), True
+        while gap > 0 and text[gap - 1] in " \t\n":
+            gap -= 1
+        spaces = text[gap:start]
     if gap == 0:
-        return start == 0 or "\n" in spaces
+        return start == 0 or "\n" in spaces or marked
     return "\n" in spaces or (text[gap - 1] in ".!?:;" and bool(spaces)) or text[gap - 1] in "\"“("
 
 
-def _is_calendar(word: str) -> bool:
+def is_calendar(word: str) -> bool:
     lowered = word.lower()
     return lowered in _CALENDAR or lowered.endswith("s") and lowered[:-1] in _CALENDAR   # "Tuesdays"
 
@@ -128,11 +144,11 @@ def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[
         name = match.group(1).strip(" '’-")
         parts = name.split()
         at_start = _opens_sentence(text, match.start())
-        while parts and (parts[0].lower() in _SENTENCE_START_COMMON or _is_calendar(parts[0])
+        while parts and (parts[0].lower() in _SENTENCE_START_COMMON or is_calendar(parts[0])
                          or at_start and len(parts) > 1 and parts[0] not in known and is_common_word(parts[0])):
             parts = parts[1:]  # "Met Tomas at…": the verb that opens the sentence is not part of the name
             at_start = False
-        parts = [p for p in parts if not _is_calendar(p)]
+        parts = [p for p in parts if not is_calendar(p)]
         if not parts:
             continue
         name = re.sub(r"['’]s$", "", " ".join(parts))  # "Gina's store" is about Gina
@@ -142,6 +158,29 @@ def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[
         if 2 <= len(name) <= MAX_NAME_CHARS and name.lower() not in STOP_WORDS:
             found.setdefault(name, None)
     return list(found)
+
+
+_CODE = re.compile(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)|`[^`\n]+`", re.M | re.S)
+
+
+def without_code(text: str) -> str:
+    """The prose of a message: fenced code blocks (one left open runs to the end) and `inline
+    code` taken out. Names in code ("Flask(__name__)", "return True") say nothing of what a
+    person talks about."""
+    return _CODE.sub(" ", text) if "`" in text or "~~~" in text else text
+
+
+def case_uses(texts: list[str]) -> tuple[Counter, Counter]:
+    """(how often each word is written in lowercase, how often capitalized inside a sentence),
+    over some texts: a text's own usage says whether a capitalized ordinary word is a name
+    ("Flask" in "using Python and Flask") or a word that opened a heading or a list item
+    ("Implement user login", where the prose says "implement")."""
+    lower: Counter = Counter()
+    capital: Counter = Counter()
+    for text in texts:
+        lower.update(w for w in _WORD.findall(text) if w.islower())
+        capital.update(m.group(1) for m in re.finditer(r"(?<=[a-z,]\s)([A-Z][\w'’-]+)", text))
+    return lower, capital
 
 
 def names_in(texts: list[str]) -> set[str]:

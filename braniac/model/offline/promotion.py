@@ -30,7 +30,7 @@ _NOT_TOPICS = frozenset({"remind", "reminder", "please", "forget", "todo", "need
                          # counts and quantifiers ("every Sunday", "fifty minutes") name no topic
                          "every", "each", "another", "other", "long", "three", "four", "five", "six", "seven",
                          "eight", "nine", "ten", "eleven", "twelve", "twenty", "thirty", "forty", "fifty",
-                         "sixty", "hundred", "thousand", "mondays", "tuesdays", "wednesdays", "thursdays",
+                         "sixty", "hundred", "thousand", "least", "mondays", "tuesdays", "wednesdays", "thursdays",
                          "fridays", "saturdays", "sundays", "weekend", "weekends", "morning", "evening", "night"})
 
 _EMOTIONS = {
@@ -97,6 +97,13 @@ _VERSION_AFTER = re.compile(r"^\s+(?:v?\d+(?:\.\d+)*\b|(?:one|two|three|four|fiv
                             r"twelve)\b)", re.I)
 
 
+def _ordinary(name: str, lower: Counter, capital: Counter) -> bool:
+    """Is a capitalized name only ordinary words that these events write in lowercase more often
+    than capitalized inside a sentence? Then it opened a heading or a list item ("Add Income",
+    "Implement"), and names nothing; "Flask" in "using Python and Flask" stays a name."""
+    return all(textutil.is_common_word(w) and lower[w.lower()] > capital[w] for w in name.split())
+
+
 def _entity_folder(name: str, event_texts: list[str], speakers: set[str]) -> str:
     """people, organizations, places or topics, by the words around the name (no cue: a topic)."""
     if name in speakers:
@@ -143,7 +150,9 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
     topic_events: dict[str, set[str]] = defaultdict(set)
     noun_uses: Counter = Counter()               # word or phrase -> times it was used as a noun phrase
     said_terms: dict[str, set[str]] = {}         # event id -> the stems of what it states
-    known = textutil.names_in([split_speaker(e.user)[1] for e in events]) | {t for t in known_titles if t[:1].isupper()}
+    prose = {e.id: textutil.without_code(split_speaker(e.user)[1]) for e in events}
+    known = textutil.names_in(list(prose.values())) | {t for t in known_titles if t[:1].isupper()}
+    lower, capital = textutil.case_uses(list(prose.values()))
     for event in events:
         speaker, said = split_speaker(event.user)
         if speaker:
@@ -152,9 +161,9 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
         statements[event.id] = claims
         said_terms[event.id] = {textutil.stem(w) for s in claims for w in textutil.content_words(s)
                                 if w not in textutil.GENERIC_WORDS}
-        for sentence in claims:
+        for sentence in (s for s in sentences(prose[event.id]) if is_claim(s)):
             for name in textutil.entities(sentence, known):
-                if name != speaker:
+                if name != speaker and not _ordinary(name, lower, capital):
                     mentions[name].add(event.id)
                     texts[name].append(sentence)
             mentioned, nouns = _topic_words(sentence)
@@ -189,9 +198,10 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
 # that comes back ("staging server") is one, under its whole name.
 NOUN_EVIDENCE = 2
 _TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?|[^\w\s]")
-# determiners and prepositions; not "this" and "that", which stand for a thing as often ("that sounds…")
+# determiners and prepositions; not "this" and "that", which stand for a thing as often ("that sounds…"),
+# nor "to", which opens a verb as often ("to improve")
 _OPENERS = frozenset("""the a an my our your his her their its some any every each no another
-about of in on at for with into from to by over under after before during around through without like""".split())
+about of in on at for with into from by over under after before during around through without like""".split())
 _SUBJECT_VERBS = frozenset("is was are were has have had can will would could does did gets got keeps".split())
 
 
@@ -199,7 +209,17 @@ def _topic_word(word: str) -> bool:
     return (len(word) >= 4 and word.isalpha() and word not in textutil.STOP_WORDS
             and not (word.endswith("s") and word[:-1] in textutil.STOP_WORDS)   # "ones", "others"
             and word not in textutil.GENERIC_WORDS and word not in _NOT_TOPICS and not _person_noun(word)
-            and not _past_tense(word) and not word.endswith("ly"))
+            and not _past_tense(word) and not word.endswith("ly") and not textutil.is_calendar(word)
+            and not _common_verb_ing(word))
+
+
+def _common_verb_ing(word: str) -> bool:
+    """"getting", "going", "looking": the -ing of a verb too common to name a topic."""
+    if not word.endswith("ing") or len(word) < 6:
+        return False
+    base = word[:-3]
+    bases = {base, base + "e"} | ({base[:-1]} if base[-1] == base[-2] else set())
+    return any(b in textutil.STOP_WORDS or b in textutil.GENERIC_WORDS for b in bases)
 
 
 def _person_noun(word: str) -> bool:
