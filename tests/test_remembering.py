@@ -100,6 +100,18 @@ def test_a_changed_number_said_with_a_verb_of_change_or_as_the_new_one_is_the_cu
     assert all("superseded on 2025-05-21" in t for t in stating if "May 20" in t and "May 25" not in t), stating
 
 
+def test_a_count_said_now_to_be_another_is_current_though_both_say_what_they_use(vault):
+    """"8 cards using Bootstrap" / "I tried using Bootstrap": a frequent verb of the question is no
+    thing that one statement qualifies and the other does not."""
+    excerpts = _asked_after(
+        vault, "How many project cards are included in my gallery using Bootstrap 5.3.0?",
+        (3, "I'm building the project gallery with 8 cards using Bootstrap 5.3.0 and modal popups for the details."),
+        (10, "I've added two new projects, so now I have a total of 10 cards in the project gallery, and "
+             "I tried using Bootstrap 5.3.0 with the same modal popups."))
+    stating = [t for t in excerpts if re.search(r"\b(8|10) cards\b", t)]
+    assert stating and "10 cards" in stating[0], stating
+
+
 def test_relative_times_are_resolved_against_the_events_own_day(vault):
     # a Wednesday: "last Friday" is the 28th of February, whatever day promotion runs on
     said = _live(vault, datetime(2025, 3, 5, 10, tzinfo=timezone.utc),

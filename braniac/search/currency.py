@@ -172,7 +172,8 @@ def _qualified_otherwise(old: str, new: str, asked: frozenset[str]) -> bool:
     qualifies a question word by another ("the *design* team"), and the newer never does but
     puts a word of its own before it ("the *sales* team now meets in room 14"): another team."""
     before, after = _tokens(old), _tokens(new)
-    pairs = {(a, b) for a, b in zip(before, before[1:]) if a in asked and b in asked}
+    # a frequent verb or adjective is no thing to qualify ("8 cards using Bootstrap", "I'm using")
+    pairs = {(a, b) for a, b in zip(before, before[1:]) if a in asked and b in asked and b not in textutil.GENERIC_STEMS}
     for qualifier, word in pairs:
         led_by = {a for a, b in zip(after, after[1:]) if b == word}
         if led_by and qualifier not in led_by and any(a and a not in asked for a in led_by):
