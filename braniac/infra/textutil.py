@@ -113,6 +113,10 @@ def _opens_sentence(text: str, start: int) -> bool:
     return "\n" in spaces or (text[gap - 1] in ".!?:;" and bool(spaces)) or text[gap - 1] in "\"“("
 
 
+_I = frozenset({"i", "i'm", "i've", "i'd", "i'll"})
+_JOINERS = frozenset({"of", "de", "van", "von", "the", "and", "&"})
+
+
 def is_calendar(word: str) -> bool:
     lowered = word.lower()
     return lowered in _CALENDAR or lowered.endswith("s") and lowered[:-1] in _CALENDAR   # "Tuesdays"
@@ -149,6 +153,10 @@ def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[
             parts = parts[1:]  # "Met Tomas at…": the verb that opens the sentence is not part of the name
             at_start = False
         parts = [p for p in parts if not is_calendar(p)]
+        first_person = next((k for k, p in enumerate(parts) if p.lower().replace("’", "'") in _I), len(parts))
+        parts = parts[:first_person]    # "Python and Flask, and I've…" names no "Flask and I've"
+        while parts and parts[-1].lower() in _JOINERS:
+            parts.pop()
         if not parts:
             continue
         name = re.sub(r"['’]s$", "", " ".join(parts))  # "Gina's store" is about Gina
