@@ -3,8 +3,8 @@
 Analyze groups the events by the people, places and things they mention and by recurring
 topics; speaker-attributed lines ("Ana: I moved to Lisbon") make the speaker an entity too.
 Synthesize keeps the person's own sentences as dated claims, each citing its event, so nothing
-is paraphrased away; code is left to the archived event, where it keeps its lines (names and
-topics are read from the prose too: "return True" names nothing). Questions, greetings and small talk fail the worthiness gate: they stay in
+is paraphrased away. Names and topics are read from the prose, not from code ("return True"
+names nothing). Questions, greetings and small talk fail the worthiness gate: they stay in
 the events archive but make no claim. "How to" answers with steps become skills.
 """
 from __future__ import annotations
@@ -302,7 +302,6 @@ def synthesize(candidate: Candidate, events: list[EventRecord]) -> NoteDraft:
         needle = candidate.title.lower()
         for event in chosen:
             speaker, said = split_speaker(event.user)
-            said = textutil.without_code(said)   # code stays in the archived event, with its lines
             about_it = []
             for sentence in sentences(said):
                 if not is_claim(sentence):
