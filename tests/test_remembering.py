@@ -232,6 +232,17 @@ def test_a_long_answer_comes_back_as_its_part_that_matches_the_question(vault):
     assert exchange.endswith("**AI:**\n> …") and "Kafka" not in exchange, exchange
 
 
+def test_a_long_answer_shows_a_window_only_for_two_words_of_the_question_at_least():
+    from braniac.search.excerpts import trim_answer
+
+    event = ("### 2025-04-02T10:00:00Z\n**User:** \"Can you plan my week?\"\n**AI:**\n"
+             + _long_answer("the Kafka retention window stays at 36 hours for the invoices topic"))
+    one = trim_answer(event, {"kafka": 1.0, "weekend": 1.0})
+    assert one.endswith("**AI:**\n> …") and "Kafka" not in one, one        # one word in common: no window
+    two = trim_answer(event, {"kafka": 1.0, "retention": 1.0, "weekend": 1.0})
+    assert "Kafka retention window stays at 36 hours" in two, two
+
+
 def test_a_standing_instruction_comes_before_reports_that_match_as_well(vault):
     from braniac.search.standing import is_standing
 

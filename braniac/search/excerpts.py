@@ -5,11 +5,12 @@ coding or planning question runs to hundreds of words (a plan, code, a list). Pu
 few of them fill a small context; cut at a fixed length, they keep their opening and lose what
 was asked about. So an excerpt keeps the person's words whole (they are what the memory is
 about) and, of a long answer, the window of lines richest in the question's terms that the
-person's words lack, its code fences closed, with "…" where lines were left out; an answer with
-no such term is only "…". The note itself is untouched: its path is in the excerpt, for
+person's words lack, its code fences closed, with "…" where lines were left out; an answer
+whose best window adds fewer than two of the question's own words is only "…" (one word in
+common is no sign that the window answers anything). The note itself is untouched: its path is in the excerpt, for
 whoever needs the whole answer. (BEAM dev, answers cut to 60 words: +6.5 / +8.1 / +9.4 at
 300 / 750 / 1500 words; to 30 words and only for what the person's words lack: +4.1 / +3.3 /
-+2.5 more; LoCoMo has no long answers and is unchanged.)
++2.5 more; LoCoMo has no long answers and is unchanged; two words, not one: +1.0 / +1.0 / +1.0.)
 """
 from __future__ import annotations
 
@@ -23,7 +24,7 @@ _FIELD = re.compile(r"^\*\*[^*\n]+?:\*\*")
 _FENCE = re.compile(r"^\s*(```|~~~)")
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z\"'`(*])")
 ELLIPSIS = "> …"
-NEW_WEIGHT = 1.0           # the least query weight a window adds for the answer to be shown
+NEW_WEIGHT = 2.0           # the least query weight a window adds for the answer to be shown (a prompt word: 1)
 
 
 def trim_answer(text: str, weights: dict[str, float]) -> str:
