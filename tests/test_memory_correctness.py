@@ -305,6 +305,17 @@ def test_a_name_that_opens_a_sentence_gets_its_note(vault):
     assert not any(p.rsplit("/", 1)[-1] in ("remind.md", "monday.md", "platform.md") for p in found), found
 
 
+def test_two_names_joined_by_and_get_a_note_each(vault):
+    vault.remember("Amy and Carla helped me move the piano on Saturday.")
+    vault.remember("I watched the finale with Amy and Carla at their flat.")
+    vault.remember("We read Pride and Prejudice for the book club.")
+    vault.remember("Everyone at the book club loved Pride and Prejudice.")
+    vault.promote(force=True)
+    found = {p.rsplit("/", 1)[-1] for p in _note_paths(vault)}
+    assert {"amy.md", "carla.md"} <= found and "amy-and-carla.md" not in found, found
+    assert "pride-and-prejudice.md" in found, found       # one name whose halves are ordinary words
+
+
 def test_an_organization_is_not_filed_as_a_place(vault):
     vault.remember("Ana works at Unbabel as a translator.")
     vault.remember("Unbabel is a translation startup with an office in Lisbon.")

@@ -163,9 +163,24 @@ def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[
         if at_start and len(parts) == 1 and name not in known and \
                 (is_common_word(name) or re.match(r"\s*[,!?.]", text[match.end():])):
             continue  # a word that opens a sentence and stands alone ("Woah, …") is no evidence of a name
-        if 2 <= len(name) <= MAX_NAME_CHARS and name.lower() not in STOP_WORDS:
-            found.setdefault(name, None)
+        for one in _pair(name):
+            if 2 <= len(one) <= MAX_NAME_CHARS and one.lower() not in STOP_WORDS:
+                found.setdefault(one, None)
     return list(found)
+
+
+def _pair(name: str) -> list[str]:
+    """"Netflix and Hulu", "Amy & Carla", "Harry Potter and Game of Thrones": two names, unless a
+    side is one ordinary word, which may be half of one name ("Pride and Prejudice", "Marks and
+    Spencer"; so "Python and Flask" stays one too), or both sides are the same ("Johnson and
+    Johnson")."""
+    match = re.fullmatch(r"(.+?)\s+(?:and|&)\s+(.+)", name)
+    if not match or match.group(1) == match.group(2):
+        return [name]
+    sides = [match.group(1), match.group(2)]
+    if any(" " not in side and is_common_word(side) for side in sides):
+        return [name]
+    return sides
 
 
 _CODE = re.compile(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)|`[^`\n]+`", re.M | re.S)
