@@ -241,6 +241,8 @@ def test_a_long_answer_shows_a_window_only_for_two_words_of_the_question_at_leas
     assert one.endswith("**AI:**\n> …") and "Kafka" not in one, one        # one word in common: no window
     two = trim_answer(event, {"kafka": 1.0, "retention": 1.0, "weekend": 1.0})
     assert "Kafka retention window stays at 36 hours" in two, two
+    only = trim_answer(event, {"kafka": 1.0})                  # "What did you tell me about Kafka?"
+    assert "Kafka retention window stays at 36 hours" in only, only
 
 
 def test_a_standing_instruction_comes_before_reports_that_match_as_well(vault):

@@ -40,7 +40,8 @@ sometimes also though even still maybe actually especially probably recently
 
 _WORD = re.compile(r"[^\W_]+(?:['’][^\W_]+)?", re.UNICODE)
 # a name is a few capitalized words ("Universidade de Lisboa"), not a run of thousands of them
-_ENTITY = re.compile(r"\b([A-Z][\w'’-]*(?:\s+(?:of|de|van|von|the|and|&)?\s*[A-Z][\w'’-]*){0,6})")
+_JOINERS = ("of", "de", "van", "von", "the", "and", "&")   # words inside a name ("Bank of England")
+_ENTITY = re.compile(rf"\b([A-Z][\w'’-]*(?:\s+(?:{'|'.join(_JOINERS)})?\s*[A-Z][\w'’-]*){{0,6}})")
 MAX_NAME_CHARS = 80
 _DATE = re.compile(
     r"\b(\d{4}-\d{2}-\d{2}|\d{1,2}\s+(?:Jan|Feb|Mar|Apr|May|Jun|Jul|Aug|Sep|Sept|Oct|Nov|Dec)[a-z]*\.?,?\s+\d{4}"
@@ -104,6 +105,8 @@ def _opens_sentence(text: str, start: int) -> bool:
         mark = _MARKUP_BEFORE.search(text, max(0, gap - 8), gap)
         if not mark or (mark.group(0)[0] in "-+" and mark.start() and not text[mark.start() - 1].isspace()):
             break   # no Markdown, or a hyphen inside a word
+        if mark.group(0)[0].isdigit() and not _at_line_start(text, mark.start()):
+            break   # "at gate 12. Rain…": a number that ends a sentence, not a list's "12. "
         gap, marked = mark.start(), True
         while gap > 0 and text[gap - 1] in " \t\n":
             gap -= 1
@@ -113,11 +116,20 @@ def _opens_sentence(text: str, start: int) -> bool:
     return "\n" in spaces or (text[gap - 1] in ".!?:;" and bool(spaces)) or text[gap - 1] in "\"“("
 
 
-_I = frozenset({"i", "i'm", "i've", "i'd", "i'll"})
-_JOINERS = frozenset({"of", "de", "van", "von", "the", "and", "&"})
+def _at_line_start(text: str, i: int) -> bool:
+    """Do only spaces or tabs (a few) stand between text[i] and the start of its line?"""
+    j = i
+    while j > 0 and i - j < 8 and text[j - 1] in " \t":
+        j -= 1
+    return j == 0 or text[j - 1] == "\n"
+
+
+_STANDS_ALONE = re.compile(r"\s*[,!?.]")
+_I_WITH_A_VERB = frozenset({"i'm", "i've", "i'd", "i'll"})
 
 
 def is_calendar(word: str) -> bool:
+    """A month or a weekday, or its plural ("Tuesdays"), or today / tomorrow / yesterday."""
     lowered = word.lower()
     return lowered in _CALENDAR or lowered.endswith("s") and lowered[:-1] in _CALENDAR   # "Tuesdays"
 
@@ -153,15 +165,17 @@ def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[
             parts = parts[1:]  # "Met Tomas at…": the verb that opens the sentence is not part of the name
             at_start = False
         parts = [p for p in parts if not is_calendar(p)]
-        first_person = next((k for k, p in enumerate(parts) if p.lower().replace("’", "'") in _I), len(parts))
-        parts = parts[:first_person]    # "Python and Flask, and I've…" names no "Flask and I've"
+        # "Bill and I" and "Flask and I've" name Bill and Flask; "Henry I" and "World War I" keep their I
+        speaker = next((k for k, p in enumerate(parts) if p.lower().replace("’", "'") in _I_WITH_A_VERB
+                        or p == "I" and k and parts[k - 1].lower() in ("and", "&")), len(parts))
+        parts = parts[:speaker]
         while parts and parts[-1].lower() in _JOINERS:
             parts.pop()
         if not parts:
             continue
         name = re.sub(r"['’]s$", "", " ".join(parts))  # "Gina's store" is about Gina
         if at_start and len(parts) == 1 and name not in known and \
-                (is_common_word(name) or re.match(r"\s*[,!?.]", text[match.end():])):
+                (is_common_word(name) or _STANDS_ALONE.match(text, match.end())):
             continue  # a word that opens a sentence and stands alone ("Woah, …") is no evidence of a name
         for one in _pair(name):
             if 2 <= len(one) <= MAX_NAME_CHARS and one.lower() not in STOP_WORDS:
@@ -183,34 +197,49 @@ def _pair(name: str) -> list[str]:
     return sides
 
 
-_CODE = re.compile(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)|`[^`\n]+`", re.M | re.S)
+_FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+_INLINE_CODE = re.compile(r"(?<![\w`])`([^`\n]{1,80})`(?![\w`])")
+_PLAIN_WORD = re.compile(r"[A-Za-z][a-z]+")
 
 
 def without_code(text: str) -> str:
-    """The prose of a message: fenced code blocks (one left open runs to the end) and `inline
-    code` taken out. Names in code ("Flask(__name__)", "return True") say nothing of what a
-    person talks about."""
-    return _CODE.sub(" ", text) if "`" in text or "~~~" in text else text
+    """The prose of a message: fenced code blocks and `inline code` taken out. Names in code
+    ("Flask(__name__)", "return True") say nothing of what a person talks about. A fence closes
+    on a bare line of the same marks, at least as many; one that never closes is only its own
+    line taken out (a stray fence does not swallow the rest). An inline span that is one plain
+    word (`Django`, `pytest`) stays, as the word; backticks inside words ("don`t") are no code."""
+    if "`" not in text and "~~~" not in text:
+        return text
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        opened = _FENCE_OPEN.match(lines[i])
+        if not opened:
+            out.append(lines[i])
+            i += 1
+            continue
+        mark = opened.group(1)
+        close = re.compile(rf"^[ \t]*{re.escape(mark[0])}{{{len(mark)},}}[ \t]*$")
+        end = next((j for j in range(i + 1, len(lines)) if close.match(lines[j])), None)
+        i = i + 1 if end is None else end + 1
+    return _INLINE_CODE.sub(lambda m: m.group(1) if _PLAIN_WORD.fullmatch(m.group(1)) else " ", "\n".join(out))
 
 
-def case_uses(texts: list[str]) -> tuple[Counter, Counter]:
-    """(how often each word is written in lowercase, how often capitalized inside a sentence),
-    over some texts: a text's own usage says whether a capitalized ordinary word is a name
-    ("Flask" in "using Python and Flask") or a word that opened a heading or a list item
-    ("Implement user login", where the prose says "implement")."""
-    lower: Counter = Counter()
-    capital: Counter = Counter()
-    for text in texts:
-        lower.update(w for w in _WORD.findall(text) if w.islower())
-        capital.update(m.group(1) for m in re.finditer(r"(?<=[a-z,]\s)([A-Z][\w'’-]+)", text))
-    return lower, capital
+def lowercase_uses(texts: list[str]) -> Counter:
+    """How often each word is written in lowercase, over some texts."""
+    return Counter(w for text in texts for w in _WORD.findall(text) if w.islower())
+
+
+# a capitalized word after a lowercase one ("using Python and Flask"; not "Add Income", a list item)
+_MID_SENTENCE_NAME = re.compile(r"\b[a-z]+,?\s+([A-Z][\w'’-]+)")
 
 
 def names_in(texts: list[str]) -> set[str]:
     """Capitalized words seen in the middle of a sentence: the text's own vocabulary of names."""
     known: set[str] = set()
     for text in texts:
-        for match in re.finditer(r"(?<=[a-z,]\s)([A-Z][\w'’-]+)", text):
+        for match in _MID_SENTENCE_NAME.finditer(text):
             if match.group(1).lower() not in _CALENDAR and match.group(1).lower() not in STOP_WORDS:
                 known.add(match.group(1))
     return known

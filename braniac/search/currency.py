@@ -31,6 +31,8 @@ _CHANGE_VERBS = re.compile(r"\b(?:moved|changed|switched|updated|adjusted|increa
                            r"lowered|reduced|grew|grown|dropped|extended|postponed|rescheduled)\b")
 _CHANGE_HINTS = re.compile(r"\b(?:now|no longer|instead|became)\b")
 # shares of the question's own words two statements must hold (_changed_for_the_question)
+_VERBS = frozenset(textutil.stem(w) for w in """use uses used using make makes made making get gets getting take
+takes taking try tries tried trying include includes included including""".split())   # frequent in questions
 ASKED_SHARE = 0.6         # the older one; and the newer one when only a hint says it changed
 NEWER_SHARE = 0.4         # the newer one when a verb of change says so
 NEW_THING_SHARE = 0.25    # the newer one naming "the new April 25 deadline"; each, restating a count
@@ -172,8 +174,8 @@ def _qualified_otherwise(old: str, new: str, asked: frozenset[str]) -> bool:
     qualifies a question word by another ("the *design* team"), and the newer never does but
     puts a word of its own before it ("the *sales* team now meets in room 14"): another team."""
     before, after = _tokens(old), _tokens(new)
-    # a frequent verb or adjective is no thing to qualify ("8 cards using Bootstrap", "I'm using")
-    pairs = {(a, b) for a, b in zip(before, before[1:]) if a in asked and b in asked and b not in textutil.GENERIC_STEMS}
+    # a verb is no thing to qualify ("8 cards using Bootstrap" / "I tried using Bootstrap")
+    pairs = {(a, b) for a, b in zip(before, before[1:]) if a in asked and b in asked and b not in _VERBS}
     for qualifier, word in pairs:
         led_by = {a for a, b in zip(after, after[1:]) if b == word}
         if led_by and qualifier not in led_by and any(a and a not in asked for a in led_by):

@@ -6,8 +6,9 @@ few of them fill a small context; cut at a fixed length, they keep their opening
 was asked about. So an excerpt keeps the person's words whole (they are what the memory is
 about) and, of a long answer, the window of lines richest in the question's terms that the
 person's words lack, its code fences closed, with "…" where lines were left out; an answer
-whose best window adds fewer than two of the question's own words is only "…" (one word in
-common is no sign that the window answers anything). The note itself is untouched: its path is in the excerpt, for
+whose best window adds less than two of the question's own words (a word a query added counts
+half) is only "…": one word in common is no sign that the window answers anything, unless the
+question has no other word the person's words lack. The note itself is untouched: its path is in the excerpt, for
 whoever needs the whole answer. (BEAM dev, answers cut to 60 words: +6.5 / +8.1 / +9.4 at
 300 / 750 / 1500 words; to 30 words and only for what the person's words lack: +4.1 / +3.3 /
 +2.5 more; LoCoMo has no long answers and is unchanged; two words, not one: +1.0 / +1.0 / +1.0.)
@@ -101,7 +102,8 @@ def _best_window(units: list[tuple[str, bool]], weights: dict[str, float], keep:
             score = sum(weights[t] for t in found)
             if score > best:
                 best, best_span = score, (i, j + 1)
-    if best < NEW_WEIGHT:
+    asked = sum(w for w in weights.values() if w >= 1.0)      # the prompt's own words among them
+    if best < min(NEW_WEIGHT, max(1.0, asked)):               # a one-word question needs its one word
         return [ELLIPSIS]
     i, j = best_span
     out = [ELLIPSIS] if i > 0 else []

@@ -98,11 +98,12 @@ _VERSION_AFTER = re.compile(r"^\s+(?:v?\d+(?:\.\d+)*\b|(?:one|two|three|four|fiv
                             r"twelve)\b)", re.I)
 
 
-def _ordinary(name: str, lower: Counter, capital: Counter) -> bool:
-    """Is a capitalized name only ordinary words that these events write in lowercase more often
-    than capitalized inside a sentence? Then it opened a heading or a list item ("Add Income",
-    "Implement"), and names nothing; "Flask" in "using Python and Flask" stays a name."""
-    return all(textutil.is_common_word(w) and lower[w.lower()] > capital[w] for w in name.split())
+def _ordinary(name: str, lowercase: Counter, known: set[str]) -> bool:
+    """Is a capitalized name only ordinary words that these events write in lowercase and never
+    capitalize inside a sentence? Then it opened a heading or a list item ("Add Income",
+    "Implement"), and names nothing. "Flask" in "using Python and Flask", "Rose" in "with Rose"
+    (though "prices rose") and a note's existing title stay names."""
+    return all(textutil.is_common_word(w) and lowercase[w.lower()] and w not in known for w in name.split())
 
 
 def _entity_folder(name: str, event_texts: list[str], speakers: set[str]) -> str:
@@ -151,11 +152,13 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
     topic_events: dict[str, set[str]] = defaultdict(set)
     noun_uses: Counter = Counter()               # word or phrase -> times it was used as a noun phrase
     said_terms: dict[str, set[str]] = {}         # event id -> the stems of what it states
-    prose = {e.id: textutil.without_code(split_speaker(e.user)[1]) for e in events}
-    known = textutil.names_in(list(prose.values())) | {t for t in known_titles if t[:1].isupper()}
-    lower, capital = textutil.case_uses(list(prose.values()))
+    said_by = {e.id: split_speaker(e.user) for e in events}
+    prose = {i: textutil.without_code(said) for i, (_, said) in said_by.items()}
+    titles = [t for t in known_titles if t[:1].isupper()]
+    known = textutil.names_in(list(prose.values())) | set(titles) | {w for t in titles for w in t.split()}
+    lowercase = textutil.lowercase_uses(list(prose.values()))
     for event in events:
-        speaker, said = split_speaker(event.user)
+        speaker, said = said_by[event.id]
         if speaker:
             speakers.add(speaker)
         claims = [s for s in sentences(said) if is_claim(s)]
@@ -164,7 +167,7 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
                                 if w not in textutil.GENERIC_WORDS}
         for sentence in (s for s in sentences(prose[event.id]) if is_claim(s)):
             for name in textutil.entities(sentence, known):
-                if name != speaker and not _ordinary(name, lower, capital):
+                if name != speaker and not _ordinary(name, lowercase, known):
                     mentions[name].add(event.id)
                     texts[name].append(sentence)
             mentioned, nouns = _topic_words(sentence)
@@ -214,13 +217,17 @@ def _topic_word(word: str) -> bool:
             and not _common_verb_ing(word))
 
 
+# verbs whose -ing names no topic ("getting", "going"); "wedding", "camping", "cooling" do
+_COMMON_VERBS = frozenset("""be do get go have make take try use look want need feel think know say see come give
+keep let put seem tell ask""".split())
+
+
 def _common_verb_ing(word: str) -> bool:
-    """"getting", "going", "looking": the -ing of a verb too common to name a topic."""
-    if not word.endswith("ing") or len(word) < 6:
+    """"getting", "going", "trying": the -ing of a verb too common to name a topic."""
+    if not word.endswith("ing") or len(word) < 5:
         return False
     base = word[:-3]
-    bases = {base, base + "e"} | ({base[:-1]} if base[-1] == base[-2] else set())
-    return any(b in textutil.STOP_WORDS or b in textutil.GENERIC_WORDS for b in bases)
+    return bool({base, base + "e", base[:-1] if base[-1:] == base[-2:-1] else base} & _COMMON_VERBS)
 
 
 def _person_noun(word: str) -> bool:
