@@ -316,6 +316,25 @@ def test_two_names_joined_by_and_get_a_note_each(vault):
     assert "pride-and-prejudice.md" in found, found       # one name whose halves are ordinary words
 
 
+def test_a_name_that_is_also_an_ordinary_word_keeps_its_note(vault):
+    vault.remember("I went to the garden with Rose and we planted a rose bush by the fence.")
+    vault.remember("Prices rose again this month, and the rent for the garden plot rose too.")
+    vault.remember("Tomorrow I will paint the garden fence with Rose and her brother.")
+    vault.promote(force=True)
+    assert "people/rose.md" in _note_paths(vault), _note_paths(vault)
+
+
+def test_names_are_read_from_prose_with_markdown_and_code_in_it():
+    from braniac.infra import textutil
+
+    assert textutil.entities("My flight lands at gate 12. Rain is expected all day.") == []
+    assert textutil.entities("We read about Henry I of France, and Bill and I went out.") == ["Henry I of France", "Bill"]
+    assert textutil.entities("1. **Review** the plan\n- **Goal:** Deploy it") == []
+    prose = textutil.without_code("Here:\n```\nx = 1\nreturn True\n```\nI met Bill at Google.\n```\nand Maria")
+    assert "True" not in prose and "Bill at Google" in prose and "Maria" in prose, prose   # a stray fence takes its line
+    assert textutil.without_code("I don`t know; I use `Django` and `app.run()`") == "I don`t know; I use Django and  "
+
+
 def test_an_organization_is_not_filed_as_a_place(vault):
     vault.remember("Ana works at Unbabel as a translator.")
     vault.remember("Unbabel is a translation startup with an office in Lisbon.")

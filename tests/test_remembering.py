@@ -112,6 +112,16 @@ def test_a_count_said_now_to_be_another_is_current_though_both_say_what_they_use
     assert stating and "10 cards" in stating[0], stating
 
 
+def test_two_counts_of_two_things_a_word_apart_are_both_current(vault):
+    """"the launch day party" and "the demo day party": a noun the question names, qualified
+    otherwise, is another thing, even a frequent one like "day"."""
+    excerpts = _asked_after(
+        vault, "How many guests are coming to the launch day party?",
+        (3, "We invited 40 guests to the launch day party at the office."),
+        (10, "We now expect 60 guests to the demo day party at the office."))
+    assert not [t for t in excerpts if "40 guests" in t and "superseded" in t], excerpts
+
+
 def test_relative_times_are_resolved_against_the_events_own_day(vault):
     # a Wednesday: "last Friday" is the 28th of February, whatever day promotion runs on
     said = _live(vault, datetime(2025, 3, 5, 10, tzinfo=timezone.utc),
