@@ -326,13 +326,14 @@ def test_a_name_that_is_also_an_ordinary_word_keeps_its_note(vault):
 
 def test_names_are_read_from_prose_with_markdown_and_code_in_it():
     from braniac.infra import textutil
+    from braniac.infra.markdown_prose import without_code
 
     assert textutil.entities("My flight lands at gate 12. Rain is expected all day.") == []
     assert textutil.entities("We read about Henry I of France, and Bill and I went out.") == ["Henry I of France", "Bill"]
     assert textutil.entities("1. **Review** the plan\n- **Goal:** Deploy it") == []
-    prose = textutil.without_code("Here:\n```\nx = 1\nreturn True\n```\nI met Bill at Google.\n```\nand Maria")
+    prose = without_code("Here:\n```\nx = 1\nreturn True\n```\nI met Bill at Google.\n```\nand Maria")
     assert "True" not in prose and "Bill at Google" in prose and "Maria" in prose, prose   # a stray fence takes its line
-    assert textutil.without_code("I don`t know; I use `Django` and `app.run()`") == "I don`t know; I use Django and  "
+    assert without_code("I don`t know; I use `Django` and `app.run()`") == "I don`t know; I use Django and  "
 
 
 def test_an_organization_is_not_filed_as_a_place(vault):

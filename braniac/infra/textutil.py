@@ -9,6 +9,8 @@ from datetime import date, timedelta
 from functools import lru_cache
 from pathlib import Path
 
+from .markdown_prose import opens_sentence
+
 STOP_WORDS = frozenset("""
 a about above after again against all also am an and any are aren't as at be because been before
 being below between both but by can can't cannot could couldn't did didn't do does doesn't doing
@@ -86,44 +88,6 @@ jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursd
 mon tue tues wed thu thur thurs fri sat sun today tomorrow yesterday""".split())
 
 
-_MARKUP_BEFORE = re.compile(r"(?:[*_#>|`+-]+|\d+[.)])[ \t]*$")   # "- ", "**", "1. ", "> ", "## "
-
-
-def _opens_sentence(text: str, start: int) -> bool:
-    """Whether `text[start]` begins a sentence: at the very start, after a line break, after
-    .!?:; and a space, or after an opening quote or parenthesis; Markdown in between ("- ",
-    "1. **", "**Goal:** ") still opens one. It looks back only over the spaces and a few marks
-    before `start`, so going through all of a long text stays linear."""
-    gap = start
-    while gap > 0 and text[gap - 1].isspace():
-        gap -= 1
-    spaces = text[gap:start]
-    marked = False
-    for _ in range(3):   # a list mark, then bold: "1. **Users**"
-        if gap == 0 or "\n" in spaces:
-            break
-        mark = _MARKUP_BEFORE.search(text, max(0, gap - 8), gap)
-        if not mark or (mark.group(0)[0] in "-+" and mark.start() and not text[mark.start() - 1].isspace()):
-            break   # no Markdown, or a hyphen inside a word
-        if mark.group(0)[0].isdigit() and not _at_line_start(text, mark.start()):
-            break   # "at gate 12. Rain…": a number that ends a sentence, not a list's "12. "
-        gap, marked = mark.start(), True
-        while gap > 0 and text[gap - 1] in " \t\n":
-            gap -= 1
-        spaces = text[gap:start]
-    if gap == 0:
-        return start == 0 or "\n" in spaces or marked
-    return "\n" in spaces or (text[gap - 1] in ".!?:;" and bool(spaces)) or text[gap - 1] in "\"“("
-
-
-def _at_line_start(text: str, i: int) -> bool:
-    """Do only spaces or tabs (a few) stand between text[i] and the start of its line?"""
-    j = i
-    while j > 0 and i - j < 8 and text[j - 1] in " \t":
-        j -= 1
-    return j == 0 or text[j - 1] == "\n"
-
-
 _STANDS_ALONE = re.compile(r"\s*[,!?.]")
 _I_WITH_A_VERB = frozenset({"i'm", "i've", "i'd", "i'll"})
 
@@ -159,7 +123,7 @@ def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[
     for match in _ENTITY.finditer(text):
         name = match.group(1).strip(" '’-")
         parts = name.split()
-        at_start = _opens_sentence(text, match.start())
+        at_start = opens_sentence(text, match.start())
         while parts and (parts[0].lower() in _SENTENCE_START_COMMON or is_calendar(parts[0])
                          or at_start and len(parts) > 1 and parts[0] not in known and is_common_word(parts[0])):
             parts = parts[1:]  # "Met Tomas at…": the verb that opens the sentence is not part of the name
@@ -195,35 +159,6 @@ def _pair(name: str) -> list[str]:
     if any(" " not in side and is_common_word(side) for side in sides):
         return [name]
     return sides
-
-
-_FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})")
-_INLINE_CODE = re.compile(r"(?<![\w`])`([^`\n]{1,80})`(?![\w`])")
-_PLAIN_WORD = re.compile(r"[A-Za-z][a-z]+")
-
-
-def without_code(text: str) -> str:
-    """The prose of a message: fenced code blocks and `inline code` taken out. Names in code
-    ("Flask(__name__)", "return True") say nothing of what a person talks about. A fence closes
-    on a bare line of the same marks, at least as many; one that never closes is only its own
-    line taken out (a stray fence does not swallow the rest). An inline span that is one plain
-    word (`Django`, `pytest`) stays, as the word; backticks inside words ("don`t") are no code."""
-    if "`" not in text and "~~~" not in text:
-        return text
-    lines = text.split("\n")
-    out: list[str] = []
-    i = 0
-    while i < len(lines):
-        opened = _FENCE_OPEN.match(lines[i])
-        if not opened:
-            out.append(lines[i])
-            i += 1
-            continue
-        mark = opened.group(1)
-        close = re.compile(rf"^[ \t]*{re.escape(mark[0])}{{{len(mark)},}}[ \t]*$")
-        end = next((j for j in range(i + 1, len(lines)) if close.match(lines[j])), None)
-        i = i + 1 if end is None else end + 1
-    return _INLINE_CODE.sub(lambda m: m.group(1) if _PLAIN_WORD.fullmatch(m.group(1)) else " ", "\n".join(out))
 
 
 def lowercase_uses(texts: list[str]) -> Counter:
@@ -273,7 +208,7 @@ def values(text: str) -> frozenset[str]:
             word = re.sub(r"['’]s$", "", token).lower()
             if word in _SENTENCE_START_COMMON or word in STOP_WORDS:
                 continue
-            if _opens_sentence(text, start) and is_common_word(word):
+            if opens_sentence(text, start) and is_common_word(word):
                 continue  # "Deploys happen…": capitalized only because it opens the sentence
             found.add(word)
     return frozenset(found)

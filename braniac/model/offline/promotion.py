@@ -13,6 +13,7 @@ import re
 from collections import Counter, defaultdict
 
 from ...infra import textutil
+from ...infra.markdown_prose import without_code
 from ..types import Candidate, Claim, EventRecord, NoteDraft
 
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}):\s+(.+)$", re.S)
@@ -153,7 +154,7 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
     noun_uses: Counter = Counter()               # word or phrase -> times it was used as a noun phrase
     said_terms: dict[str, set[str]] = {}         # event id -> the stems of what it states
     said_by = {e.id: split_speaker(e.user) for e in events}
-    prose = {i: textutil.without_code(said) for i, (_, said) in said_by.items()}
+    prose = {i: without_code(said) for i, (_, said) in said_by.items()}
     titles = [t for t in known_titles if t[:1].isupper()]
     known = textutil.names_in(list(prose.values())) | set(titles) | {w for t in titles for w in t.split()}
     lowercase = textutil.lowercase_uses(list(prose.values()))

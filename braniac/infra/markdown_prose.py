@@ -1,0 +1,72 @@
+"""The prose inside a person's Markdown: where a sentence starts when list marks and bold labels
+come first, and the message without its code. Names and topics are read from prose; a word
+that opens a sentence, a list item or a heading is capitalized for that reason alone."""
+from __future__ import annotations
+
+import re
+
+_MARKUP_BEFORE = re.compile(r"(?:[*_#>|`+-]+|\d+[.)])[ \t]*$")   # "- ", "**", "1. ", "> ", "## "
+
+
+def opens_sentence(text: str, start: int) -> bool:
+    """Whether `text[start]` begins a sentence: at the very start, after a line break, after
+    .!?:; and a space, or after an opening quote or parenthesis; Markdown in between ("- ",
+    "1. **", "**Goal:** ") still opens one. It looks back only over the spaces and a few marks
+    before `start`, so going through all of a long text stays linear."""
+    gap = start
+    while gap > 0 and text[gap - 1].isspace():
+        gap -= 1
+    spaces = text[gap:start]
+    marked = False
+    for _ in range(3):   # a list mark, then bold: "1. **Users**"
+        if gap == 0 or "\n" in spaces:
+            break
+        mark = _MARKUP_BEFORE.search(text, max(0, gap - 8), gap)
+        if not mark or (mark.group(0)[0] in "-+" and mark.start() and not text[mark.start() - 1].isspace()):
+            break   # no Markdown, or a hyphen inside a word
+        if mark.group(0)[0].isdigit() and not _at_line_start(text, mark.start()):
+            break   # "at gate 12. Rain…": a number that ends a sentence, not a list's "12. "
+        gap, marked = mark.start(), True
+        while gap > 0 and text[gap - 1] in " \t\n":
+            gap -= 1
+        spaces = text[gap:start]
+    if gap == 0:
+        return start == 0 or "\n" in spaces or marked
+    return "\n" in spaces or (text[gap - 1] in ".!?:;" and bool(spaces)) or text[gap - 1] in "\"“("
+
+
+def _at_line_start(text: str, i: int) -> bool:
+    """Do only spaces or tabs (a few) stand between text[i] and the start of its line?"""
+    j = i
+    while j > 0 and i - j < 8 and text[j - 1] in " \t":
+        j -= 1
+    return j == 0 or text[j - 1] == "\n"
+
+
+_FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})")
+_INLINE_CODE = re.compile(r"(?<![\w`])`([^`\n]{1,80})`(?![\w`])")
+_PLAIN_WORD = re.compile(r"[A-Za-z][a-z]+")
+
+
+def without_code(text: str) -> str:
+    """The prose of a message: fenced code blocks and `inline code` taken out. Names in code
+    ("Flask(__name__)", "return True") say nothing of what a person talks about. A fence closes
+    on a bare line of the same marks, at least as many; one that never closes is only its own
+    line taken out (a stray fence does not swallow the rest). An inline span that is one plain
+    word (`Django`, `pytest`) stays, as the word; backticks inside words ("don`t") are no code."""
+    if "`" not in text and "~~~" not in text:
+        return text
+    lines = text.split("\n")
+    out: list[str] = []
+    i = 0
+    while i < len(lines):
+        opened = _FENCE_OPEN.match(lines[i])
+        if not opened:
+            out.append(lines[i])
+            i += 1
+            continue
+        mark = opened.group(1)
+        close = re.compile(rf"^[ \t]*{re.escape(mark[0])}{{{len(mark)},}}[ \t]*$")
+        end = next((j for j in range(i + 1, len(lines)) if close.match(lines[j])), None)
+        i = i + 1 if end is None else end + 1
+    return _INLINE_CODE.sub(lambda m: m.group(1) if _PLAIN_WORD.fullmatch(m.group(1)) else " ", "\n".join(out))
