@@ -99,6 +99,9 @@ _VERSION_AFTER = re.compile(r"^\s+(?:v?\d+(?:\.\d+)*\b|(?:one|two|three|four|fiv
                             r"twelve)\b)", re.I)
 
 
+_JOINED = re.compile(r"\s+(?:and|&)\s+")
+
+
 def _ordinary(name: str, lowercase: Counter, known: set[str]) -> bool:
     """Is a capitalized name only ordinary words that these events write in lowercase and never
     capitalize inside a sentence? Then it opened a heading or a list item ("Add Income",
@@ -177,6 +180,14 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
             noun_uses.update(nouns)
         if speaker and any(_FIRST_PERSON.search(s) for s in claims):
             mentions[speaker].add(event.id)
+    # "Python and Flask" where the events also name Python and Flask alone: two things, each noted
+    for name in [n for n in mentions if _JOINED.search(n)]:
+        sides = _JOINED.split(name, maxsplit=1)
+        if all(side in mentions for side in sides):
+            for side in sides:
+                mentions[side] |= mentions[name]
+                texts[side] += texts[name]
+            del mentions[name]
     candidates = []
     entity_words = {w.lower() for name in mentions for w in name.split()}
     for name, ids in sorted(mentions.items()):
