@@ -150,8 +150,8 @@ def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[
 def _pair(name: str) -> list[str]:
     """"Netflix and Hulu", "Amy & Carla", "Harry Potter and Game of Thrones": two names, unless a
     side is one ordinary word, which may be half of one name ("Pride and Prejudice", "Marks and
-    Spencer"; so "Python and Flask" stays one too), or both sides are the same ("Johnson and
-    Johnson")."""
+    Spencer"; so "Python and Flask" stays one here, and promotion splits it when its events name
+    both alone), or both sides are the same ("Johnson and Johnson")."""
     match = re.fullmatch(r"(.+?)\s+(?:and|&)\s+(.+)", name)
     if not match or match.group(1) == match.group(2):
         return [name]

@@ -30,9 +30,10 @@ _CLOCK = re.compile(r"^\d{2}:\d{2}\s+[—–-]\s+")        # a digest line opens
 _CHANGE_VERBS = re.compile(r"\b(?:moved|changed|switched|updated|adjusted|increased|decreased|improved|raised|"
                            r"lowered|reduced|grew|grown|dropped|extended|postponed|rescheduled)\b")
 _CHANGE_HINTS = re.compile(r"\b(?:now|no longer|instead|became)\b")
-# shares of the question's own words two statements must hold (_changed_for_the_question)
+# verbs frequent in questions: never the thing another word qualifies (_qualified_otherwise)
 _VERBS = frozenset(textutil.stem(w) for w in """use uses used using make makes made making get gets getting take
-takes taking try tries tried trying include includes included including""".split())   # frequent in questions
+takes taking try tries tried trying include includes included including""".split())
+# shares of the question's own words two statements must hold (_changed_for_the_question)
 ASKED_SHARE = 0.6         # the older one; and the newer one when only a hint says it changed
 NEWER_SHARE = 0.4         # the newer one when a verb of change says so
 NEW_THING_SHARE = 0.25    # the newer one naming "the new April 25 deadline"; each, restating a count

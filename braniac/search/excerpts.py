@@ -8,8 +8,8 @@ about) and, of a long answer, the window of lines richest in the question's term
 person's words lack, its code fences closed, with "…" where lines were left out; an answer
 whose best window adds less than two of the question's own words (a word a query added counts
 half) is only "…": one word in common is no sign that the window answers anything, unless the
-question has no other word the person's words lack. The note itself is untouched: its path is in the excerpt, for
-whoever needs the whole answer. (BEAM dev, answers cut to 60 words: +6.5 / +8.1 / +9.4 at
+question has no other word the person's words lack. The note itself is untouched: its path is
+in the excerpt, for whoever needs the whole answer. (BEAM dev, answers cut to 60 words: +6.5 / +8.1 / +9.4 at
 300 / 750 / 1500 words; to 30 words and only for what the person's words lack: +4.1 / +3.3 /
 +2.5 more; LoCoMo has no long answers and is unchanged; two words, not one: +1.0 / +1.0 / +1.0.)
 """
