@@ -46,13 +46,15 @@ def _at_line_start(text: str, i: int) -> bool:
 _FENCE_OPEN = re.compile(r"^[ \t]*(`{3,}|~{3,})")
 _INLINE_CODE = re.compile(r"(?<![\w`])`([^`\n]{1,80})`(?![\w`])")
 _PLAIN_WORD = re.compile(r"[A-Za-z][a-z]+")
+# a sentence: a capital, then words without code's marks, then . ? or ! ("Can you review it?")
+_PROSE_LINE = re.compile(r"^[ \t]*[A-Z][^{}()\[\];=<>`#]*\s[^{}()\[\];=<>`#]*[.?!]\s*$")
 
 
 def without_code(text: str) -> str:
     """The prose of a message: fenced code blocks and `inline code` taken out. Names in code
     ("Flask(__name__)", "return True") say nothing of what a person talks about. A fence closes
-    on a bare line of the same marks, at least as many; one that never closes is only its own
-    line taken out (a stray fence does not swallow the rest). An inline span that is one plain
+    on a bare line of the same marks, at least as many; one that never closes (a message cut
+    short) runs on until a line of prose, so a stray fence does not swallow the rest. An inline span that is one plain
     word (`Django`, `pytest`) stays, as the word; backticks inside words ("don`t") are no code."""
     if "`" not in text and "~~~" not in text:
         return text
@@ -68,5 +70,7 @@ def without_code(text: str) -> str:
         mark = opened.group(1)
         close = re.compile(rf"^[ \t]*{re.escape(mark[0])}{{{len(mark)},}}[ \t]*$")
         end = next((j for j in range(i + 1, len(lines)) if close.match(lines[j])), None)
-        i = i + 1 if end is None else end + 1
+        if end is None:   # never closed: the code runs on until a line of prose
+            end = next((j - 1 for j in range(i + 1, len(lines)) if _PROSE_LINE.match(lines[j])), len(lines))
+        i = end + 1
     return _INLINE_CODE.sub(lambda m: m.group(1) if _PLAIN_WORD.fullmatch(m.group(1)) else " ", "\n".join(out))
