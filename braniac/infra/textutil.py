@@ -147,15 +147,22 @@ def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[
     return list(found)
 
 
+_AND = re.compile(r"\s+(?:and|&)\s+")
+
+
+def joined(name: str) -> list[str]:
+    """The two sides of a name joined by "and" or "&" ("Netflix and Hulu"), or the name alone."""
+    return _AND.split(name, maxsplit=1)
+
+
 def _pair(name: str) -> list[str]:
     """"Netflix and Hulu", "Amy & Carla", "Harry Potter and Game of Thrones": two names, unless a
     side is one ordinary word, which may be half of one name ("Pride and Prejudice", "Marks and
     Spencer"; so "Python and Flask" stays one here, and promotion splits it when its events name
     both alone), or both sides are the same ("Johnson and Johnson")."""
-    match = re.fullmatch(r"(.+?)\s+(?:and|&)\s+(.+)", name)
-    if not match or match.group(1) == match.group(2):
+    sides = joined(name)
+    if len(sides) == 1 or sides[0] == sides[1]:
         return [name]
-    sides = [match.group(1), match.group(2)]
     if any(" " not in side and is_common_word(side) for side in sides):
         return [name]
     return sides

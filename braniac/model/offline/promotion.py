@@ -99,9 +99,6 @@ _VERSION_AFTER = re.compile(r"^\s+(?:v?\d+(?:\.\d+)*\b|(?:one|two|three|four|fiv
                             r"twelve)\b)", re.I)
 
 
-_JOINED = re.compile(r"\s+(?:and|&)\s+")
-
-
 def _ordinary(name: str, lowercase: Counter, known: set[str]) -> bool:
     """Is a capitalized name only ordinary words that these events write in lowercase and never
     capitalize inside a sentence? Then it opened a heading or a list item ("Add Income",
@@ -181,9 +178,8 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
         if speaker and any(_FIRST_PERSON.search(s) for s in claims):
             mentions[speaker].add(event.id)
     # "Python and Flask" where the events also name Python and Flask alone: two things, each noted
-    for name in [n for n in mentions if _JOINED.search(n)]:
-        sides = _JOINED.split(name, maxsplit=1)
-        if all(side in mentions for side in sides):
+    for name, sides in [(n, textutil.joined(n)) for n in mentions]:
+        if len(sides) == 2 and all(side in mentions for side in sides):
             for side in sides:
                 mentions[side] |= mentions[name]
                 texts[side] += texts[name]
