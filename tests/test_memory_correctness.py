@@ -372,3 +372,11 @@ def test_offline_answer_puts_the_current_claim_before_a_superseded_one():
                                  Excerpt("u1", "memory/long_term/concrete/grafana.md", "", current)])
     answer = "".join(OfflineModel().answer(wm))
     assert "9090" in answer and "8080" not in answer, answer
+
+
+def test_events_within_one_second_keep_their_time_order():
+    ids = ["2025-06-02T10:00:01Z", "2025-06-02T10:00:00.010Z", "2025-06-02T10:00:00Z",
+           "2025-06-02T10:00:00.002Z", "2025-06-02T09:59:59.999Z"]
+    assert sorted(ids, key=layout.event_order) == [
+        "2025-06-02T09:59:59.999Z", "2025-06-02T10:00:00Z", "2025-06-02T10:00:00.002Z",
+        "2025-06-02T10:00:00.010Z", "2025-06-02T10:00:01Z"]

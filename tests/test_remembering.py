@@ -207,6 +207,31 @@ def test_a_question_about_a_person_brings_their_own_words_first(vault):
     assert stating and "Melanie: We went camping" in stating[0], stating
 
 
+def test_the_answer_to_a_follow_up_question_comes_back_with_what_it_follows_up(vault):
+    """The answer shares no word with the question; the turn two before it does."""
+    _live(vault, datetime(2025, 6, 2, 10, tzinfo=timezone.utc),
+          "Maria: Last weekend I had a picnic with some friends from church. We sat under the trees "
+          "and ate too much food.",
+          "John: Looks fun! What did you all get up to?",
+          "Maria: Charades and a scavenger hunt, we laughed the whole afternoon.",
+          "John: Sounds like a blast, good for you.")
+    for day, text in enumerate((
+            "Maria: My church friends asked me to help with the food drive this month.",
+            "Maria: The friends from church meet on Sundays after the service.",
+            "Maria: I bought a picnic blanket for the summer, a red one.",
+            "Maria: Two friends from church joined the volunteer group.",
+            "Maria: The church choir sang at the shelter, my friends loved it.",
+            "Maria: We planned a picnic by the river, but it rained.",
+            "Maria: My friends say the church garden looks great in June.",
+            "Maria: Church friends brought soup to the shelter on Friday.",
+            "Maria: A picnic in the park is my favourite way to spend a Saturday."), start=3):
+        _live(vault, datetime(2025, 6, day, 10, tzinfo=timezone.utc), text)
+    with clock.frozen(datetime(2025, 6, 20, 9, tzinfo=timezone.utc)):
+        excerpts = [e.text for e in vault.ask("What did Maria do at the picnic with her church friends?").excerpts]
+    # before the nine notes that match the question better word for word
+    assert any("Charades and a scavenger hunt" in t for t in excerpts[:3]), excerpts
+
+
 def _long_answer(topic_line: str) -> str:
     """An assistant's answer of ~300 words: a plan whose one line (deep inside a code block) is
     about `topic_line`."""

@@ -12,7 +12,10 @@
 4. Spreading activation along the conversation: an answer often makes sense only with the
    question before it ("Since I was 17." after "How long have you been painting?"). The events
    archived just before and after the strongest hits are pulled in, and an event is lifted by
-   a matching question right before it and, less, by a matching event right after it.
+   a matching question right before it and, less, by a matching event right after it. A
+   follow-up question ("What games did you play?" after "I had a picnic with friends from
+   church, we played games") carries the match of what it follows up on to its answer, two
+   turns after one of the three best hits.
 5. A prompt that names a time ("in May 2023", "on 13 October", "last week") lifts the passages
    whose events happened then.
 6. What the person asked for once and for all ("Always use APA style when I ask about
@@ -35,11 +38,11 @@ from typing import TYPE_CHECKING
 
 from ..infra import clock, textutil
 from ..model.types import Excerpt
-from ..vault.layout import TIERS, event_day_rel, event_id_of_file, event_rel
+from ..vault.layout import TIERS, event_day_rel, event_id_of_file, event_order, event_rel
 from .currency import rank_current
 from .excerpts import trim_answer
 from .focus import lift_speakers
-from .passages import Passage, content_terms, note_passages
+from .passages import MAX_PASSAGE_CHARS, Passage, content_terms, note_passages
 from .ranking import B, K1
 from .standing import lift_standing
 
@@ -58,6 +61,7 @@ FEEDBACK_TERMS = 10
 SPREAD_EVENTS = 30        # the strongest events whose neighbours are pulled in
 AFTER_QUESTION = 0.5      # lift of an event by the match of the question right before it
 BEFORE_EVENT = 0.3        # lift of an event by the match of the event right after it
+THREAD_LEADERS = 3        # the best events whose follow-up question's answer is lifted too
 DATE_LIFT = 1.0           # an event on a date the prompt names scores (1 + DATE_LIFT) times
 SHORT_SPAN_DAYS = 3       # a period this short ("yesterday") brings all its events into the running
 DAY_FLOOR = 1e-3          # the score of such an event that matches no word of the prompt
@@ -183,7 +187,7 @@ def _day(folder: str) -> dict[str, tuple[str | None, str | None]]:
     cached = _days.get(folder)
     if cached is None or cached[0] != stamp:
         try:
-            ids = sorted(filter(None, (event_id_of_file(n) for n in os.listdir(folder))))
+            ids = sorted(filter(None, (event_id_of_file(n) for n in os.listdir(folder))), key=event_order)
         except OSError:
             ids = []
         around = {e: (ids[i - 1] if i else None, ids[i + 1] if i + 1 < len(ids) else None) for i, e in enumerate(ids)}
@@ -211,19 +215,26 @@ def _spread(vault: "VaultStore", passages: list[Passage], weights: dict[str, flo
         if p.event:
             best[p.event] = max(best.get(p.event, 0.0), p.score)
     have = set(best)
-    for event in sorted((e for e in best if best[e] > 0), key=lambda e: -best[e])[:SPREAD_EVENTS]:
-        for near in neighbours(vault, event):
+    for i, event in enumerate(sorted((e for e in best if best[e] > 0), key=lambda e: -best[e])[:SPREAD_EVENTS]):
+        before, after = neighbours(vault, event)
+        follow_up = after if i < THREAD_LEADERS and after and _is_open_question(vault, after) else None
+        answer = neighbours(vault, follow_up)[1] if follow_up else None
+        for near in (before, after, answer):
             if near and near not in have:
                 have.add(near)
                 passages += note_passages(vault, event_rel(near), notes_found)
     _score(passages, weights, notes_found)
     match: dict[str, float] = {}
     asks: set[str] = set()
+    open_asks: set[str] = set()   # questions with no answer in the same exchange
     for p in passages:
         if p.event:
             match[p.event] = max(match.get(p.event, 0.0), p.match)
             if "?" in p.text:
                 asks.add(p.event)
+                if _asks_only(p):
+                    open_asks.add(p.event)
+    leaders = set(sorted(match, key=lambda e: -match[e])[:THREAD_LEADERS])
     folders: dict[str, dict[str, tuple[str | None, str | None]]] = {}  # one listing per day folder per turn
     for p in passages:
         if p.event:
@@ -231,10 +242,24 @@ def _spread(vault: "VaultStore", passages: list[Passage], weights: dict[str, flo
             if day not in folders:
                 folders[day] = _day(_event_folder(vault, p.event))
             before, after = folders[day].get(p.event, (None, None))
-            lift = (AFTER_QUESTION * match.get(before, 0.0) if before in asks else 0.0) + \
-                BEFORE_EVENT * match.get(after, 0.0)
-            p.score += lift
+            asked = match.get(before, 0.0) if before in asks else 0.0
+            if before in open_asks:
+                followed = folders[day].get(before, (None, None))[0]
+                if followed in leaders:
+                    asked += match[followed]
+            p.score += AFTER_QUESTION * asked + BEFORE_EVENT * match.get(after, 0.0)
     return passages
+
+
+def _is_open_question(vault: "VaultStore", event_id: str) -> bool:
+    return any(_asks_only(p) for p in note_passages(vault, event_rel(event_id), 0))
+
+
+def _asks_only(p: Passage) -> bool:
+    """An archived turn that asks and holds no answer of its own (not an exchange with the
+    assistant's reply, nor an event cut short, whose reply may be past the cut)."""
+    return p.text.startswith("### ") and "?" in p.text and "\n**AI:**" not in p.text and \
+        len(p.text) < MAX_PASSAGE_CHARS
 
 
 def _score(passages: list[Passage], weights: dict[str, float], notes_found: int) -> None:

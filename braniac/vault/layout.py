@@ -78,6 +78,12 @@ def event_day_rel(day: str) -> str:
     return f"{LONG_TERM}/events/{day[:4]}/{day[5:7]}/{day[8:10]}"
 
 
+def event_order(event_id: str) -> tuple[str, str]:
+    """A sort key that puts event ids in time order: as plain text "10:00:00.001Z" would sort
+    before "10:00:00Z" (a '.' before the 'Z'), so the fraction of a second is compared apart."""
+    return event_id[:19], event_id[19:-1]
+
+
 def event_id_of_file(name: str) -> str | None:
     """The event id an archived event's file name stands for (the inverse of `event_rel`)."""
     match = EVENT_FILE.match(name)
