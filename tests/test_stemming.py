@@ -11,6 +11,16 @@ from braniac.infra.textutil import stem
     ("loving", "love"), ("loves", "love"), ("studies", "study"),
     # a doubled consonant of the word itself stays: fall, miss, buzz, add
     ("falling", "fall"), ("missed", "miss"), ("buzzing", "buzz"), ("added", "add"), ("staffed", "staff"),
+    # a plural in -ies meets its word, when that word ends in -ly too
+    ("families", "family"), ("replied", "reply"), ("flies", "fly"),
+    # irregular forms: "What did the team win?" meets "We won a trophy"
+    ("won", "win"), ("bought", "buy"), ("taught", "teaching"), ("written", "writes"), ("children", "child"),
+    ("ran", "running"), ("felt", "feeling"), ("wives", "wife"),
 ])
 def test_an_inflected_word_meets_its_base(word, base):
     assert stem(word) == stem(base)
+
+
+@pytest.mark.parametrize("word, other", [("rose", "rise"), ("left", "leave"), ("found", "find"), ("lives", "life")])
+def test_a_form_that_is_as_often_another_word_keeps_its_own(word, other):
+    assert stem(word) != stem(other)

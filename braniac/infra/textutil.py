@@ -99,12 +99,23 @@ def is_calendar(word: str) -> bool:
 
 
 _LEXICON = Path(__file__).with_name("lexicon") / "english-words.txt.gz"
+_IRREGULAR = Path(__file__).with_name("lexicon") / "irregular-forms.txt"
 
 
 @lru_cache(maxsize=1)
 def _english_words() -> frozenset[str]:
     with gzip.open(_LEXICON, "rt", encoding="utf-8") as handle:
         return frozenset(line for line in handle.read().split("\n") if line and not line.startswith("#"))
+
+
+@lru_cache(maxsize=1)
+def _irregular_forms() -> dict[str, str]:
+    """form -> the word it is a form of ('won' -> 'win')."""
+    forms: dict[str, str] = {}
+    for line in _IRREGULAR.read_text(encoding="utf-8").splitlines():
+        base, *rest = line.split("#", 1)[0].split() or [""]
+        forms.update((form, base) for form in rest)
+    return forms
 
 
 def is_common_word(word: str) -> bool:
@@ -233,19 +244,20 @@ def dates(text: str) -> list[str]:
 
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
-    """A light stemmer, enough to match 'loves', 'loved' and 'loving' with 'love', and
-    'formatting' with 'format', when scoring overlap: strip one inflection (and the consonant
-    it doubled), then a trailing 'e'."""
-    base = word
+    """A light stemmer, enough to match 'loves', 'loved' and 'loving' with 'love',
+    'formatting' with 'format', 'families' with 'family' and 'won' with 'win', when scoring
+    overlap: an irregular form becomes its word (lexicon/irregular-forms.txt), then one
+    inflection goes (and the consonant it doubled), then a trailing 'e'."""
+    word = _irregular_forms().get(word, word)
     if len(word) > 4 and word.endswith(("ies", "ied")):
-        base = word[:-3] + "y"
-    else:
-        for suffix in ("ingly", "edly", "ing", "ed", "ly", "s"):
-            if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
-                base = word[: -len(suffix)]
-                if suffix != "s" and len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "aeiouyflsz":
-                    base = base[:-1]   # formatting, planned: the consonant doubled for the suffix
-                break
+        word = word[:-3] + "y"   # and on: 'families' is 'family', as 'family' is
+    base = word
+    for suffix in ("ingly", "edly", "ing", "ed", "ly", "s"):
+        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
+            base = word[: -len(suffix)]
+            if suffix != "s" and len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "aeiouyflsz":
+                base = base[:-1]   # formatting, planned: the consonant doubled for the suffix
+            break
     if len(base) > 3 and base.endswith("e"):
         base = base[:-1]
     return base
