@@ -232,6 +232,22 @@ def test_the_answer_to_a_follow_up_question_comes_back_with_what_it_follows_up(v
     assert any("Charades and a scavenger hunt" in t for t in excerpts[:3]), excerpts
 
 
+def test_a_note_hours_after_a_question_the_person_wrote_down_is_no_answer_to_it(vault):
+    """A `braniac remember` log is no conversation: the next note of the day, hours later and
+    about something else, is not lifted as the answer to the question before it."""
+    day = datetime(2025, 6, 2, 9, tzinfo=timezone.utc)
+    _live(vault, day, "Comparing the Notion Plus and Business plans for the design team, Plus is 10 dollars a seat.")
+    _live(vault, day + timedelta(hours=1), "Should I ask finance before switching?")
+    _live(vault, day + timedelta(hours=6), "The dentist moved my appointment to Thursday at 3pm.")
+    for n, text in enumerate(("The design team wants Notion templates for the sprint reviews.",
+                              "Notion Business adds SAML single sign-on, which IT asked for.",
+                              "The Plus plan limits guests to 100 per workspace."), start=4):
+        _live(vault, datetime(2025, 6, n, 10, tzinfo=timezone.utc), text)
+    with clock.frozen(datetime(2025, 6, 28, 9, tzinfo=timezone.utc)):
+        excerpts = [e.text for e in vault.ask("Which Notion plans was I comparing for the design team?").excerpts]
+    assert not any("dentist" in t for t in excerpts[:4]), excerpts
+
+
 def _long_answer(topic_line: str) -> str:
     """An assistant's answer of ~300 words: a plan whose one line (deep inside a code block) is
     about `topic_line`."""

@@ -242,6 +242,9 @@ def dates(text: str) -> list[str]:
     return list(dict.fromkeys(m.group(1) for m in _DATE.finditer(text)))
 
 
+_LY_OF_THE_WORD = ("ily", "lly", "ply")
+
+
 @lru_cache(maxsize=65536)
 def stem(word: str) -> str:
     """A light stemmer, enough to match 'loves', 'loved' and 'loving' with 'love',
@@ -250,9 +253,11 @@ def stem(word: str) -> str:
     inflection goes (and the consonant it doubled), then a trailing 'e'."""
     word = _irregular_forms().get(word, word)
     if len(word) > 4 and word.endswith(("ies", "ied")):
-        word = word[:-3] + "y"   # and on: 'families' is 'family', as 'family' is
+        word = word[:-3] + "y"
     base = word
     for suffix in ("ingly", "edly", "ing", "ed", "ly", "s"):
+        if suffix == "ly" and word.endswith(_LY_OF_THE_WORD) and not word.endswith("ally"):
+            continue   # family, bully, reply: their -ly is no adverb's (families, bullied, replying)
         if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
             base = word[: -len(suffix)]
             if suffix != "s" and len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "aeiouyflsz":

@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
-from datetime import date, timedelta
+from datetime import date, datetime, timedelta
 from typing import TYPE_CHECKING
 
 from ..infra import clock, textutil
@@ -62,6 +62,7 @@ SPREAD_EVENTS = 30        # the strongest events whose neighbours are pulled in
 AFTER_QUESTION = 0.5      # lift of an event by the match of the question right before it
 BEFORE_EVENT = 0.3        # lift of an event by the match of the event right after it
 THREAD_LEADERS = 3        # the best events whose follow-up question's answer is lifted too
+THREAD_GAP = timedelta(minutes=10)   # the most a follow-up and its answer lag in one conversation
 DATE_LIFT = 1.0           # an event on a date the prompt names scores (1 + DATE_LIFT) times
 SHORT_SPAN_DAYS = 3       # a period this short ("yesterday") brings all its events into the running
 DAY_FLOOR = 1e-3          # the score of such an event that matches no word of the prompt
@@ -217,8 +218,10 @@ def _spread(vault: "VaultStore", passages: list[Passage], weights: dict[str, flo
     have = set(best)
     for i, event in enumerate(sorted((e for e in best if best[e] > 0), key=lambda e: -best[e])[:SPREAD_EVENTS]):
         before, after = neighbours(vault, event)
-        follow_up = after if i < THREAD_LEADERS and after and _is_open_question(vault, after) else None
+        follow_up = after if i < THREAD_LEADERS and _soon_after(event, after) and _is_open_question(vault, after) \
+            else None
         answer = neighbours(vault, follow_up)[1] if follow_up else None
+        answer = answer if _soon_after(follow_up, answer) else None
         for near in (before, after, answer):
             if near and near not in have:
                 have.add(near)
@@ -243,12 +246,24 @@ def _spread(vault: "VaultStore", passages: list[Passage], weights: dict[str, flo
                 folders[day] = _day(_event_folder(vault, p.event))
             before, after = folders[day].get(p.event, (None, None))
             asked = match.get(before, 0.0) if before in asks else 0.0
-            if before in open_asks:
+            if before in open_asks and _soon_after(before, p.event):
                 followed = folders[day].get(before, (None, None))[0]
-                if followed in leaders:
+                if followed in leaders and _soon_after(followed, before):
                     asked += match[followed]
             p.score += AFTER_QUESTION * asked + BEFORE_EVENT * match.get(after, 0.0)
     return passages
+
+
+def _soon_after(first: str | None, then: str | None) -> bool:
+    """Do two events follow each other as turns of one conversation do (a note the person
+    wrote to themselves hours later is no answer to their question)?"""
+    if not first or not then:
+        return False
+    try:
+        lag = datetime.fromisoformat(then) - datetime.fromisoformat(first)
+    except ValueError:
+        return False
+    return timedelta(0) <= lag <= THREAD_GAP
 
 
 def _is_open_question(vault: "VaultStore", event_id: str) -> bool:
