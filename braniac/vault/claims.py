@@ -282,14 +282,20 @@ class _Read:
     def unmentioned_in(self, other: "_Read") -> set[str]:
         return {v for v in self.values if v not in other.mentions and not (" " in v and v in other.lowered)}
 
-    def context(self, differing: set[str]) -> set[str]:
+    def context(self, differing: set[str]) -> frozenset[str]:
         """The stemmed content words without the values this claim alone states."""
         if not differing:
-            return set(self.stems)
-        lowered = self.lowered
-        for value in differing:
-            lowered = re.sub(rf"(?<!\w){re.escape(value)}(?!\w)", " ", lowered)
-        return {textutil.stem(w) for w in textutil.content_words(lowered)}
+            return self.stems
+        return _context(self.lowered, frozenset(differing))
+
+
+@lru_cache(maxsize=16384)
+def _context(lowered: str, differing: frozenset[str]) -> frozenset[str]:
+    """(A claim is compared with every line of its note, and mostly differs from them all by
+    the same values: its context is worked out once.)"""
+    for value in differing:
+        lowered = re.sub(rf"(?<!\w){re.escape(value)}(?!\w)", " ", lowered)
+    return frozenset(textutil.stem(w) for w in textutil.content_words(lowered))
 
 
 @lru_cache(maxsize=16384)
