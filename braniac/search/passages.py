@@ -23,6 +23,7 @@ if TYPE_CHECKING:
 
 MAX_PASSAGE_CHARS = 1500
 ANSWER_WEIGHT = 0.2      # an assistant's answer word counts this much in an exchange's terms
+_ANSWER = "\n**AI:**"     # where an archived exchange's reply starts
 _HEADING = re.compile(r"^#{1,6}\s")
 _LINK_ONLY = re.compile(rf"^[-*+]\s+{ANY_LINK}\s*(?:—.*)?$|^_\(none yet\)_$")
 
@@ -99,14 +100,19 @@ def _passages_of(path: str, need_meta: bool) -> tuple[str | None, str | None, _P
     return cached
 
 
+def is_exchange(text: str) -> bool:
+    """Is this an archived event that holds the assistant's reply after the person's words?"""
+    return text.startswith("### ") and _ANSWER in text
+
+
 def _counts(text: str) -> dict[str, float]:
     """A passage's terms and how often each occurs. In an archived exchange the person's words
     say what it is about; the assistant's answer (a plan, code, a list, hundreds of words)
     matches almost any question a little, so its words count ANSWER_WEIGHT each (BEAM dev:
     +5.1 / +2.8 / 0.0 at 300 / 750 / 1500 words)."""
-    if not text.startswith("### ") or "\n**AI:**" not in text:
+    if not is_exchange(text):
         return Counter(content_terms(text))
-    said, _, answer = text.partition("\n**AI:**")
+    said, _, answer = text.partition(_ANSWER)
     counts: dict[str, float] = Counter(content_terms(said))
     for t, c in Counter(content_terms(answer)).items():
         counts[t] = counts.get(t, 0) + ANSWER_WEIGHT * c

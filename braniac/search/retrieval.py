@@ -33,7 +33,7 @@ from __future__ import annotations
 import math
 import os
 from dataclasses import dataclass
-from datetime import date, datetime, timedelta
+from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
 from ..infra import clock, textutil
@@ -42,7 +42,7 @@ from ..vault.layout import TIERS, event_day_rel, event_id_of_file, event_order, 
 from .currency import rank_current
 from .excerpts import trim_answer
 from .focus import lift_speakers
-from .passages import MAX_PASSAGE_CHARS, Passage, content_terms, note_passages
+from .passages import MAX_PASSAGE_CHARS, Passage, content_terms, is_exchange, note_passages
 from .ranking import B, K1
 from .standing import lift_standing
 
@@ -260,7 +260,7 @@ def _soon_after(first: str | None, then: str | None) -> bool:
     if not first or not then:
         return False
     try:
-        lag = datetime.fromisoformat(then) - datetime.fromisoformat(first)
+        lag = clock.parse_iso(then) - clock.parse_iso(first)
     except ValueError:
         return False
     return timedelta(0) <= lag <= THREAD_GAP
@@ -273,8 +273,7 @@ def _is_open_question(vault: "VaultStore", event_id: str) -> bool:
 def _asks_only(p: Passage) -> bool:
     """An archived turn that asks and holds no answer of its own (not an exchange with the
     assistant's reply, nor an event cut short, whose reply may be past the cut)."""
-    return p.text.startswith("### ") and "?" in p.text and "\n**AI:**" not in p.text and \
-        len(p.text) < MAX_PASSAGE_CHARS
+    return p.text.startswith("### ") and "?" in p.text and not is_exchange(p.text) and len(p.text) < MAX_PASSAGE_CHARS
 
 
 def _score(passages: list[Passage], weights: dict[str, float], notes_found: int) -> None:
