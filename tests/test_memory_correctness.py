@@ -14,6 +14,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from braniac import Vault
+from braniac.infra import clock
 from braniac.vault import layout, stm
 from braniac.vault.claims import FACTS, HISTORY, Fact, FactNote
 from braniac.vault.usage import read_usage
@@ -372,6 +373,17 @@ def test_offline_answer_puts_the_current_claim_before_a_superseded_one():
                                  Excerpt("u1", "memory/long_term/concrete/grafana.md", "", current)])
     answer = "".join(OfflineModel().answer(wm))
     assert "9090" in answer and "8080" not in answer, answer
+
+
+def test_a_days_digest_lists_events_of_one_second_in_the_order_they_were_said(vault):
+    with clock.frozen(datetime(2025, 6, 2, 10, tzinfo=timezone.utc)):
+        ids = [vault.remember(f"We decided to paint the {room} blue.").id for room in
+               ("kitchen", "hall", "attic", "garage", "study", "porch", "cellar", "pantry", "nursery", "office", "den")]
+    assert len({i[:19] for i in ids}) == 1 and len(set(ids)) == len(ids), ids   # one second, eleven events
+    vault.promote(force=True)
+    digest = FactNote.load(vault.root / layout.event_rel(ids[0])).path.parent / "digest.md"
+    order = [f.sources[0] for f in FactNote.load(digest).facts() if f.text.startswith("10:00 — ")]
+    assert order == ids, order
 
 
 def test_events_within_one_second_keep_their_time_order():

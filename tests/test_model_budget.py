@@ -55,6 +55,15 @@ def test_newest_that_fit_keeps_the_newest_whole_events_in_their_order():
     assert [e.id for e in kept] == [e.id for e in events[-5:]] and left_out == 15
 
 
+def test_newest_that_fit_knows_the_newest_of_events_within_one_second():
+    """"…:00.002Z" is later than "…:00Z", though as text it sorts first."""
+    stamp = T0.strftime("%Y-%m-%dT%H:%M:%S")
+    events = [EventRecord(stamp + tail, {"User": f"event {n} " + "word " * 40})
+              for n, tail in enumerate(("Z", ".001Z", ".002Z"))]
+    kept, left_out = budget.newest_that_fit(events, budget.event_tokens(events[0]))
+    assert [e.id for e in kept] == [stamp + ".002Z"] and left_out == 2
+
+
 def test_short_term_memory_is_cut_by_whole_oldest_events():
     doc = stm.parse(stm.render_new(summary="Ana lives in Lisbon."))
     for n in range(60):

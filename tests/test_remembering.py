@@ -232,6 +232,46 @@ def test_the_answer_to_a_follow_up_question_comes_back_with_what_it_follows_up(v
     assert any("Charades and a scavenger hunt" in t for t in excerpts[:3]), excerpts
 
 
+def test_a_conversation_past_midnight_keeps_its_follow_up_and_its_answer(vault):
+    """The follow-up question is the last turn of one day and its answer the first of the next
+    (days are UTC: past midnight in UTC is evening in America)."""
+    start = datetime(2025, 6, 2, 23, 58, 40, tzinfo=timezone.utc)
+    for seconds, text in ((0, "Maria: Last weekend I had a picnic with some friends from church. We sat under "
+                              "the trees and ate too much food."),
+                          (40, "John: Looks fun! What did you all get up to?"),
+                          (90, "Maria: Charades and a scavenger hunt, we laughed the whole afternoon."),
+                          (120, "John: Sounds like a blast, good for you.")):
+        clock.set_clock(start + timedelta(seconds=seconds))
+        vault.remember(text)
+    clock.set_clock(start + timedelta(hours=3))
+    vault.promote(force=True)
+    for day, text in enumerate((
+            "Maria: My church friends asked me to help with the food drive this month.",
+            "Maria: The friends from church meet on Sundays after the service.",
+            "Maria: I bought a picnic blanket for the summer, a red one.",
+            "Maria: Two friends from church joined the volunteer group.",
+            "Maria: The church choir sang at the shelter, my friends loved it.",
+            "Maria: We planned a picnic by the river, but it rained."), start=5):
+        _live(vault, datetime(2025, 6, day, 10, tzinfo=timezone.utc), text)
+    with clock.frozen(datetime(2025, 6, 20, 9, tzinfo=timezone.utc)):
+        excerpts = [e.text for e in vault.ask("What did Maria do at the picnic with her church friends?").excerpts]
+    assert any("Charades and a scavenger hunt" in t for t in excerpts[:3]), excerpts
+
+
+def test_of_two_values_said_within_one_second_the_later_is_current(vault):
+    """A script or an MCP client can remember twice in one second: the second event's id then
+    carries a fraction ("…:00.001Z") and is the later one, though as text it sorts first."""
+    day = datetime(2025, 3, 1, 10, tzinfo=timezone.utc)
+    ids = _live(vault, day, PORT.format(8080), PORT.format(9090))
+    assert ids[1][:19] == ids[0][:19] and "." in ids[1], ids   # one second; the second id has a fraction
+    _live(vault, day + timedelta(days=1), "The billing team moved the standup to the small room.")
+    with clock.frozen(datetime(2025, 3, 20, 9, tzinfo=timezone.utc)):
+        turn = vault.ask("What is the Grafana staging server port?")
+    stating = [e.text for e in turn.excerpts if re.search(r"\b(8080|9090)\b", e.text)]
+    assert stating and "9090" in stating[0] and "superseded" not in stating[0], stating
+    assert all("superseded" in t or "history" in t for t in stating if "8080" in t and "9090" not in t), stating
+
+
 def test_a_note_hours_after_a_question_the_person_wrote_down_is_no_answer_to_it(vault):
     """A `braniac remember` log is no conversation: the next note of the day, hours later and
     about something else, is not lifted as the answer to the question before it."""

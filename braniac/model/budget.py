@@ -14,6 +14,7 @@ from __future__ import annotations
 from typing import Sequence, TypeVar
 
 from ..vault import stm
+from ..vault.layout import event_order
 from .types import EventRecord
 
 BYTES_PER_TOKEN = 3
@@ -67,7 +68,7 @@ def newest_that_fit(events: Sequence[EventRecord], budget: int) -> tuple[list[Ev
     order, and how many older ones were left out. Event ids are UTC times: newest sorts last."""
     kept: set[str] = set()
     used = 0
-    for event in sorted(events, key=lambda e: e.id, reverse=True):
+    for event in sorted(events, key=lambda e: event_order(e.id), reverse=True):
         cost = event_tokens(event)
         if kept and used + cost > budget:
             break

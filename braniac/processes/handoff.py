@@ -20,7 +20,7 @@ from ..infra.fsio import read_text
 from ..infra.untrusted import checked_text
 from ..vault import notes, stm
 from ..vault.claims import parse_fact
-from ..vault.layout import is_event_id
+from ..vault.layout import event_id_of_file, event_order, is_event_id
 from . import insights
 
 if TYPE_CHECKING:
@@ -172,7 +172,8 @@ def _archived_events(vault: "VaultStore", days: int) -> list[tuple[str, dict, st
     handoff, once short-term memory was promoted)."""
     found = []
     for _day, folder in _day_folders(vault, days):
-        for path in sorted(folder.glob("*.md"), reverse=True)[:MAX_ARCHIVED]:
+        for path in sorted(folder.glob("*.md"), key=lambda p: event_order(event_id_of_file(p.name) or p.stem),
+                           reverse=True)[:MAX_ARCHIVED]:
             if path.name == "digest.md":
                 continue
             try:
@@ -182,7 +183,7 @@ def _archived_events(vault: "VaultStore", days: int) -> list[tuple[str, dict, st
             event = stm.Event(body.split("\n", 1)[0][4:].strip(), body) if body.startswith("### ") else None
             if event is not None and is_event_id(event.id):
                 found.append((event.id, event.fields, event.text))
-    found.sort(key=lambda e: e[0], reverse=True)
+    found.sort(key=lambda e: event_order(e[0]), reverse=True)
     return found
 
 

@@ -19,6 +19,7 @@ from functools import lru_cache
 
 from ..infra import textutil
 from ..vault import claims, stm
+from ..vault.layout import event_order
 from .passages import Passage, content_terms
 
 CURRENCY_POOL = 24        # the best passages compared with each other (the top of the context; pairs: n²/2)
@@ -59,8 +60,9 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset()) -
     best = sorted((p for p in passages if p.score > 0 and p.cites), key=lambda p: -p.score)[:CURRENCY_POOL]
     if len(best) < 2:
         return
-    best.sort(key=lambda p: max(p.cites))                 # oldest first: a later one can replace it
-    when = [max(p.cites) for p in best]
+    when_of = {id(p): max(p.cites, key=event_order) for p in best}
+    best.sort(key=lambda p: event_order(when_of[id(p)]))  # oldest first: a later one can replace it
+    when = [when_of[id(p)] for p in best]
     facts = [claims.Fact(statement(p.text)) for p in best]
     until: dict[int, str] = {}                            # index in best -> the day it was superseded
     for i, p in enumerate(best):
@@ -73,7 +75,7 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset()) -
             continue
         for j in range(i + 1, len(best)):
             new = best[j]
-            if when[j] <= when[i] or not facts[j].text:
+            if event_order(when[j]) <= event_order(when[i]) or not facts[j].text:
                 continue
             # one thing in other words shares most of its words (compare wants 80 %): cheap to rule out
             alike = 2 * len(old.words & new.words) >= min(len(old.words), len(new.words))

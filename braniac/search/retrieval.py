@@ -203,10 +203,38 @@ def _event_folder(vault: "VaultStore", event_id: str) -> str:
     return f"{vault.root}{os.sep}{event_day_rel(event_id)}"
 
 
-def neighbours(vault: "VaultStore", event_id: str) -> tuple[str | None, str | None]:
-    """The events archived just before and after one event on the same day: the turn it answers,
-    the turn that answers it."""
-    return _day(_event_folder(vault, event_id)).get(event_id, (None, None))
+Listings = dict[str, dict[str, tuple[str | None, str | None]]]   # day -> its events' neighbours
+
+
+def neighbours(vault: "VaultStore", event_id: str, listings: Listings | None = None) -> tuple[str | None, str | None]:
+    """The events archived just before and after one event: the turn it answers, the turn that
+    answers it. They are on the same day, or on the day before or after when the conversation
+    goes on past midnight (turns within THREAD_GAP). `listings` keeps each day's listing for
+    the length of one retrieval."""
+    listing = _listing(vault, event_id[:10], listings)
+    if event_id not in listing:
+        return None, None
+    before, after = listing[event_id]
+    if after is None or before is None:
+        try:
+            day = date.fromisoformat(event_id[:10])
+        except ValueError:
+            return before, after
+        if after is None:
+            first = next(iter(_listing(vault, (day + timedelta(days=1)).isoformat(), listings)), None)
+            after = first if _soon_after(event_id, first) else None
+        if before is None:
+            last = next(reversed(_listing(vault, (day - timedelta(days=1)).isoformat(), listings)), None)
+            before = last if _soon_after(last, event_id) else None
+    return before, after
+
+
+def _listing(vault: "VaultStore", day: str, listings: Listings | None) -> dict[str, tuple[str | None, str | None]]:
+    if listings is None:
+        return _day(_event_folder(vault, day + "T"))
+    if day not in listings:
+        listings[day] = _day(_event_folder(vault, day + "T"))
+    return listings[day]
 
 
 def _spread(vault: "VaultStore", passages: list[Passage], weights: dict[str, float], notes_found: int) -> list[Passage]:
@@ -216,11 +244,12 @@ def _spread(vault: "VaultStore", passages: list[Passage], weights: dict[str, flo
         if p.event:
             best[p.event] = max(best.get(p.event, 0.0), p.score)
     have = set(best)
+    listings: Listings = {}   # one listing per day folder per turn
     for i, event in enumerate(sorted((e for e in best if best[e] > 0), key=lambda e: -best[e])[:SPREAD_EVENTS]):
-        before, after = neighbours(vault, event)
+        before, after = neighbours(vault, event, listings)
         follow_up = after if i < THREAD_LEADERS and _soon_after(event, after) and _is_open_question(vault, after) \
             else None
-        answer = neighbours(vault, follow_up)[1] if follow_up else None
+        answer = neighbours(vault, follow_up, listings)[1] if follow_up else None
         answer = answer if _soon_after(follow_up, answer) else None
         for near in (before, after, answer):
             if near and near not in have:
@@ -238,16 +267,12 @@ def _spread(vault: "VaultStore", passages: list[Passage], weights: dict[str, flo
                 if _asks_only(p):
                     open_asks.add(p.event)
     leaders = set(sorted(match, key=lambda e: -match[e])[:THREAD_LEADERS])
-    folders: dict[str, dict[str, tuple[str | None, str | None]]] = {}  # one listing per day folder per turn
     for p in passages:
         if p.event:
-            day = p.event[:10]
-            if day not in folders:
-                folders[day] = _day(_event_folder(vault, p.event))
-            before, after = folders[day].get(p.event, (None, None))
+            before, after = neighbours(vault, p.event, listings)
             asked = match.get(before, 0.0) if before in asks else 0.0
             if before in open_asks and _soon_after(before, p.event):
-                followed = folders[day].get(before, (None, None))[0]
+                followed = neighbours(vault, before, listings)[0]
                 if followed in leaders and _soon_after(followed, before):
                     asked += match[followed]
             p.score += AFTER_QUESTION * asked + BEFORE_EVENT * match.get(after, 0.0)

@@ -18,7 +18,7 @@ from ...vault import notes, stm
 from ...vault.claims import Fact, FactNote, event_path, stable_uuid, stated_values, unmentioned
 from ...vault.folder_index import Entry
 from ...vault.folders import ensure_folder
-from ...vault.layout import ARCHIVE, event_day
+from ...vault.layout import ARCHIVE, event_day, event_order
 from ...vault.links import plain, rebase
 from ...vault.moves import Move, apply_moves
 from .places import Places, note_path
@@ -249,7 +249,7 @@ def write_digests(vault: "VaultStore", events: list[EventRecord], done_items: li
 
         def add_day(note: FactNote, day_events: list[EventRecord] = day_events, recorded: list[str] = recorded) -> bool:
             before = note.render()
-            for event in sorted(day_events, key=lambda e: e.id):
+            for event in sorted(day_events, key=lambda e: event_order(e.id)):
                 speaker, said = split_speaker(event.user)
                 gist = next((s for s in sentences(said) if is_claim(s)), "")
                 if gist:
