@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import os
 import re
+import subprocess
 from datetime import datetime, timedelta, timezone
+from types import SimpleNamespace
 
 import pytest
 
@@ -19,7 +21,9 @@ from braniac.vault import layout, stm
 from braniac.vault.claims import FACTS, HISTORY, Fact, FactNote
 from braniac.vault.usage import read_usage
 from braniac.model.offline import OfflineModel
-from braniac.model.types import Excerpt, WorkingMemory
+from braniac.model.types import Claim, Excerpt, NoteDraft, WorkingMemory
+from braniac.processes.promotion.drafts import carry_updates
+from braniac.processes.sync.renumber import renumber
 
 from fake_llm import configure_vault
 from helpers import write_note
@@ -384,6 +388,44 @@ def test_a_days_digest_lists_events_of_one_second_in_the_order_they_were_said(va
     digest = FactNote.load(vault.root / layout.event_rel(ids[0])).path.parent / "digest.md"
     order = [f.sources[0] for f in FactNote.load(digest).facts() if f.text.startswith("10:00 — ")]
     assert order == ids, order
+
+
+# Two events in one second: the later id carries a fraction ("…:00.001Z") and, as text, sorts
+# before "…:00Z". Every place that orders events compares them in time order.
+
+def test_promotion_carries_a_value_said_later_in_the_same_second_to_the_note_of_the_old_one():
+    old = NoteDraft("concrete", ["topics"], "Grafana", "", [Claim("The Grafana staging server port is 8080.",
+                                                                  ["2025-03-01T10:00:00Z"])])
+    new = NoteDraft("concrete", ["topics"], "Ports", "", [Claim("The Grafana staging server port is 9090.",
+                                                                ["2025-03-01T10:00:00.001Z"])])
+    carry_updates([old, new])
+    assert any("9090" in c.text for c in old.claims), old.claims
+    assert not any("8080" in c.text for c in new.claims), new.claims
+
+
+def test_sync_renumbers_events_of_one_second_in_their_time_order(tmp_path):
+    subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
+    first, second = "2025-03-01T10:00:00Z", "2025-03-01T10:00:00.001Z"
+    renamed = renumber(SimpleNamespace(root=tmp_path), {first, second}, {first, second})
+    assert layout.event_order(renamed[first]) < layout.event_order(renamed[second]), renamed
+
+
+def test_an_event_put_back_in_short_term_memory_goes_above_the_older_one_of_its_second():
+    doc = stm.parse(stm.render_new(summary=""))
+    doc.add_event("2025-03-01T10:00:00Z", {"User": "port is 8080"})
+    doc.restore_event(stm.Event("2025-03-01T10:00:00.001Z",
+                                stm.render_event("2025-03-01T10:00:00.001Z", {"User": "port is 9090"})))
+    assert [e.id for e in stm.parse(doc.render()).events] == ["2025-03-01T10:00:00.001Z", "2025-03-01T10:00:00Z"]
+
+
+def test_a_days_index_lists_events_of_one_second_in_the_order_they_were_said(vault):
+    with clock.frozen(datetime(2025, 6, 2, 10, tzinfo=timezone.utc)):
+        ids = [vault.remember(t).id for t in ("We painted the kitchen blue.", "We painted the hall green.")]
+    with clock.frozen(datetime(2025, 6, 2, 13, tzinfo=timezone.utc)):
+        vault.promote(force=True)
+    index = (vault.root / layout.event_day_rel(ids[0]) / "_index.md").read_text(encoding="utf-8")
+    first, second = (index.find(i.replace(":", "-") + ".md") for i in ids)
+    assert 0 <= first < second, index
 
 
 def test_events_within_one_second_keep_their_time_order():

@@ -8,6 +8,7 @@ from pathlib import Path
 
 from braniac import Vault
 from braniac.vault import stm
+from braniac.vault.layout import event_order
 
 from helpers import run_cli
 from test_organize import LTM, build_scenario, check_links, doctor_problems, tree_bytes
@@ -58,7 +59,7 @@ def test_undo_of_an_older_promotion_brings_its_events_back_and_keeps_all_that_ca
     ids = stm_ids(root)
     assert set(first_ids) <= set(ids), "the undone promotion's events are back in short-term memory"
     assert not set(second_ids) & set(ids), "the later promotion's events stay promoted"
-    assert ids == sorted(ids, reverse=True), "restored events sit at their place by time"
+    assert ids == sorted(ids, key=event_order, reverse=True), "restored events sit at their place by time"
     text = (root / "memory/short_term.md").read_text()
     assert "not yet committed" in text, "an uncommitted event added after the runs is kept"
     # what only the first run made is gone; what the second made is intact

@@ -19,7 +19,7 @@ from functools import lru_cache
 
 from ..infra import textutil
 from ..vault import claims, stm
-from ..vault.layout import event_order
+from ..vault.layout import event_order, newest_event
 from .passages import Passage, content_terms
 
 CURRENCY_POOL = 24        # the best passages compared with each other (the top of the context; pairs: n²/2)
@@ -60,7 +60,7 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset()) -
     best = sorted((p for p in passages if p.score > 0 and p.cites), key=lambda p: -p.score)[:CURRENCY_POOL]
     if len(best) < 2:
         return
-    when_of = {id(p): max(p.cites, key=event_order) for p in best}
+    when_of = {id(p): newest_event(p.cites) for p in best}
     best.sort(key=lambda p: event_order(when_of[id(p)]))  # oldest first: a later one can replace it
     when = [when_of[id(p)] for p in best]
     facts = [claims.Fact(statement(p.text)) for p in best]

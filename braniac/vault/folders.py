@@ -16,7 +16,7 @@ from ..infra.notices import notice
 from .claims import parse_fact, stable_uuid
 from .folder_index import Entry, IndexFile
 from .folder_related import refresh_related
-from .layout import FOLDER_INDEX
+from .layout import FOLDER_INDEX, event_id_of_file, event_order
 from .links import plain
 
 if TYPE_CHECKING:
@@ -156,6 +156,12 @@ def _refresh_index(vault: "VaultStore", folder: Path, written: set[Path]) -> Non
         return
 
 
+def _listed_order(child: Path) -> tuple[bool, tuple[str, str]]:
+    """Folders first, then files by name; a day's archived events in time order."""
+    event = event_id_of_file(child.name)
+    return not child.is_dir(), event_order(event) if event else (child.name, "")
+
+
 def _refreshed(vault: "VaultStore", folder: Path, index: IndexFile) -> bool:
     """Bring `index` in line with what `folder` holds; whether that changed it."""
     before = index.render()
@@ -164,7 +170,7 @@ def _refreshed(vault: "VaultStore", folder: Path, index: IndexFile) -> bool:
     children = sorted(p for p in folder.iterdir() if not p.name.startswith(".") and (
         (p.is_dir() and (p / FOLDER_INDEX).exists()) or (p.suffix == ".md" and p.name != FOLDER_INDEX
                                                           and inside(vault.root, p) and is_regular_file(p))))
-    children.sort(key=lambda p: (not p.is_dir(), p.name))
+    children.sort(key=_listed_order)
     style = vault.link_style   # (read once: it stats braniac.toml)
     for child in children:
         target = child / FOLDER_INDEX if child.is_dir() else child

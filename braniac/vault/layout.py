@@ -84,6 +84,11 @@ def event_order(event_id: str) -> tuple[str, str]:
     return event_id[:19], event_id[19:-1]
 
 
+def newest_event(ids) -> str:
+    """The latest of some event ids, in time order (see event_order)."""
+    return max(ids, key=event_order)
+
+
 def event_id_of_file(name: str) -> str | None:
     """The event id an archived event's file name stands for (the inverse of `event_rel`)."""
     match = EVENT_FILE.match(name)

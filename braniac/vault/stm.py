@@ -12,6 +12,7 @@ import re
 from dataclasses import dataclass, field
 
 from ..infra.errors import STMError
+from .layout import event_order
 
 TITLE = "# Short-Term Memory Scratchpad"
 SUMMARY, STRUCTURED, EVENT_LOG = "Summary", "Structured Data", "Event Log"
@@ -237,14 +238,14 @@ class ShortTermMemory:
 
     def restore_event(self, event: Event) -> None:
         """Put a promoted event back, verbatim, at its place by time (`braniac undo`): above the
-        first event that is older (ids are ISO times, which sort as text)."""
+        first event that is older (ids are ISO times, compared in time order: see event_order)."""
         if any(e.id == event.id for e in self.events):
             return
         saved = self._copy_blocks()
         block = self._ensure_block(EVENT_LOG, "A reverse-chronological log of recent interactions. "
                                               "New events are appended to the top.\n\n")
         parts = _split(block.body, "### ")
-        at = next((i for i, p in enumerate(parts) if p.name is not None and p.name < event.id), len(parts))
+        at = next((i for i, p in enumerate(parts) if p.name is not None and event_order(p.name) < event_order(event.id)), len(parts))
         if at and not parts[at - 1].raw.endswith("\n\n"):
             parts[at - 1].raw = parts[at - 1].raw.rstrip("\n") + "\n\n"
         parts.insert(at, Block(event.id, event.raw.rstrip("\n") + "\n\n"))

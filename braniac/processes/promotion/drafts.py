@@ -15,7 +15,7 @@ from ...model.offline.promotion import relate, sentences
 from ...model.types import Claim, EventRecord, NoteDraft
 from ...search.index import SearchIndex
 from ...vault.claims import CHANGED, FACTS, HISTORY, Fact, FactNote, compare, contradicts, stated_values, unmentioned
-from ...vault.layout import FOLDER_INDEX, event_day, RESTRUCTURED_TIERS as NOTE_TIERS  # events are archived, not drafted
+from ...vault.layout import FOLDER_INDEX, event_day, event_order, newest_event, RESTRUCTURED_TIERS as NOTE_TIERS  # events are archived, not drafted
 from ...vault.notes import slugify
 from .places import note_path
 from .report import PromotionReport, reject
@@ -111,7 +111,7 @@ def carry_updates(drafts: list[NoteDraft]) -> None:
     newer_of: dict[str, list[Claim]] = {}
     for old, a in stated:
         for new, b in stated:
-            if max(new.sources) <= max(old.sources) or new.text == old.text:
+            if event_order(newest_event(new.sources)) <= event_order(newest_event(old.sources)) or new.text == old.text:
                 continue
             if compare(a, b) == CHANGED or contradicts(a, b):
                 newer_of.setdefault(old.text, []).append(new)

@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING
 from ...infra import clock, git
 from ...infra.fsio import create_file, read_text, remove_file, update_text
 from ...vault.claims import stable_uuid
-from ...vault.layout import EVENT_ID, LONG_TERM, SHORT_TERM, event_id_of_file, event_rel
+from ...vault.layout import EVENT_ID, LONG_TERM, SHORT_TERM, event_id_of_file, event_order, event_rel
 
 if TYPE_CHECKING:
     from ...vault.store import VaultStore
@@ -60,7 +60,7 @@ def renumber(vault: "VaultStore", ids: set[str], taken: set[str]) -> dict[str, s
     """Give each of these local events the next id free everywhere; returns old -> new. The
     caller holds the LTM and STM locks and commits the changed files."""
     renamed: dict[str, str] = {}
-    for old in sorted(ids):
+    for old in sorted(ids, key=event_order):   # the new ids keep the events' order in time
         new = next_free(old, taken | set(renamed.values()))
         taken.add(new)
         renamed[old] = new
