@@ -346,3 +346,15 @@ def test_parsing_any_frontmatter_raises_only_note_error(frontmatter, body):
         return
     assert note.render() == text
     note.problems()
+
+
+def test_a_pass_over_many_folders_reads_a_note_once_and_again_once_it_changed(tmp_path):
+    path = tmp_path / "note.md"
+    notes.write(notes.Note.new(title="Kayak", body="We went kayaking.\n"), path)
+    reads = notes.PassReads()
+    first = reads.read(path)
+    assert reads.read(path) is first   # unchanged: parsed once
+    notes.write(notes.Note.new(title="Kayak trip", body="We went kayaking on the Dordogne.\n"), path)
+    again = reads.read(path)
+    assert again is not first and again.title == "Kayak trip" and "Dordogne" in again.body
+    assert reads.is_file_inside(tmp_path, path) and not reads.is_file_inside(tmp_path, tmp_path / "gone.md")

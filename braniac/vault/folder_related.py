@@ -9,13 +9,13 @@ the uuid of their `_index.md`. An active folder does not point into the archive.
 `N links from notes here`); a person's lines stay first, as written."""
 from __future__ import annotations
 
+import os
 import re
 from collections import defaultdict
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from ..infra.errors import NoteError
-from ..infra.fsio import inside
 from . import notes
 from .co_access import weight_of
 from .folder_index import Entry, IndexFile, related_entries, split_sections
@@ -34,22 +34,26 @@ def written_by_braniac(entry: Entry) -> bool:
     return bool(_MARK.match(entry.description))
 
 
-def refresh_related(vault: "VaultStore", index: IndexFile, children: list[Path]) -> None:
-    """Set the folder's Related Memories: the person's entries, then the strongest folders."""
+def refresh_related(vault: "VaultStore", index: IndexFile, children: list[Path],
+                    reads: notes.PassReads | None = None) -> None:
+    """Set the folder's Related Memories: the person's entries, then the strongest folders.
+    `reads`: the notes and files a pass over many folders has already read."""
+    reads = reads or notes.PassReads()
+    read = reads.read
     folder = index.path.parent
     mine = [e for e in index.related if not written_by_braniac(e)]
     taken = {e.path for e in mine} | {e.path.parent for e in mine}
-    scores = _folder_scores(vault, folder, [c for c in children if not c.is_dir()])
+    scores = _folder_scores(vault, folder, [c for c in children if not c.is_dir()], reads)
     for child in (c for c in children if c.is_dir()):
-        for entry in _derived_entries(child / FOLDER_INDEX):
-            if _elsewhere(vault, folder, entry.path.parent, entry.path):
+        for entry in _derived_entries(child / FOLDER_INDEX, read):
+            if _elsewhere(vault, folder, entry.path.parent, entry.path, reads):
                 scores[entry.path.parent] = scores.get(entry.path.parent, 0.0) + _count(entry)
     chosen = sorted((f for f in scores if f / FOLDER_INDEX not in taken and f not in taken),
                     key=lambda f: (-scores[f], f.as_posix()))[:MAX_RELATED]
     derived = []
     for target in chosen:
         try:
-            uuid = notes.read(target / FOLDER_INDEX).uuid or None
+            uuid = read(target / FOLDER_INDEX).uuid or None
         except NoteError:
             continue
         weight = f"{scores[target]:g}"
@@ -58,9 +62,9 @@ def refresh_related(vault: "VaultStore", index: IndexFile, children: list[Path])
     index.set_related(mine + derived)
 
 
-def _derived_entries(index_path: Path) -> list[Entry]:
+def _derived_entries(index_path: Path, read: Callable[[Path], notes.Note]) -> list[Entry]:
     try:
-        note = notes.read(index_path)
+        note = read(index_path)
     except NoteError:
         return []
     return [e for e in related_entries(split_sections(note.body), index_path) if written_by_braniac(e)]
@@ -70,12 +74,13 @@ def _count(entry: Entry) -> float:
     return float(entry.description.split(" ", 1)[0])
 
 
-def _folder_scores(vault: "VaultStore", folder: Path, note_paths: list[Path]) -> dict[Path, float]:
+def _folder_scores(vault: "VaultStore", folder: Path, note_paths: list[Path],
+                   reads: notes.PassReads) -> dict[Path, float]:
     scores: dict[Path, float] = defaultdict(float)
     resolver: Resolver | None = None
     for path in note_paths:
         try:
-            note = notes.read(path)
+            note = reads.read(path)
         except NoteError:
             continue
         related = {e.path: e for e in related_entries(split_sections(note.body), path)}
@@ -87,19 +92,21 @@ def _folder_scores(vault: "VaultStore", folder: Path, note_paths: list[Path]) ->
             targets |= {vault.root / rel for rel in found if rel}
         for target in targets:
             other = target.parent
-            if not _elsewhere(vault, folder, other, target):
+            if not _elsewhere(vault, folder, other, target, reads):
                 continue
             entry = related.get(target)
             scores[other] += weight_of(entry.description) if entry is not None else 1.0
     return {f: round(s, 2) for f, s in scores.items()}
 
 
-def _elsewhere(vault: "VaultStore", folder: Path, other: Path, target: Path) -> bool:
+def _elsewhere(vault: "VaultStore", folder: Path, other: Path, target: Path, reads: notes.PassReads) -> bool:
     """A folder of long-term memory that is not this one, above it or below it, and has an index
     (in the archive only for a folder in the archive)."""
-    archive = vault.ltm_root / ARCHIVE
-    if other.is_relative_to(archive) and not folder.is_relative_to(archive):
+    # as text, each with a trailing separator ("a/b/" starts with "a/"): Path's own tests are
+    # the same comparison of parts, many times slower over a pass of the whole vault
+    here, there, ltm = f"{folder}{os.sep}", f"{other}{os.sep}", f"{vault.ltm_root}{os.sep}"
+    archive = f"{ltm}{ARCHIVE}{os.sep}"
+    if there.startswith(archive) and not here.startswith(archive):
         return False
-    return (other != folder and other not in folder.parents and folder not in other.parents
-            and other.is_relative_to(vault.ltm_root) and (other / FOLDER_INDEX).is_file()
-            and target.is_file() and inside(vault.root, target))
+    return (not here.startswith(there) and not there.startswith(here) and there.startswith(ltm)
+            and reads.is_file_inside(vault.root, other / FOLDER_INDEX) and reads.is_file_inside(vault.root, target))

@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import secrets
 from pathlib import Path
-from typing import TYPE_CHECKING, Iterable
+from typing import TYPE_CHECKING, Callable, Iterable
 
 from . import folder_index, notes
 from ..infra.errors import NoteError, ReadOnlyFile
@@ -77,11 +77,11 @@ def folders_up(vault: "VaultStore", folder: Path) -> list[Path]:
 
 # ---------------------------------------------------------------------- keeping _index.md current
 
-def describe(path: Path) -> tuple[str, str | None, str]:
+def describe(path: Path, read: Callable[[Path], notes.Note] = notes.read) -> tuple[str, str | None, str]:
     """(title, uuid, one-line description) of a note or folder for a manifest line."""
     target = path / FOLDER_INDEX if path.is_dir() else path
     try:
-        note = notes.read(target)
+        note = read(target)
     except NoteError:
         return path.name, None, ""
     if path.is_dir():
@@ -105,14 +105,14 @@ def describe(path: Path) -> tuple[str, str | None, str]:
     return plain(note.title), note.uuid or None, " ".join(plain(str(description)).split())[:140]
 
 
-def _written_by_braniac(description: str, child: Path) -> bool:
+def _written_by_braniac(description: str, child: Path, read: Callable[[Path], notes.Note]) -> bool:
     """Whether a manifest description is one braniac derived (a folder's "Memories about …"
     summary, or a note's own words), which goes stale when the folder or note changes (a new
     note, a superseded first claim), rather than one a person wrote, which is theirs to keep."""
     if child.is_dir():
         return description.startswith("Memories about ")
     try:
-        body = " ".join(notes.read(child).body.split())
+        body = " ".join(read(child).body.split())
     except NoteError:
         return False
     return description in body or description in body.replace("**", "") or description in " ".join(plain(body).split())
@@ -122,15 +122,16 @@ def refresh_indexes(vault: "VaultStore", folders: Iterable[Path], written: set[P
     """Bring the manifest (and a braniac-written summary) of each folder, and of every folder
     above it, in line with what the folder holds. A person's descriptions are kept."""
     todo = {up for folder in folders for up in folders_up(vault, Path(folder))}
+    reads = notes.PassReads()
     for folder in sorted(todo):   # every folder has its _index.md before any Related Memories are counted
         if folder.is_dir() and not (folder / FOLDER_INDEX).exists() and any(folder.iterdir()):
             ensure_folder(vault, folder, written)
     for folder in sorted(todo, key=lambda p: -len(p.parts)):  # deepest first: parents see fresh summaries
         if folder.is_dir():
-            _refresh_index(vault, folder, written)
+            _refresh_index(vault, folder, written, reads)
 
 
-def _refresh_index(vault: "VaultStore", folder: Path, written: set[Path]) -> None:
+def _refresh_index(vault: "VaultStore", folder: Path, written: set[Path], reads: notes.PassReads) -> None:
     index_path = folder / FOLDER_INDEX
     if not index_path.exists():
         if not any(folder.iterdir()):
@@ -142,7 +143,7 @@ def _refresh_index(vault: "VaultStore", folder: Path, written: set[Path]) -> Non
             index = folder_index.read(index_path)
         except (NoteError, FileNotFoundError):
             return  # a broken _index.md is the person's to fix (doctor names it); never overwrite it
-        if not _refreshed(vault, folder, index):
+        if not _refreshed(vault, folder, index, reads):
             return
         index.note.touch()
         try:
@@ -162,7 +163,7 @@ def _listed_order(child: Path) -> tuple[bool, tuple[str, str]]:
     return not child.is_dir(), event_order(event) if event else (child.name, "")
 
 
-def _refreshed(vault: "VaultStore", folder: Path, index: IndexFile) -> bool:
+def _refreshed(vault: "VaultStore", folder: Path, index: IndexFile, reads: notes.PassReads) -> bool:
     """Bring `index` in line with what `folder` holds; whether that changed it."""
     before = index.render()
     old = {real_path(e.path): e for e in index.manifest if e.path.exists()}
@@ -174,13 +175,13 @@ def _refreshed(vault: "VaultStore", folder: Path, index: IndexFile) -> bool:
     style = vault.link_style   # (read once: it stats braniac.toml)
     for child in children:
         target = child / FOLDER_INDEX if child.is_dir() else child
-        title, uuid, description = describe(child)
+        title, uuid, description = describe(child, reads.read)
         kept = old.get(real_path(target))
-        if kept and kept.description and not _written_by_braniac(kept.description, child):
+        if kept and kept.description and not _written_by_braniac(kept.description, child, reads.read):
             description = kept.description  # a person's description is kept; braniac's own is refreshed
         entries.append(Entry(title, target, uuid, description, style))
     index.set_manifest(entries)
-    refresh_related(vault, index, children)
+    refresh_related(vault, index, children, reads)
     if index.note.meta.get("summary_by") == "braniac" and entries:
         names = ", ".join(e.text.rstrip("/") for e in entries[:12])
         more = f" and {len(entries) - 12} more" if len(entries) > 12 else ""
