@@ -10,6 +10,7 @@ import yaml
 from hypothesis import assume, given, strategies as st
 
 from braniac.vault import folder_index, links, notes
+from braniac.vault.pass_reads import PassReads
 from braniac.infra.errors import NoteError
 from braniac.vault.folder_index import Entry
 
@@ -351,7 +352,7 @@ def test_parsing_any_frontmatter_raises_only_note_error(frontmatter, body):
 def test_a_pass_over_many_folders_reads_a_note_once_and_again_once_it_changed(tmp_path):
     path = tmp_path / "note.md"
     notes.write(notes.Note.new(title="Kayak", body="We went kayaking.\n"), path)
-    reads = notes.PassReads()
+    reads = PassReads()
     first = reads.read(path)
     assert reads.read(path) is first   # unchanged: parsed once
     notes.write(notes.Note.new(title="Kayak trip", body="We went kayaking on the Dordogne.\n"), path)

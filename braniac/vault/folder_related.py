@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Callable
 
 from ..infra.errors import NoteError
 from . import notes
+from .pass_reads import PassReads
 from .co_access import weight_of
 from .folder_index import Entry, IndexFile, related_entries, split_sections
 from .layout import ARCHIVE, FOLDER_INDEX
@@ -35,10 +36,10 @@ def written_by_braniac(entry: Entry) -> bool:
 
 
 def refresh_related(vault: "VaultStore", index: IndexFile, children: list[Path],
-                    reads: notes.PassReads | None = None) -> None:
+                    reads: PassReads | None = None) -> None:
     """Set the folder's Related Memories: the person's entries, then the strongest folders.
     `reads`: the notes and files a pass over many folders has already read."""
-    reads = reads or notes.PassReads()
+    reads = reads or PassReads()
     read = reads.read
     folder = index.path.parent
     mine = [e for e in index.related if not written_by_braniac(e)]
@@ -75,7 +76,7 @@ def _count(entry: Entry) -> float:
 
 
 def _folder_scores(vault: "VaultStore", folder: Path, note_paths: list[Path],
-                   reads: notes.PassReads) -> dict[Path, float]:
+                   reads: PassReads) -> dict[Path, float]:
     scores: dict[Path, float] = defaultdict(float)
     resolver: Resolver | None = None
     for path in note_paths:
@@ -99,7 +100,7 @@ def _folder_scores(vault: "VaultStore", folder: Path, note_paths: list[Path],
     return {f: round(s, 2) for f, s in scores.items()}
 
 
-def _elsewhere(vault: "VaultStore", folder: Path, other: Path, target: Path, reads: notes.PassReads) -> bool:
+def _elsewhere(vault: "VaultStore", folder: Path, other: Path, target: Path, reads: PassReads) -> bool:
     """A folder of long-term memory that is not this one, above it or below it, and has an index
     (in the archive only for a folder in the archive)."""
     # as text, each with a trailing separator ("a/b/" starts with "a/"): Path's own tests are

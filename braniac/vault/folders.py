@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from . import folder_index, notes
+from .pass_reads import PassReads
 from ..infra.errors import NoteError, ReadOnlyFile
 from ..infra.fsio import TEMP_SUFFIX, ConcurrentEdit, atomic_write, inside, is_regular_file, real_path, settled_stat
 from ..infra.fsio_folders import publish_directory, remove_tree
@@ -122,7 +123,7 @@ def refresh_indexes(vault: "VaultStore", folders: Iterable[Path], written: set[P
     """Bring the manifest (and a braniac-written summary) of each folder, and of every folder
     above it, in line with what the folder holds. A person's descriptions are kept."""
     todo = {up for folder in folders for up in folders_up(vault, Path(folder))}
-    reads = notes.PassReads()
+    reads = PassReads()
     for folder in sorted(todo):   # every folder has its _index.md before any Related Memories are counted
         if folder.is_dir() and not (folder / FOLDER_INDEX).exists() and any(folder.iterdir()):
             ensure_folder(vault, folder, written)
@@ -131,7 +132,7 @@ def refresh_indexes(vault: "VaultStore", folders: Iterable[Path], written: set[P
             _refresh_index(vault, folder, written, reads)
 
 
-def _refresh_index(vault: "VaultStore", folder: Path, written: set[Path], reads: notes.PassReads) -> None:
+def _refresh_index(vault: "VaultStore", folder: Path, written: set[Path], reads: PassReads) -> None:
     index_path = folder / FOLDER_INDEX
     if not index_path.exists():
         if not any(folder.iterdir()):
@@ -163,7 +164,7 @@ def _listed_order(child: Path) -> tuple[bool, tuple[str, str]]:
     return not child.is_dir(), event_order(event) if event else (child.name, "")
 
 
-def _refreshed(vault: "VaultStore", folder: Path, index: IndexFile, reads: notes.PassReads) -> bool:
+def _refreshed(vault: "VaultStore", folder: Path, index: IndexFile, reads: PassReads) -> bool:
     """Bring `index` in line with what `folder` holds; whether that changed it."""
     before = index.render()
     old = {real_path(e.path): e for e in index.manifest if e.path.exists()}
