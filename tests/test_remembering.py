@@ -4,7 +4,10 @@ offline engine names its notes after what the events share."""
 from __future__ import annotations
 
 import re
+import time
 from datetime import datetime, timedelta, timezone
+
+import pytest
 
 from braniac.infra import clock
 
@@ -143,6 +146,35 @@ def test_relative_times_are_resolved_against_the_events_own_day(vault):
     event = vault.root / "memory/long_term/events/2025/03/05"
     assert any("last Friday." in p.read_text(encoding="utf-8") and "2025-02-28" not in p.read_text(encoding="utf-8")
                for p in event.glob("2025-03-05T*.md"))
+
+
+@pytest.fixture
+def in_california(monkeypatch):
+    monkeypatch.setenv("TZ", "America/Los_Angeles")
+    time.tzset()
+    yield
+    monkeypatch.undo()
+    time.tzset()
+
+
+def test_a_relative_day_counts_from_the_persons_own_day_not_utcs(vault, in_california):
+    """04:00 UTC on 3 June is 21:00 on 2 June in California: "yesterday" is the 1st."""
+    _live(vault, datetime(2025, 6, 3, 4, tzinfo=timezone.utc), "Ana: I adopted a cat called Pixel yesterday.")
+    digest = (vault.root / "memory/long_term/events/2025/06/03/digest.md").read_text(encoding="utf-8")
+    assert "yesterday (2025-06-01)" in digest, digest
+    with clock.frozen(datetime(2025, 6, 20, 9, tzinfo=timezone.utc)):
+        turn = vault.ask("When did Ana adopt Pixel?")
+    assert "2025-06-01" in turn.answer, turn.answer
+
+
+def test_a_question_about_a_day_finds_the_persons_events_of_that_day(vault, in_california):
+    """Asked on the evening of 3 June in California (03:00 UTC on the 4th), "today" is the 3rd:
+    the afternoon's event (20:00 UTC on the 3rd), not the one of the 2nd's evening (04:00 UTC on the 3rd)."""
+    _live(vault, datetime(2025, 6, 3, 4, tzinfo=timezone.utc), "Ana: I watered the tomatoes after dinner.")
+    _live(vault, datetime(2025, 6, 3, 20, tzinfo=timezone.utc), "Ana: I repotted the basil this afternoon.")
+    with clock.frozen(datetime(2025, 6, 4, 3, tzinfo=timezone.utc)):
+        excerpts = [e.text for e in vault.ask("What did Ana do in the garden today?").excerpts]
+    assert excerpts and "basil" in excerpts[0], excerpts
 
 
 def _concrete(vault) -> set[str]:

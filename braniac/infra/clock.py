@@ -7,7 +7,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
-from datetime import datetime, timezone
+from datetime import date, datetime, timezone
 from typing import Callable, Iterator
 
 _lock = threading.Lock()
@@ -21,6 +21,13 @@ def now() -> datetime:
         value = source()
         return value if value.tzinfo else value.replace(tzinfo=timezone.utc)
     return datetime.now(timezone.utc).replace(microsecond=0)
+
+
+def local_day(moment: datetime) -> date:
+    """The day a moment falls on where the person is: the machine's own time zone (TZ), as
+    `date` shows it. Times are kept in UTC; a day the person names ("yesterday", "last Friday")
+    is one of theirs: 04:00 UTC is still the evening before in California."""
+    return moment.astimezone().date()
 
 
 def set_clock(source: Callable[[], datetime] | datetime | None) -> None:

@@ -38,7 +38,7 @@ from typing import TYPE_CHECKING
 
 from ..infra import clock, textutil
 from ..model.types import Excerpt
-from ..vault.layout import TIERS, event_day_rel, event_id_of_file, event_order, event_rel
+from ..vault.layout import TIERS, event_day, event_day_rel, event_id_of_file, event_order, event_rel
 from .currency import rank_current
 from .excerpts import trim_answer
 from .focus import lift_speakers
@@ -96,7 +96,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     _score(passages, weights, len(ranked))
     weights = _feedback(passages, weights)
     passages = _spread(vault, passages, weights, len(ranked))
-    spans = textutil.date_spans(prompt or " ".join(queries), clock.now())
+    spans = textutil.date_spans(prompt or " ".join(queries), clock.now().astimezone())   # the person's today
     if spans:
         _lift_dates(vault, passages, spans, len(ranked))
     lift_speakers(passages, prompt)
@@ -157,20 +157,31 @@ def _lift_dates(vault: "VaultStore", passages: list[Passage], spans: list[tuple[
     have = {c for p in passages for c in p.cites}
     for start, end in spans:
         first, last = date.fromisoformat(start), date.fromisoformat(end)
-        day = first
-        while (last - first).days < SHORT_SPAN_DAYS and day <= last:
+        if (last - first).days >= SHORT_SPAN_DAYS:
+            continue
+        day = first - timedelta(days=1)   # the person's day overlaps two UTC days' folders off UTC
+        while day <= last + timedelta(days=1):
             for event in list(_day(_event_folder(vault, day.isoformat() + "T")))[:MAX_DAY_EVENTS]:
-                if event not in have:
+                if event not in have and start <= _person_day(event) <= end:
                     have.add(event)
                     passages += note_passages(vault, event_rel(event), notes_found)
             day += timedelta(days=1)
     short = [(start, end) for start, end in spans
              if (date.fromisoformat(end) - date.fromisoformat(start)).days < SHORT_SPAN_DAYS]
     for p in passages:
-        if any(start <= c[:10] <= end for c in p.cites for start, end in spans):
-            if p.score <= 0 and any(start <= c[:10] <= end for c in p.cites for start, end in short):
+        days = [_person_day(c) for c in p.cites]
+        if any(start <= d <= end for d in days for start, end in spans):
+            if p.score <= 0 and any(start <= d <= end for d in days for start, end in short):
                 p.score = DAY_FLOOR
             p.score *= 1 + DATE_LIFT
+
+
+def _person_day(event_id: str) -> str:
+    """The person's day of an event (see layout.event_day), as an ISO date."""
+    try:
+        return event_day(event_id).isoformat()
+    except ValueError:
+        return event_id[:10]
 
 
 # ---------------------------------------------------------------------- the conversation around a hit

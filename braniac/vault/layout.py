@@ -12,6 +12,7 @@ from __future__ import annotations
 import re
 from datetime import date
 
+from ..infra import clock
 from ..infra.errors import UnsafePath
 
 MEMORY_ROOTS = ("system", "memory")              # what search indexes
@@ -58,8 +59,9 @@ def printable_id(heading: str) -> str:
 
 
 def event_day(event_id: str) -> date:
-    """The day an event happened (its id starts with it)."""
-    return date.fromisoformat(event_id[:10])
+    """The person's day an event happened on, what their "yesterday" or "last Friday" counts
+    from (its id is the UTC time; its archive folder is the UTC day)."""
+    return clock.local_day(clock.parse_iso(event_id))
 
 
 def event_rel(event_id: str) -> str:
