@@ -7,9 +7,11 @@ was asked about. So an excerpt keeps the person's words whole (they are what the
 about) and, of a long answer, the window of lines richest in the question's terms that the
 person's words lack, its code fences closed, with "…" where lines were left out; an answer
 whose best window adds less than two of the question's own words (a word a query added counts
-half) is only "…": one word in common is no sign that the window answers anything, unless the
-question has no other word the person's words lack. The note itself is untouched: its path is
-in the excerpt, for whoever needs the whole answer. (BEAM dev, answers cut to 60 words: +6.5 / +8.1 / +9.4 at
+half) is left out: one word in common is no sign that the window answers anything, unless the
+question has no other word the person's words lack, and an "**AI:** …" standing for nothing
+costs a small context three words an exchange (BEAM dev: +0.4 / +0.9 / +0.2 at 300 / 750 / 1500
+words, no chat down). The note itself is untouched: its path is in the excerpt, for whoever
+needs the whole answer. (BEAM dev, answers cut to 60 words: +6.5 / +8.1 / +9.4 at
 300 / 750 / 1500 words; to 30 words and only for what the person's words lack: +4.1 / +3.3 /
 +2.5 more; LoCoMo has no long answers and is unchanged; two words, not one: +1.0 / +1.0 / +1.0.)
 """
@@ -48,6 +50,8 @@ def trim_answer(text: str, weights: dict[str, float]) -> str:
     said = set(content_terms("\n".join(head)))
     new = {t: w for t, w in weights.items() if t not in said}
     window = _best_window(_units(body, ANSWER_WORDS), new, ANSWER_WORDS)
+    if window == [ELLIPSIS]:   # nothing of it answers: the excerpt's path leads to it
+        return "\n".join([*head, *lines[end:]]).rstrip("\n")
     return "\n".join([*head, "**AI:**", *window, *lines[end:]]).rstrip("\n")
 
 
