@@ -36,7 +36,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
 from locomo import BM25, braniac_context  # noqa: E402
-from kept_vaults import replayed  # noqa: E402
+from kept_vaults import in_utc, replayed  # noqa: E402
 from locomo_scoring import cap_words, content_words, spans  # noqa: E402
 
 from braniac import Vault  # noqa: E402
@@ -227,6 +227,7 @@ def _frac(rows: list[dict]) -> float:
 
 
 def main() -> None:
+    in_utc()
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--beam", type=Path, required=True, help="a checkout or git snapshot of the BEAM repository")
     parser.add_argument("--chats", default="1-10", help="dev chats, e.g. 1-10 or 1,3 (11-20 are not for tuning)")

@@ -10,7 +10,9 @@ kept vault of other data, another file or size, is replayed again by itself).
 from __future__ import annotations
 
 import json
+import os
 import shutil
+import time
 from datetime import datetime
 from pathlib import Path
 from typing import Callable
@@ -20,6 +22,14 @@ from braniac.infra import clock
 from braniac.session import Session
 
 Replayed = tuple[Session, dict, datetime]
+
+
+def in_utc() -> None:
+    """Run this process in UTC. The conversations' times are the speakers' clock times, read as
+    UTC, and a relative day ("yesterday") counts from the machine's time zone
+    (clock.local_day): without this the figures would depend on where they are measured."""
+    os.environ["TZ"] = "UTC"
+    time.tzset()
 
 
 def replayed(name: str, scratch: Path, kept: Path | None, replay: Callable[[Path], Replayed],

@@ -28,7 +28,7 @@ from pathlib import Path
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 
-from kept_vaults import replayed  # noqa: E402
+from kept_vaults import in_utc, replayed  # noqa: E402
 from locomo_scoring import cap_words, covered, summarize  # noqa: E402
 
 from braniac import Vault
@@ -263,6 +263,7 @@ def print_table(result: dict) -> None:
 
 
 def main() -> None:
+    in_utc()
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--data", type=Path)
     parser.add_argument("--dump", type=Path)

@@ -177,6 +177,41 @@ def test_a_question_about_a_day_finds_the_persons_events_of_that_day(vault, in_c
     assert excerpts and "basil" in excerpts[0], excerpts
 
 
+def test_a_claim_is_dated_by_the_persons_day_and_their_daily_note_is_linked(vault, in_california):
+    """The claim's date and its resolved "yesterday" count from the same day, and the digest
+    links the daily note Obsidian named after the person's day (2 June), not UTC's (3 June)."""
+    (vault.root / "braniac.toml").write_text('[vault]\ndaily_notes = "memory/long_term/daily"\n', encoding="utf-8")
+    daily = vault.ltm_root / "daily" / "2025-06-02.md"
+    daily.parent.mkdir(parents=True)
+    daily.write_text("Evening: vet visit with Pixel.\n", encoding="utf-8")
+    _live(vault, datetime(2025, 6, 3, 4, tzinfo=timezone.utc), "Ana: I adopted a cat called Pixel yesterday.")
+    lines = [line for p in (vault.ltm_root / "concrete").rglob("*.md") if p.name != "_index.md"
+             for line in p.read_text(encoding="utf-8").splitlines() if "Pixel yesterday" in line]
+    assert lines and all(line.startswith("- 2025-06-02 — ") and "yesterday (2025-06-01)" in line for line in lines), lines
+    digest = (vault.ltm_root / "events/2025/06/03/digest.md").read_text(encoding="utf-8")
+    assert "Daily note 2025-06-02" in digest, digest
+
+
+def test_the_events_of_the_persons_day_are_not_crowded_out_by_another_days(vault, monkeypatch):
+    """At +14 the person's 3 June starts at 10:00 UTC on the 2nd: the UTC folder of the 2nd opens
+    with events of the person's 2 June, which must not use up the events read for the 3rd."""
+    from braniac.search import retrieval
+
+    monkeypatch.setenv("TZ", "Pacific/Kiritimati")
+    time.tzset()
+    try:
+        monkeypatch.setattr(retrieval, "MAX_DAY_EVENTS", 5)
+        for i in range(5):
+            _live(vault, datetime(2025, 6, 2, 1, 10 * i, tzinfo=timezone.utc), f"Ana: the sky was grey, note {i}.")
+        _live(vault, datetime(2025, 6, 2, 20, tzinfo=timezone.utc), "Ana: I repotted the basil.")
+        with clock.frozen(datetime(2025, 6, 3, 8, tzinfo=timezone.utc)):   # 22:00 on 3 June there
+            excerpts = [e.text for e in vault.ask("What happened today?").excerpts]
+    finally:
+        monkeypatch.undo()
+        time.tzset()
+    assert any("basil" in e for e in excerpts), excerpts
+
+
 def _concrete(vault) -> set[str]:
     root = vault.ltm_root / "concrete"
     return {p.relative_to(root).as_posix() for p in root.rglob("*.md") if p.name != "_index.md"}
@@ -367,6 +402,14 @@ def test_a_long_answer_shows_a_window_only_for_two_words_of_the_question_at_leas
     assert "Kafka retention window stays at 36 hours" in two, two
     only = trim_answer(event, {"kafka": 1.0})                  # "What did you tell me about Kafka?"
     assert "Kafka retention window stays at 36 hours" in only, only
+
+
+def test_an_answer_saved_without_the_persons_words_keeps_its_mark_in_an_excerpt():
+    from braniac.search.excerpts import trim_answer
+
+    event = "### 2025-04-02T10:00:00Z\n**AI:**\n" + _long_answer("the Kafka retention window stays at 36 hours")
+    out = trim_answer(event, {"weekend": 1.0, "garden": 1.0})
+    assert out.endswith("**AI:**\n> …"), out   # not a bare heading
 
 
 def test_a_standing_instruction_comes_before_reports_that_match_as_well(vault):

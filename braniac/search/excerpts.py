@@ -50,7 +50,7 @@ def trim_answer(text: str, weights: dict[str, float]) -> str:
     said = set(content_terms("\n".join(head)))
     new = {t: w for t, w in weights.items() if t not in said}
     window = _best_window(_units(body, ANSWER_WORDS), new, ANSWER_WORDS)
-    if window == [ELLIPSIS]:   # nothing of it answers: the excerpt's path leads to it
+    if window == [ELLIPSIS] and any(_FIELD.match(line) for line in head):   # nothing of it answers: the path leads to it
         return "\n".join([*head, *lines[end:]]).rstrip("\n")
     return "\n".join([*head, "**AI:**", *window, *lines[end:]]).rstrip("\n")
 

@@ -161,8 +161,9 @@ def _lift_dates(vault: "VaultStore", passages: list[Passage], spans: list[tuple[
             continue
         day = first - timedelta(days=1)   # the person's day overlaps two UTC days' folders off UTC
         while day <= last + timedelta(days=1):
-            for event in list(_day(_event_folder(vault, day.isoformat() + "T")))[:MAX_DAY_EVENTS]:
-                if event not in have and start <= _person_day(event) <= end:
+            theirs = [e for e in _day(_event_folder(vault, day.isoformat() + "T")) if start <= _person_day(e) <= end]
+            for event in theirs[:MAX_DAY_EVENTS]:
+                if event not in have:
                     have.add(event)
                     passages += note_passages(vault, event_rel(event), notes_found)
             day += timedelta(days=1)

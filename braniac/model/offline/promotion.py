@@ -14,6 +14,7 @@ from collections import Counter, defaultdict
 
 from ...infra import textutil
 from ...infra.markdown_prose import without_code
+from ...vault.layout import event_day
 from ..types import Candidate, Claim, EventRecord, NoteDraft
 
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}):\s+(.+)$", re.S)
@@ -331,7 +332,7 @@ def synthesize(candidate: Candidate, events: list[EventRecord]) -> NoteDraft:
             if about_it:  # one claim per event: the whole statement, so no context is cut away
                 prefix = f"{speaker}: " if speaker else ""
                 whole = " ".join(s for s in sentences(said) if is_claim(s) or len(textutil.content_words(s)) >= 2)
-                claims.append(Claim(f"{event.id[:10]} — {prefix}{whole}", [event.id]))
+                claims.append(Claim(f"{event_day(event.id).isoformat()} — {prefix}{whole}", [event.id]))   # the person's day
         summary = ""  # the claims speak for themselves; the folder says what kind of thing this is
     text = " ".join(c.text for c in claims)
     tags = list(dict.fromkeys([*candidate.folder, *textutil.keywords(text, limit=5)]))[:6]

@@ -186,7 +186,7 @@ def _offline_for(left: list[EventRecord], events: list[EventRecord], titles: lis
 def _their_own_words(candidate, cited: list[EventRecord]) -> list[Claim]:
     """The offline engine's claims from these events, in the person's own words."""
     return OfflineModel().synthesize(candidate, cited, []).claims or \
-        [Claim(f"{e.id[:10]} — {' '.join(sentences(e.user))}", [e.id]) for e in cited if e.user.strip()]
+        [Claim(f"{event_day(e.id).isoformat()} — {' '.join(sentences(e.user))}", [e.id]) for e in cited if e.user.strip()]
 
 
 def keep_grounded(draft: NoteDraft, candidate, events: list[EventRecord], vault: "VaultStore",

@@ -260,7 +260,8 @@ def write_digests(vault: "VaultStore", events: list[EventRecord], done_items: li
                 cites = stating_events(item, events)
                 text = defuse(item) if cites else f"{defuse(item)} {NO_SOURCE}"
                 note.merge(Fact(text, cites), vault, log=True)
-            _link_daily_note(vault, note, daily_notes, day_events[0].id[:10])
+            for person_day in dict.fromkeys(event_day(e.id).isoformat() for e in day_events):
+                _link_daily_note(vault, note, daily_notes, person_day)   # Obsidian names them by the person's day
             if note.render() == before:
                 return False
             note.note.set("sources", note.sources())
