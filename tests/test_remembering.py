@@ -149,12 +149,19 @@ def test_relative_times_are_resolved_against_the_events_own_day(vault):
 
 
 @pytest.fixture
-def in_california(monkeypatch):
-    monkeypatch.setenv("TZ", "America/Los_Angeles")
-    time.tzset()
-    yield
+def time_zone(monkeypatch):
+    """Sets the machine's time zone for one test (the suite runs in UTC: conftest.py)."""
+    def set_zone(name: str) -> None:
+        monkeypatch.setenv("TZ", name)
+        time.tzset()
+    yield set_zone
     monkeypatch.undo()
     time.tzset()
+
+
+@pytest.fixture
+def in_california(time_zone):
+    time_zone("America/Los_Angeles")
 
 
 def test_a_relative_day_counts_from_the_persons_own_day_not_utcs(vault, in_california):
@@ -192,23 +199,18 @@ def test_a_claim_is_dated_by_the_persons_day_and_their_daily_note_is_linked(vaul
     assert "Daily note 2025-06-02" in digest, digest
 
 
-def test_the_events_of_the_persons_day_are_not_crowded_out_by_another_days(vault, monkeypatch):
+def test_the_events_of_the_persons_day_are_not_crowded_out_by_another_days(vault, time_zone, monkeypatch):
     """At +14 the person's 3 June starts at 10:00 UTC on the 2nd: the UTC folder of the 2nd opens
     with events of the person's 2 June, which must not use up the events read for the 3rd."""
     from braniac.search import retrieval
 
-    monkeypatch.setenv("TZ", "Pacific/Kiritimati")
-    time.tzset()
-    try:
-        monkeypatch.setattr(retrieval, "MAX_DAY_EVENTS", 5)
-        for i in range(5):
-            _live(vault, datetime(2025, 6, 2, 1, 10 * i, tzinfo=timezone.utc), f"Ana: the sky was grey, note {i}.")
-        _live(vault, datetime(2025, 6, 2, 20, tzinfo=timezone.utc), "Ana: I repotted the basil.")
-        with clock.frozen(datetime(2025, 6, 3, 8, tzinfo=timezone.utc)):   # 22:00 on 3 June there
-            excerpts = [e.text for e in vault.ask("What happened today?").excerpts]
-    finally:
-        monkeypatch.undo()
-        time.tzset()
+    time_zone("Pacific/Kiritimati")
+    monkeypatch.setattr(retrieval, "MAX_DAY_EVENTS", 5)
+    for i in range(5):
+        _live(vault, datetime(2025, 6, 2, 1, 10 * i, tzinfo=timezone.utc), f"Ana: the sky was grey, note {i}.")
+    _live(vault, datetime(2025, 6, 2, 20, tzinfo=timezone.utc), "Ana: I repotted the basil.")
+    with clock.frozen(datetime(2025, 6, 3, 8, tzinfo=timezone.utc)):   # 22:00 on 3 June there
+        excerpts = [e.text for e in vault.ask("What happened today?").excerpts]
     assert any("basil" in e for e in excerpts), excerpts
 
 
@@ -274,27 +276,34 @@ def test_a_question_about_a_person_brings_their_own_words_first(vault):
     assert stating and "Melanie: We went camping" in stating[0], stating
 
 
-def test_the_answer_to_a_follow_up_question_comes_back_with_what_it_follows_up(vault):
-    """The answer shares no word with the question; the turn two before it does."""
-    _live(vault, datetime(2025, 6, 2, 10, tzinfo=timezone.utc),
-          "Maria: Last weekend I had a picnic with some friends from church. We sat under the trees "
+PICNIC = ("Maria: Last weekend I had a picnic with some friends from church. We sat under the trees "
           "and ate too much food.",
           "John: Looks fun! What did you all get up to?",
           "Maria: Charades and a scavenger hunt, we laughed the whole afternoon.",
           "John: Sounds like a blast, good for you.")
-    for day, text in enumerate((
-            "Maria: My church friends asked me to help with the food drive this month.",
-            "Maria: The friends from church meet on Sundays after the service.",
-            "Maria: I bought a picnic blanket for the summer, a red one.",
-            "Maria: Two friends from church joined the volunteer group.",
-            "Maria: The church choir sang at the shelter, my friends loved it.",
-            "Maria: We planned a picnic by the river, but it rained.",
-            "Maria: My friends say the church garden looks great in June.",
-            "Maria: Church friends brought soup to the shelter on Friday.",
-            "Maria: A picnic in the park is my favourite way to spend a Saturday."), start=3):
-        _live(vault, datetime(2025, 6, day, 10, tzinfo=timezone.utc), text)
+CHURCH_NOTES = (   # notes that match the question about the picnic better, word for word, than its answer
+    "Maria: My church friends asked me to help with the food drive this month.",
+    "Maria: The friends from church meet on Sundays after the service.",
+    "Maria: I bought a picnic blanket for the summer, a red one.",
+    "Maria: Two friends from church joined the volunteer group.",
+    "Maria: The church choir sang at the shelter, my friends loved it.",
+    "Maria: We planned a picnic by the river, but it rained.",
+    "Maria: My friends say the church garden looks great in June.",
+    "Maria: Church friends brought soup to the shelter on Friday.",
+    "Maria: A picnic in the park is my favourite way to spend a Saturday.")
+
+
+def _ask_about_the_picnic(vault) -> list[str]:
     with clock.frozen(datetime(2025, 6, 20, 9, tzinfo=timezone.utc)):
-        excerpts = [e.text for e in vault.ask("What did Maria do at the picnic with her church friends?").excerpts]
+        return [e.text for e in vault.ask("What did Maria do at the picnic with her church friends?").excerpts]
+
+
+def test_the_answer_to_a_follow_up_question_comes_back_with_what_it_follows_up(vault):
+    """The answer shares no word with the question; the turn two before it does."""
+    _live(vault, datetime(2025, 6, 2, 10, tzinfo=timezone.utc), *PICNIC)
+    for day, text in enumerate(CHURCH_NOTES, start=3):
+        _live(vault, datetime(2025, 6, day, 10, tzinfo=timezone.utc), text)
+    excerpts = _ask_about_the_picnic(vault)
     # before the nine notes that match the question better word for word
     assert any("Charades and a scavenger hunt" in t for t in excerpts[:3]), excerpts
 
@@ -303,25 +312,14 @@ def test_a_conversation_past_midnight_keeps_its_follow_up_and_its_answer(vault):
     """The follow-up question is the last turn of one day and its answer the first of the next
     (days are UTC: past midnight in UTC is evening in America)."""
     start = datetime(2025, 6, 2, 23, 58, 40, tzinfo=timezone.utc)
-    for seconds, text in ((0, "Maria: Last weekend I had a picnic with some friends from church. We sat under "
-                              "the trees and ate too much food."),
-                          (40, "John: Looks fun! What did you all get up to?"),
-                          (90, "Maria: Charades and a scavenger hunt, we laughed the whole afternoon."),
-                          (120, "John: Sounds like a blast, good for you.")):
+    for seconds, text in zip((0, 40, 90, 120), PICNIC):
         clock.set_clock(start + timedelta(seconds=seconds))
         vault.remember(text)
     clock.set_clock(start + timedelta(hours=3))
     vault.promote(force=True)
-    for day, text in enumerate((
-            "Maria: My church friends asked me to help with the food drive this month.",
-            "Maria: The friends from church meet on Sundays after the service.",
-            "Maria: I bought a picnic blanket for the summer, a red one.",
-            "Maria: Two friends from church joined the volunteer group.",
-            "Maria: The church choir sang at the shelter, my friends loved it.",
-            "Maria: We planned a picnic by the river, but it rained."), start=5):
+    for day, text in enumerate(CHURCH_NOTES[:6], start=5):
         _live(vault, datetime(2025, 6, day, 10, tzinfo=timezone.utc), text)
-    with clock.frozen(datetime(2025, 6, 20, 9, tzinfo=timezone.utc)):
-        excerpts = [e.text for e in vault.ask("What did Maria do at the picnic with her church friends?").excerpts]
+    excerpts = _ask_about_the_picnic(vault)
     assert any("Charades and a scavenger hunt" in t for t in excerpts[:3]), excerpts
 
 

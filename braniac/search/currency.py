@@ -60,9 +60,8 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset()) -
     best = sorted((p for p in passages if p.score > 0 and p.cites), key=lambda p: -p.score)[:CURRENCY_POOL]
     if len(best) < 2:
         return
-    when_of = {id(p): newest_event(p.cites) for p in best}
-    best.sort(key=lambda p: event_order(when_of[id(p)]))  # oldest first: a later one can replace it
-    when = [when_of[id(p)] for p in best]
+    best.sort(key=lambda p: event_order(newest_event(p.cites)))   # oldest first: a later one can replace it
+    when = [newest_event(p.cites) for p in best]
     facts = [claims.Fact(statement(p.text)) for p in best]
     until: dict[int, str] = {}                            # index in best -> the day it was superseded
     for i, p in enumerate(best):

@@ -218,7 +218,7 @@ def _event_folder(vault: "VaultStore", event_id: str) -> str:
 Listings = dict[str, dict[str, tuple[str | None, str | None]]]   # day -> its events' neighbours
 
 
-def neighbours(vault: "VaultStore", event_id: str, listings: Listings | None = None) -> tuple[str | None, str | None]:
+def neighbours(vault: "VaultStore", event_id: str, listings: Listings) -> tuple[str | None, str | None]:
     """The events archived just before and after one event: the turn it answers, the turn that
     answers it. They are on the same day, or on the day before or after when the conversation
     goes on past midnight (turns within THREAD_GAP). `listings` keeps each day's listing for
@@ -241,9 +241,7 @@ def neighbours(vault: "VaultStore", event_id: str, listings: Listings | None = N
     return before, after
 
 
-def _listing(vault: "VaultStore", day: str, listings: Listings | None) -> dict[str, tuple[str | None, str | None]]:
-    if listings is None:
-        return _day(_event_folder(vault, day + "T"))
+def _listing(vault: "VaultStore", day: str, listings: Listings) -> dict[str, tuple[str | None, str | None]]:
     if day not in listings:
         listings[day] = _day(_event_folder(vault, day + "T"))
     return listings[day]

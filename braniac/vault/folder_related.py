@@ -13,10 +13,9 @@ import os
 import re
 from collections import defaultdict
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from ..infra.errors import NoteError
-from . import notes
 from .pass_reads import PassReads
 from .co_access import weight_of
 from .folder_index import Entry, IndexFile, related_entries, split_sections
@@ -35,18 +34,15 @@ def written_by_braniac(entry: Entry) -> bool:
     return bool(_MARK.match(entry.description))
 
 
-def refresh_related(vault: "VaultStore", index: IndexFile, children: list[Path],
-                    reads: PassReads | None = None) -> None:
+def refresh_related(vault: "VaultStore", index: IndexFile, children: list[Path], reads: PassReads) -> None:
     """Set the folder's Related Memories: the person's entries, then the strongest folders.
-    `reads`: the notes and files a pass over many folders has already read."""
-    reads = reads or PassReads()
-    read = reads.read
+    `reads`: the notes and files the pass over many folders has already read."""
     folder = index.path.parent
     mine = [e for e in index.related if not written_by_braniac(e)]
     taken = {e.path for e in mine} | {e.path.parent for e in mine}
     scores = _folder_scores(vault, folder, [c for c in children if not c.is_dir()], reads)
     for child in (c for c in children if c.is_dir()):
-        for entry in _derived_entries(child / FOLDER_INDEX, read):
+        for entry in _derived_entries(child / FOLDER_INDEX, reads):
             if _elsewhere(vault, folder, entry.path.parent, entry.path, reads):
                 scores[entry.path.parent] = scores.get(entry.path.parent, 0.0) + _count(entry)
     chosen = sorted((f for f in scores if f / FOLDER_INDEX not in taken and f not in taken),
@@ -54,7 +50,7 @@ def refresh_related(vault: "VaultStore", index: IndexFile, children: list[Path],
     derived = []
     for target in chosen:
         try:
-            uuid = read(target / FOLDER_INDEX).uuid or None
+            uuid = reads.read(target / FOLDER_INDEX).uuid or None
         except NoteError:
             continue
         weight = f"{scores[target]:g}"
@@ -63,9 +59,9 @@ def refresh_related(vault: "VaultStore", index: IndexFile, children: list[Path],
     index.set_related(mine + derived)
 
 
-def _derived_entries(index_path: Path, read: Callable[[Path], notes.Note]) -> list[Entry]:
+def _derived_entries(index_path: Path, reads: PassReads) -> list[Entry]:
     try:
-        note = read(index_path)
+        note = reads.read(index_path)
     except NoteError:
         return []
     return [e for e in related_entries(split_sections(note.body), index_path) if written_by_braniac(e)]

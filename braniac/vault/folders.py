@@ -6,9 +6,9 @@ from __future__ import annotations
 import re
 import secrets
 from pathlib import Path
-from typing import TYPE_CHECKING, Callable, Iterable
+from typing import TYPE_CHECKING, Iterable
 
-from . import folder_index, notes
+from . import folder_index
 from .pass_reads import PassReads
 from ..infra.errors import NoteError, ReadOnlyFile
 from ..infra.fsio import TEMP_SUFFIX, ConcurrentEdit, atomic_write, inside, is_regular_file, real_path, settled_stat
@@ -78,11 +78,11 @@ def folders_up(vault: "VaultStore", folder: Path) -> list[Path]:
 
 # ---------------------------------------------------------------------- keeping _index.md current
 
-def describe(path: Path, read: Callable[[Path], notes.Note] = notes.read) -> tuple[str, str | None, str]:
+def describe(path: Path, reads: PassReads) -> tuple[str, str | None, str]:
     """(title, uuid, one-line description) of a note or folder for a manifest line."""
     target = path / FOLDER_INDEX if path.is_dir() else path
     try:
-        note = read(target)
+        note = reads.read(target)
     except NoteError:
         return path.name, None, ""
     if path.is_dir():
@@ -106,14 +106,14 @@ def describe(path: Path, read: Callable[[Path], notes.Note] = notes.read) -> tup
     return plain(note.title), note.uuid or None, " ".join(plain(str(description)).split())[:140]
 
 
-def _written_by_braniac(description: str, child: Path, read: Callable[[Path], notes.Note]) -> bool:
+def _written_by_braniac(description: str, child: Path, reads: PassReads) -> bool:
     """Whether a manifest description is one braniac derived (a folder's "Memories about …"
     summary, or a note's own words), which goes stale when the folder or note changes (a new
     note, a superseded first claim), rather than one a person wrote, which is theirs to keep."""
     if child.is_dir():
         return description.startswith("Memories about ")
     try:
-        body = " ".join(read(child).body.split())
+        body = " ".join(reads.read(child).body.split())
     except NoteError:
         return False
     return description in body or description in body.replace("**", "") or description in " ".join(plain(body).split())
@@ -176,9 +176,9 @@ def _refreshed(vault: "VaultStore", folder: Path, index: IndexFile, reads: PassR
     style = vault.link_style   # (read once: it stats braniac.toml)
     for child in children:
         target = child / FOLDER_INDEX if child.is_dir() else child
-        title, uuid, description = describe(child, reads.read)
+        title, uuid, description = describe(child, reads)
         kept = old.get(real_path(target))
-        if kept and kept.description and not _written_by_braniac(kept.description, child, reads.read):
+        if kept and kept.description and not _written_by_braniac(kept.description, child, reads):
             description = kept.description  # a person's description is kept; braniac's own is refreshed
         entries.append(Entry(title, target, uuid, description, style))
     index.set_manifest(entries)

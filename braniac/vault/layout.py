@@ -10,6 +10,7 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from datetime import date
 
 from ..infra import clock
@@ -86,7 +87,7 @@ def event_order(event_id: str) -> tuple[str, str]:
     return event_id[:19], event_id[19:-1]
 
 
-def newest_event(ids) -> str:
+def newest_event(ids: Iterable[str]) -> str:
     """The latest of some event ids, in time order (see event_order)."""
     return max(ids, key=event_order)
 

@@ -271,7 +271,6 @@ def read(path: Path) -> Note:
     return parse(read_text(path), path=Path(path))
 
 
-
 def write(note: Note, path: Path | None = None) -> Path:
     target = Path(path or note.path)
     atomic_write(target, note.render())
