@@ -250,6 +250,30 @@ def test_offline_promotion_writes_cited_notes_in_sensible_places(filled):
     assert "memory/short_term.md" in report.files
 
 
+STEPS = "Here is how:\n1. Install the SDK.\n2. Set the DSN in the environment.\n3. Deploy and check the dashboard."
+
+
+def test_a_skill_is_titled_by_the_task_its_question_asks_not_the_rest_of_the_message(tmp_path):
+    vault, _ = Vault.init(tmp_path / "vault")
+    ids = fill(vault, [
+        (0, "I'm adding error tracking to my portfolio site. How can I properly configure Sentry with Netlify "
+            "Analytics, considering I've never used either of them and my deadline is April 1, 2024?", STEPS),
+        (1, "How do I apply the SSS, SAS, and ASA criteria to prove triangle congruence - can you help me with that?",
+         STEPS),
+        (2, "How should I make sure that my indexes are being used correctly and that my queries are optimized "
+            "for performance on the reports page?", STEPS),
+        (3, "How can I ensure the `transactions` query always returns a list?\n```python\nrows = db.all()\n```", STEPS),
+        (4, "Thanks, that worked. How do I fix it?", STEPS),            # names nothing: no skill note
+        (5, "How can I make sure I'm doing it right?", STEPS)])
+    promote(vault, OfflineModel(), load_config(vault.root), force=True)
+    titles = sorted(frontmatter(p)["title"] for p in ltm_notes(vault, tiers=("skills",)))
+    assert titles == ["How to apply the SSS, SAS, and ASA criteria to prove triangle congruence",
+                      "How to ensure the `transactions` query always returns a list",
+                      "How to make sure that my indexes are being used correctly",
+                      "How to properly configure Sentry with Netlify Analytics"], titles
+    assert len(archived(vault)) == len(ids)   # the steps of "How do I fix it?" stay in its archived event
+
+
 def test_cli_promote_writes_the_same_vault(filled):
     vault, ids = filled
     result = run_cli("--vault", vault.root, "promote", "--force")

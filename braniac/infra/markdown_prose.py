@@ -50,12 +50,14 @@ _PLAIN_WORD = re.compile(r"[A-Za-z][a-z]+")
 _PROSE_LINE = re.compile(r"^[ \t]*[A-Z][^{}()\[\];=<>`#]*\s[^{}()\[\];=<>`#]*[.?!]\s*$")
 
 
-def without_code(text: str) -> str:
+def without_code(text: str, *, inline: bool = True) -> str:
     """The prose of a message: fenced code blocks and `inline code` taken out. Names in code
     ("Flask(__name__)", "return True") say nothing of what a person talks about. A fence closes
     on a bare line of the same marks, at least as many; one that never closes (a message cut
     short) runs on until a line of prose, so a stray fence does not swallow the rest. An inline span that is one plain
-    word (`Django`, `pytest`) stays, as the word; backticks inside words ("don`t") are no code."""
+    word (`Django`, `pytest`) stays, as the word; backticks inside words ("don`t") are no code.
+    With inline=False every inline span stays as written: words of a sentence a person reads
+    ("the `transactions` query"), where a block of code is not."""
     if "`" not in text and "~~~" not in text:
         return text
     lines = text.split("\n")
@@ -73,4 +75,7 @@ def without_code(text: str) -> str:
         if end is None:   # never closed: the code runs on until a line of prose
             end = next((j - 1 for j in range(i + 1, len(lines)) if _PROSE_LINE.match(lines[j])), len(lines))
         i = end + 1
-    return _INLINE_CODE.sub(lambda m: m.group(1) if _PLAIN_WORD.fullmatch(m.group(1)) else " ", "\n".join(out))
+    prose = "\n".join(out)
+    if not inline:
+        return prose
+    return _INLINE_CODE.sub(lambda m: m.group(1) if _PLAIN_WORD.fullmatch(m.group(1)) else " ", prose)

@@ -16,12 +16,10 @@ from ...infra import textutil
 from ...infra.markdown_prose import without_code
 from ...vault.layout import event_day
 from ..types import Candidate, Claim, EventRecord, NoteDraft
+from .sentences import sentences, split_speaker
+from .skills import skills, steps
 
-_SPEAKER = re.compile(r"^\s*([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}):\s+(.+)$", re.S)
-_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“])|\n+")
 _PLACE_CUE = re.compile(r"\b(?:in|at|from|to|visited|visit|near|around)\s+(?:the\s+)?$", re.I)
-_HOW_TO = re.compile(r"\bhow (?:do|can|should|would) (?:i|we|you)\s+(.+?)[?.!]*$|\bhow to\s+(.+?)[?.!]*$", re.I)
-_STEP = re.compile(r"^\s*(?:\d+[.)]|step \d+:?)\s+(.+)$", re.I | re.M)  # numbered steps only
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|our)\b", re.I)
 MIN_CLAIM_WORDS = 4
 MAX_TOPICS = 12
@@ -43,17 +41,6 @@ _EMOTIONS = {
     "anxiety": {"worried", "anxious", "nervous", "afraid", "scared", "stress", "stressed", "deadline"},
     "curiosity": {"curious", "wonder", "wondering", "learn", "learning", "interesting", "explore"},
 }
-
-
-def split_speaker(text: str) -> tuple[str | None, str]:
-    match = _SPEAKER.match(text)
-    if match and len(match.group(1)) <= 40:
-        return match.group(1).strip(), match.group(2).strip()
-    return None, text.strip()
-
-
-def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
 
 
 def is_claim(sentence: str) -> bool:
@@ -200,7 +187,7 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
     topics.sort(key=lambda item: (-len(item[1]), item[0]))
     for word, ids in topics[:MAX_TOPICS]:
         candidates.append(Candidate("concrete", ["topics"], word, sorted(ids)))
-    candidates += _skills(events)
+    candidates += skills(events)
     return candidates
 
 
@@ -292,26 +279,13 @@ def _shared_beyond(topic: str, ids: set[str], said_terms: dict[str, set[str]]) -
     return 2 * linked >= len(terms)
 
 
-def _skills(events: list[EventRecord]) -> list[Candidate]:
-    found = []
-    for event in events:
-        _, question = split_speaker(event.user)
-        match = _HOW_TO.search(question.strip())
-        steps = _STEP.findall(event.ai) or _STEP.findall(question)
-        if match and len(steps) >= 2:
-            task = (match.group(1) or match.group(2)).strip()
-            found.append(Candidate("skills", [], f"How to {task}", [event.id]))
-    return found
-
-
 def synthesize(candidate: Candidate, events: list[EventRecord]) -> NoteDraft:
     by_id = {e.id: e for e in events}
     chosen = [by_id[i] for i in candidate.event_ids if i in by_id]
     claims: list[Claim] = []
     if candidate.kind == "skills":
         for event in chosen:
-            steps = _STEP.findall(event.ai) or _STEP.findall(event.user)
-            for n, step in enumerate(steps, 1):
+            for n, step in enumerate(steps(event), 1):
                 claims.append(Claim(f"Step {n}: {' '.join(step.split())}", [event.id]))
         summary = ""
     else:

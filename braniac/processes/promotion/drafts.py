@@ -11,7 +11,8 @@ from ...infra.relative_times import resolve_relative
 from ...infra.errors import BraniacError, NoteError, UnsafePath
 from ...infra.notices import notice
 from ...model.offline import OfflineModel
-from ...model.offline.promotion import relate, sentences
+from ...model.offline.promotion import relate
+from ...model.offline.sentences import sentences
 from ...model.types import Claim, EventRecord, NoteDraft
 from ...search.index import SearchIndex
 from ...vault.claims import CHANGED, FACTS, HISTORY, Fact, FactNote, compare, contradicts, stated_values, unmentioned

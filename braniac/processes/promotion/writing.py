@@ -12,7 +12,8 @@ from ...infra import clock, textutil
 from ...infra.relative_times import resolve_relative
 from ...infra.errors import NoteError, ReadOnlyFile, STMError
 from ...infra.fsio import create_file, refuse_read_only, update_text
-from ...model.offline.promotion import is_claim, sentences, split_speaker
+from ...model.offline.promotion import is_claim
+from ...model.offline.sentences import sentences, split_speaker
 from ...model.types import EventRecord, NoteDraft
 from ...vault import notes, stm
 from ...vault.claims import Fact, FactNote, event_path, stable_uuid, stated_values, unmentioned

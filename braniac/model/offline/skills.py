@@ -1,0 +1,76 @@
+"""Skills the offline engine keeps: an answer with numbered steps to a question that asks how
+to do something becomes a note named by that task ("How to configure Sentry with Netlify
+Analytics"), one claim per step."""
+from __future__ import annotations
+
+import re
+
+from ...infra import textutil
+from ...infra.markdown_prose import without_code
+from ..types import Candidate, EventRecord
+from .sentences import sentences, split_speaker
+
+_HOW_TO = re.compile(r"\bhow (?:do|can|could|should|would) (?:i|we|you)\s+(.+)$|\bhow to\s+(.+)$", re.I)
+_STEP = re.compile(r"^\s*(?:\d+[.)]|step \d+:?)\s+(.+)$", re.I | re.M)  # numbered steps only
+
+
+def skills(events: list[EventRecord]) -> list[Candidate]:
+    found = []
+    for event in events:
+        _, question = split_speaker(event.user)
+        task = skill_task(question)
+        if task and len(steps(event)) >= 2:
+            found.append(Candidate("skills", [], f"How to {task}", [event.id]))
+    return found
+
+
+# A skill is named by the task its question asks how to do, as a person would title the note:
+# "How to configure Sentry with Netlify Analytics", not the rest of the message after it
+# (", considering I've never…", " - can you help me with that") nor a task that names nothing
+# ("How to start", "How to fix it").
+MAX_TASK_WORDS = 12
+_TASK_ENDS = re.compile(r"\s*(?:[?!;:(=]|\.(?:\s|$)|\s[-–—]+\s|,\s*(?=(?:"
+                        r"(?:and|or) (?:what|how|which|where|why|i|i'm|i've|can|could|should|would|also|maybe|then|if)|"
+                        r"but|so|considering|especially|given|since|because|while|as|can|could|should|would|will|maybe|"
+                        r"which|where|without|what|how|if|like|for instance|for example|such as|specifically|including|"
+                        r"here|here's|i|i'm|i've|i'd|please)\b))", re.I)
+# where a long task can be cut and still say what it is: before a second clause or a condition
+# (not the "and" of a list: "the SSS, SAS, and ASA criteria")
+_TASK_BREAKS = re.compile(r"(?<!,)\s(?:and|or)\s|\s(?:but|so|while|because|since|without|even|if|when|after|"
+                          r"before|considering|especially|given|like|to ensure|to make sure)\s", re.I)
+_PHRASE_OPENERS = frozenset("in on at by for with about from to of as during through into over under".split())
+_POINTING = frozenset("this that it them these those one".split())
+
+
+def skill_task(question: str) -> str | None:
+    """The task a how-to question asks about, cut where the sentence goes on to something
+    else, at most MAX_TASK_WORDS words; None when it names too little to title a note."""
+    for sentence in sentences(without_code(question, inline=False)):
+        match = _HOW_TO.search(sentence)
+        if not match:
+            continue
+        task = _TASK_ENDS.split(match.group(1) or match.group(2), maxsplit=1)[0].strip().rstrip(".,")
+        words = task.split()
+        if len(words) > MAX_TASK_WORDS:
+            head = " ".join(words[:MAX_TASK_WORDS + 1])
+            cuts = [m.start() for m in _TASK_BREAKS.finditer(head) if len(head[:m.start()].split()) >= 3]
+            if cuts:
+                words = head[:cuts[-1]].split()
+            else:   # before its last phrase, not inside it: "… by June 10", not "… by June 10 as Danielle"
+                words = words[:MAX_TASK_WORDS]
+                last = max((i for i, w in enumerate(words) if i >= 3 and w.lower() in _PHRASE_OPENERS), default=0)
+                words = words[:last] if last else words
+            while words and not textutil.content_words(words[-1]) and not re.search(r"\d", words[-1]):
+                words.pop()   # not "… my essay on"
+            task = " ".join(words).rstrip(",")
+        # the verb's object names a thing: not "fix it", "do that effectively", "make sure I'm ready"
+        named = [w for w in textutil.content_words(task.split(" ", 1)[-1]) if w.lower() not in textutil.GENERIC_WORDS
+                 and w.lower() not in _POINTING and not w.lower().endswith("ly")]
+        if named and " " in task:
+            return task
+    return None
+
+
+def steps(event: EventRecord) -> list[str]:
+    """The numbered steps of an event: the assistant's, or else the person's own."""
+    return _STEP.findall(event.ai) or _STEP.findall(event.user)
