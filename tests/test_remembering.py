@@ -263,6 +263,21 @@ def test_a_coding_conversation_names_its_tools_not_its_list_items_code_or_verbs(
     assert not {p for p in found if p.rsplit("/", 1)[-1][:-3] in stray}, found
 
 
+def test_a_tool_the_persons_code_names_is_no_place_and_an_acronym_no_person(vault):
+    for text in ("I pushed the login fix to Git last night, and the deploy went to Render after it:\n"
+                 "```bash\ngit push origin main\n```",
+                 "I moved the form styles to CSS and checked them in Lisbon on my laptop:\n```css\nform { gap: 1rem; }\n```",
+                 "I rebased the branch in Git this morning; the diff in CSS was small.",
+                 "I had lunch with Ana and we talked with CSRF about tokens for the form.",
+                 "Ana lives in Lisbon; I visited Lisbon with her in May.",
+                 "I asked CSRF about the session cookie, and Ana joined the call."):
+        vault.remember(text)
+    vault.promote(force=True)
+    found = _concrete(vault)
+    assert {"topics/git.md", "topics/css.md", "places/lisbon.md", "people/ana.md"} <= found, found
+    assert not {"places/git.md", "places/css.md", "people/csrf.md"} & found, found
+
+
 def test_a_question_about_a_person_brings_their_own_words_first(vault):
     _live(vault, datetime(2025, 5, 3, 10, tzinfo=timezone.utc),
           "Melanie: We went camping by the lake with the kids and roasted marshmallows.",

@@ -60,13 +60,30 @@ def without_code(text: str, *, inline: bool = True) -> str:
     ("the `transactions` query"), where a block of code is not."""
     if "`" not in text and "~~~" not in text:
         return text
+    prose = "\n".join(line for line, in_code in _lines(text) if not in_code)
+    if not inline:
+        return prose
+    return _INLINE_CODE.sub(lambda m: m.group(1) if _PLAIN_WORD.fullmatch(m.group(1)) else " ", prose)
+
+
+def code_of(text: str) -> str:
+    """The code in a message: its fenced blocks and its `inline code`, one piece a line."""
+    if "`" not in text and "~~~" not in text:
+        return ""
+    blocks, prose = [], []
+    for line, in_code in _lines(text):
+        (blocks if in_code else prose).append(line)
+    return "\n".join(blocks + _INLINE_CODE.findall("\n".join(prose)))
+
+
+def _lines(text: str):
+    """Each line of a message, and whether it is inside a fenced code block (its fences too)."""
     lines = text.split("\n")
-    out: list[str] = []
     i = 0
     while i < len(lines):
         opened = _FENCE_OPEN.match(lines[i])
         if not opened:
-            out.append(lines[i])
+            yield lines[i], False
             i += 1
             continue
         mark = opened.group(1)
@@ -74,8 +91,6 @@ def without_code(text: str, *, inline: bool = True) -> str:
         end = next((j for j in range(i + 1, len(lines)) if close.match(lines[j])), None)
         if end is None:   # never closed: the code runs on until a line of prose
             end = next((j - 1 for j in range(i + 1, len(lines)) if _PROSE_LINE.match(lines[j])), len(lines))
+        for j in range(i, min(end + 1, len(lines))):
+            yield lines[j], True
         i = end + 1
-    prose = "\n".join(out)
-    if not inline:
-        return prose
-    return _INLINE_CODE.sub(lambda m: m.group(1) if _PLAIN_WORD.fullmatch(m.group(1)) else " ", prose)

@@ -13,13 +13,14 @@ import re
 from collections import Counter, defaultdict
 
 from ...infra import textutil
-from ...infra.markdown_prose import without_code
+from ...infra.markdown_prose import code_of, without_code
 from ...vault.layout import event_day
 from ..types import Candidate, Claim, EventRecord, NoteDraft
 from .sentences import sentences, split_speaker
 from .skills import skills, steps
 
 _PLACE_CUE = re.compile(r"\b(?:in|at|from|to|visited|visit|near|around)\s+(?:the\s+)?$", re.I)
+_FENCE_TAG = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[ \t]*([\w+#.-]+)", re.M)   # ```css
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|our)\b", re.I)
 MIN_CLAIM_WORDS = 4
 MAX_TOPICS = 12
@@ -95,10 +96,15 @@ def _ordinary(name: str, lowercase: Counter, known: set[str]) -> bool:
     return all(textutil.is_common_word(w) and lowercase[w.lower()] and w not in known for w in name.split())
 
 
-def _entity_folder(name: str, event_texts: list[str], speakers: set[str]) -> str:
-    """people, organizations, places or topics, by the words around the name (no cue: a topic)."""
+def _entity_folder(name: str, event_texts: list[str], speakers: set[str], in_code: set[str]) -> str:
+    """people, organizations, places or topics, by the words around the name (no cue: a topic).
+    A one-word name that the person's code also writes ("git" in `git push`, "uuid" in
+    `uuid4()`), or that an answer's code block is in ("```css"), is a tool or a language, though
+    the prose says "to Git" or "with CSS"; and an acronym is no person's name."""
     if name in speakers:
         return "people"
+    if name.lower() in in_code:
+        return "topics"
     org_votes = place_votes = person_votes = thing_votes = 0
     for text in event_texts:
         for match in re.finditer(re.escape(name), text):
@@ -130,7 +136,7 @@ def _entity_folder(name: str, event_texts: list[str], speakers: set[str]) -> str
         return "organizations"
     if place_votes > person_votes:
         return "places"
-    return "people" if person_votes else "topics"
+    return "people" if person_votes and not name.isupper() else "topics"
 
 
 def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Candidate]:
@@ -143,6 +149,9 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
     said_terms: dict[str, set[str]] = {}         # event id -> the stems of what it states
     said_by = {e.id: split_speaker(e.user) for e in events}
     prose = {i: without_code(said) for i, (_, said) in said_by.items()}
+    # the person's own code, and the language an answer's code block is in: an answer's blocks
+    # also hold letters and templates that name people and companies
+    in_code = {w for e in events for w in textutil.words(code_of(e.user) + "\n" + " ".join(_FENCE_TAG.findall(e.ai)))}
     titles = [t for t in known_titles if t[:1].isupper()]
     known = textutil.names_in(list(prose.values())) | set(titles) | {w for t in titles for w in t.split()}
     lowercase = textutil.lowercase_uses(list(prose.values()))
@@ -175,7 +184,7 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
     candidates = []
     entity_words = {w.lower() for name in mentions for w in name.split()}
     for name, ids in sorted(mentions.items()):
-        folder = _entity_folder(name, texts[name], speakers)
+        folder = _entity_folder(name, texts[name], speakers, in_code)
         candidates.append(Candidate("concrete", [folder], name, sorted(ids)))
     topics = [(w, ids) for w, ids in topic_events.items()
               if len(ids) >= 2 and noun_uses[w] >= NOUN_EVIDENCE and not set(w.split()) & entity_words
