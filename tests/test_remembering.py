@@ -278,6 +278,20 @@ def test_a_tool_the_persons_code_names_is_no_place_and_an_acronym_no_person(vaul
     assert not {"places/git.md", "places/css.md", "people/csrf.md"} & found, found
 
 
+def test_to_and_from_name_a_place_only_when_someone_goes_or_comes(vault):
+    for text in ("I exported the final draft from Scrivener to PDF on Friday, after the edits.",
+                 "I got detailed feedback from Shawn on the second act of the screenplay.",
+                 "I switched the essay from Scrivener to Google Docs so the team can comment.",
+                 "My cousin moved to Porto last spring, and I flew to Porto in May to see her.",
+                 "I'm from Sweden, and next month I'm off to Ireland for a semester abroad.",
+                 "The exchange program sends me to Ireland with two friends, which feels exciting."):
+        vault.remember(text)
+    vault.promote(force=True)
+    found = _concrete(vault)
+    assert {"places/porto.md", "places/ireland.md", "places/sweden.md"} <= found, found
+    assert not {"places/scrivener.md", "places/pdf.md", "places/shawn.md"} & found, found
+
+
 def test_a_question_about_a_person_brings_their_own_words_first(vault):
     _live(vault, datetime(2025, 5, 3, 10, tzinfo=timezone.utc),
           "Melanie: We went camping by the lake with the kids and roasted marshmallows.",

@@ -19,7 +19,17 @@ from ..types import Candidate, Claim, EventRecord, NoteDraft
 from .sentences import sentences, split_speaker
 from .skills import skills, steps
 
-_PLACE_CUE = re.compile(r"\b(?:in|at|from|to|visited|visit|near|around)\s+(?:the\s+)?$", re.I)
+# Where someone is or goes: "in Lisbon", "visited Sintra", and "to" or "from" only when someone
+# or something moves ("moved to Porto", "a trip to Rome", "I'm from Sweden"); "feedback from
+# Shawn", "switched from Word to Scrivener", "exported it to PDF" name no place.
+_PLACE_CUE = re.compile(r"\b(?:in|at|visited|visit|visiting|near|around)\s+(?:the\s+)?$|"
+                        r"\b(?:i['’]m|i am|is|are|was|were)\s+(?:originally\s+)?from\s+(?:the\s+)?$|"
+                        r"\b(?:mov(?:e|ed|es|ing)|went|go|goes|going|gone|been|off|come|comes|came|coming|back|"
+                        r"trips?|travel\w*|vacations?|holidays?|tours?|journeys?|"
+                        r"fl(?:y|ies|ew|ying|own)|flights?|dr(?:ive|ove|iving|iven)|rode|ride|walk(?:ed)?|relocat\w*|"
+                        r"head(?:ed|ing)|return(?:ed|ing)?|arriv(?:e|ed|ing)|road|way|commut\w*)"
+                        r"\b[^.;!?]{0,30}?\b(?:to|from|into)\s+(?:the\s+)?$", re.I)
+
 _FENCE_TAG = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[ \t]*([\w+#.-]+)", re.M)   # ```css
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|our)\b", re.I)
 MIN_CLAIM_WORDS = 4
@@ -126,7 +136,7 @@ def _entity_folder(name: str, event_texts: list[str], speakers: set[str], in_cod
                 thing_votes += 1
             elif _ORG_BEFORE.search(before[-24:]) or _ORG_AFTER.search(after):
                 org_votes += 1
-            elif _PLACE_CUE.search(before[-24:]):
+            elif _PLACE_CUE.search(before[-48:]):
                 place_votes += 1
             elif _PERSON_BEFORE.search(before[-24:]) or _PERSON_AFTER.search(after):
                 person_votes += 1
