@@ -264,11 +264,15 @@ def test_a_skill_is_titled_by_the_task_its_question_asks_not_the_rest_of_the_mes
             "for performance on the reports page?", STEPS),
         (3, "How can I ensure the `transactions` query always returns a list?\n```python\nrows = db.all()\n```", STEPS),
         (4, "Thanks, that worked. How do I fix it?", STEPS),            # names nothing: no skill note
-        (5, "How can I make sure I'm doing it right?", STEPS)])
+        (5, "How can I make sure I'm doing it right?", STEPS),
+        (6, "How do I fix `TypeError: cannot read property` in my React app?", STEPS),
+        (7, "How can I convince my manager Dr. Smith to approve the budget?", STEPS)])
     promote(vault, OfflineModel(), load_config(vault.root), force=True)
     titles = sorted(frontmatter(p)["title"] for p in ltm_notes(vault, tiers=("skills",)))
     assert titles == ["How to apply the SSS, SAS, and ASA criteria to prove triangle congruence",
+                      "How to convince my manager",
                       "How to ensure the `transactions` query always returns a list",
+                      "How to fix `TypeError: cannot read property` in my React app",
                       "How to make sure that my indexes are being used correctly",
                       "How to properly configure Sentry with Netlify Analytics"], titles
     assert len(archived(vault)) == len(ids)   # the steps of "How do I fix it?" stay in its archived event

@@ -270,11 +270,15 @@ def test_a_tool_the_persons_code_names_is_no_place_and_an_acronym_no_person(vaul
                  "I rebased the branch in Git this morning; the diff in CSS was small.",
                  "I had lunch with Ana and we talked with CSRF about tokens for the form.",
                  "Ana lives in Lisbon; I visited Lisbon with her in May.",
-                 "I asked CSRF about the session cookie, and Ana joined the call."):
+                 "I asked CSRF about the session cookie, and Ana joined the call.",
+                 # names the code only quotes are data: Maria is still a person, Lisbon a place
+                 "My boss Maria asked me to fix the login test:\n```python\nuser = {'name': 'Maria', "
+                 "'tz': ZoneInfo('Europe/Lisbon')}\n```",
+                 "I had coffee with Maria, and my boss Maria liked the fix."):
         vault.remember(text)
     vault.promote(force=True)
     found = _concrete(vault)
-    assert {"topics/git.md", "topics/css.md", "places/lisbon.md", "people/ana.md"} <= found, found
+    assert {"topics/git.md", "topics/css.md", "places/lisbon.md", "people/ana.md", "people/maria.md"} <= found, found
     assert not {"places/git.md", "places/css.md", "people/csrf.md"} & found, found
 
 
@@ -284,12 +288,18 @@ def test_to_and_from_name_a_place_only_when_someone_goes_or_comes(vault):
                  "I switched the essay from Scrivener to Google Docs so the team can comment.",
                  "My cousin moved to Porto last spring, and I flew to Porto in May to see her.",
                  "I'm from Sweden, and next month I'm off to Ireland for a semester abroad.",
-                 "The exchange program sends me to Ireland with two friends, which feels exciting."):
+                 "The exchange program sends me to Ireland with two friends, which feels exciting.",
+                 "I moved my recipe collection into Obsidian with one note per recipe.",
+                 "She's from Brazil, and she came back from Paris with her brother last week.",
+                 "I drove my daughter to Emma's party, then went through the notes from Emma.",
+                 "I started using Obsidian for my notes and the graph view is really useful."):
         vault.remember(text)
     vault.promote(force=True)
     found = _concrete(vault)
-    assert {"places/porto.md", "places/ireland.md", "places/sweden.md"} <= found, found
-    assert not {"places/scrivener.md", "places/pdf.md", "places/shawn.md"} & found, found
+    assert {"places/porto.md", "places/ireland.md", "places/sweden.md", "places/brazil.md", "places/paris.md"} <= found, \
+        found
+    assert not {"places/scrivener.md", "places/pdf.md", "places/shawn.md", "places/obsidian.md",
+                "places/emma.md"} & found, found
 
 
 def test_a_question_about_a_person_brings_their_own_words_first(vault):

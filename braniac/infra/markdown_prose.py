@@ -66,14 +66,49 @@ def without_code(text: str, *, inline: bool = True) -> str:
     return _INLINE_CODE.sub(lambda m: m.group(1) if _PLAIN_WORD.fullmatch(m.group(1)) else " ", prose)
 
 
-def code_of(text: str) -> str:
-    """The code in a message: its fenced blocks and its `inline code`, one piece a line."""
+def code_words(text: str) -> set[str]:
+    """The words a message's code is written in: the language of a fenced block ("```css"), and
+    the identifiers and commands of its code lines ("git push", "uuid4()", "csrf_token"). Not
+    what the code quotes ('Maria', "Europe/Lisbon"): names in strings are data. Not a fenced
+    line that reads as prose (a letter pasted to be proofread), nor a one-word inline span
+    (`paris`, a branch)."""
     if "`" not in text and "~~~" not in text:
-        return ""
-    blocks, prose = [], []
+        return set()
+    found: set[str] = set()
+    prose: list[str] = []
     for line, in_code in _lines(text):
-        (blocks if in_code else prose).append(line)
-    return "\n".join(blocks + _INLINE_CODE.findall("\n".join(prose)))
+        if not in_code:
+            prose.append(line)
+        elif (fence := _FENCE_OPEN.match(line)) is not None:
+            found |= _identifiers(line[fence.end():].strip().split(" ")[0])
+        elif _CODE_LINE.search(line):
+            found |= _identifiers(_STRING.sub(" ", line))
+    for span in _INLINE_CODE.findall("\n".join(prose)):
+        if not _PLAIN_WORD.fullmatch(span.strip()):
+            found |= _identifiers(_STRING.sub(" ", span))
+    return found
+
+
+def _identifiers(code: str) -> set[str]:
+    """Lowercase names in code, whole and without their digits: "html5" and "html", "uuid4" and "uuid"."""
+    lowered = code.lower()
+    return set(_CODE_WORD.findall(lowered)) | set(_LETTERS.findall(lowered))
+
+
+def code_languages(text: str) -> set[str]:
+    """The languages a message's fenced code blocks say they are in ("```css", "~~~ bash")."""
+    if "`" not in text and "~~~" not in text:
+        return set()
+    return {m.group(1).lower() for line, in_code in _lines(text) if in_code
+            for m in [_FENCE_LANGUAGE.match(line)] if m}
+
+
+_FENCE_LANGUAGE = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[ \t]*([A-Za-z][\w+#.-]*)")
+_CODE_WORD = re.compile(r"[a-z][a-z0-9]*")
+_LETTERS = re.compile(r"[a-z]+")
+_STRING = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|`[^`\n]*`")
+# a line of code: code's marks, or a command ("git push origin main", "npm install")
+_CODE_LINE = re.compile(r"[(){}\[\]=;<>$]|^\s*[a-z][\w.-]*\s+[-a-z]")
 
 
 def _lines(text: str):

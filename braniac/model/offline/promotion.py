@@ -13,24 +13,32 @@ import re
 from collections import Counter, defaultdict
 
 from ...infra import textutil
-from ...infra.markdown_prose import code_of, without_code
+from ...infra.markdown_prose import code_languages, code_words, without_code
 from ...vault.layout import event_day
 from ..types import Candidate, Claim, EventRecord, NoteDraft
 from .sentences import sentences, split_speaker
 from .skills import skills, steps
 
-# Where someone is or goes: "in Lisbon", "visited Sintra", and "to" or "from" only when someone
-# or something moves ("moved to Porto", "a trip to Rome", "I'm from Sweden"); "feedback from
-# Shawn", "switched from Word to Scrivener", "exported it to PDF" name no place.
+# Where someone is or goes: "in Lisbon", "visited Sintra", "I'm from Sweden", and "to" or "from"
+# when a person goes or comes ("moved to Porto", "flew with my sister to Rome", "came back from
+# Paris"). Not when something else is carried there ("moved my recipes into Obsidian", "drove my
+# daughter to Emma's", "exported it to PDF") or a person is written after it ("feedback from
+# Shawn", "going to talk to Maria").
+_GOING = (r"mov(?:e|ed|es|ing)|went|go|goes|going|gone|been|off|come|comes|came|coming|back|return(?:ed|ing)?|"
+          r"trips?|travel\w*|vacations?|holidays?|tours?|journeys?|fl(?:y|ies|ew|ying|own)|flights?|"
+          r"dr(?:ive|ove|iving|iven)|rode|walk(?:ed|ing)?|relocat\w*|head(?:ed|ing)|arriv(?:e|ed|ing)|road|way|"
+          r"commut\w*")
 _PLACE_CUE = re.compile(r"\b(?:in|at|visited|visit|visiting|near|around)\s+(?:the\s+)?$|"
-                        r"\b(?:i['’]m|i am|is|are|was|were)\s+(?:originally\s+)?from\s+(?:the\s+)?$|"
-                        r"\b(?:mov(?:e|ed|es|ing)|went|go|goes|going|gone|been|off|come|comes|came|coming|back|"
-                        r"trips?|travel\w*|vacations?|holidays?|tours?|journeys?|"
-                        r"fl(?:y|ies|ew|ying|own)|flights?|dr(?:ive|ove|iving|iven)|rode|ride|walk(?:ed)?|relocat\w*|"
-                        r"head(?:ed|ing)|return(?:ed|ing)?|arriv(?:e|ed|ing)|road|way|commut\w*)"
-                        r"\b[^.;!?]{0,30}?\b(?:to|from|into)\s+(?:the\s+)?$", re.I)
+                        r"\b(?:i['’]m|i am|he['’]s|she['’]s|we['’]re|they['’]re|you['’]re|is|are|was|were|grew up)\s+"
+                        r"(?:originally\s+)?from\s+(?:the\s+)?$|"
+                        rf"\b(?:{_GOING})(?:\s+(?:back|home|in|out|over|up|away|here|there))?\s+from\s+(?:the\s+)?$|"
+                        # the way there, unless it carries a thing ("my daughter") or an errand ("to talk")
+                        rf"\b(?:{_GOING})\b(?!\s+(?:my|your|his|her|our|their|the|a|an|it|them|him|everything|"
+                        r"all|some|this|that|these|those)\b)(?:(?!\bto\b)[^.;!?]){0,30}?\b(?:to|into)\s+(?:the\s+)?$",
+                        re.I)
 
-_FENCE_TAG = re.compile(r"^[ \t]*(?:`{3,}|~{3,})[ \t]*([\w+#.-]+)", re.M)   # ```css
+
+
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|our)\b", re.I)
 MIN_CLAIM_WORDS = 4
 MAX_TOPICS = 12
@@ -110,11 +118,10 @@ def _entity_folder(name: str, event_texts: list[str], speakers: set[str], in_cod
     """people, organizations, places or topics, by the words around the name (no cue: a topic).
     A one-word name that the person's code also writes ("git" in `git push`, "uuid" in
     `uuid4()`), or that an answer's code block is in ("```css"), is a tool or a language, though
-    the prose says "to Git" or "with CSS"; and an acronym is no person's name."""
+    the prose says "in CSS" or "with CSRF", unless the prose says it is a person or a company
+    ("my boss Ruby"); and an acronym ("CSRF", not initials such as "AJ") is no person's name."""
     if name in speakers:
         return "people"
-    if name.lower() in in_code:
-        return "topics"
     org_votes = place_votes = person_votes = thing_votes = 0
     for text in event_texts:
         for match in re.finditer(re.escape(name), text):
@@ -140,13 +147,15 @@ def _entity_folder(name: str, event_texts: list[str], speakers: set[str], in_cod
                 place_votes += 1
             elif _PERSON_BEFORE.search(before[-24:]) or _PERSON_AFTER.search(after):
                 person_votes += 1
-    if thing_votes >= max(org_votes, place_votes, person_votes, 1):
+    coded = name.lower() in in_code
+    if thing_votes >= max(org_votes, place_votes, person_votes, 1) or coded and not org_votes and \
+            person_votes <= place_votes + thing_votes:
         return "topics"
     if org_votes and org_votes >= max(place_votes, person_votes):
         return "organizations"
     if place_votes > person_votes:
         return "places"
-    return "people" if person_votes and not name.isupper() else "topics"
+    return "people" if person_votes and not (name.isupper() and len(name) > 2) else "topics"
 
 
 def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Candidate]:
@@ -159,9 +168,9 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
     said_terms: dict[str, set[str]] = {}         # event id -> the stems of what it states
     said_by = {e.id: split_speaker(e.user) for e in events}
     prose = {i: without_code(said) for i, (_, said) in said_by.items()}
-    # the person's own code, and the language an answer's code block is in: an answer's blocks
-    # also hold letters and templates that name people and companies
-    in_code = {w for e in events for w in textutil.words(code_of(e.user) + "\n" + " ".join(_FENCE_TAG.findall(e.ai)))}
+    # the words of the person's own code, and the language an answer's code block is in: an
+    # answer's code also holds letters and templates that name people and companies
+    in_code = set().union(*(code_words(e.user) | code_languages(e.ai) for e in events)) if events else set()
     titles = [t for t in known_titles if t[:1].isupper()]
     known = textutil.names_in(list(prose.values())) | set(titles) | {w for t in titles for w in t.split()}
     lowercase = textutil.lowercase_uses(list(prose.values()))

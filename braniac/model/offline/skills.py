@@ -29,16 +29,19 @@ def skills(events: list[EventRecord]) -> list[Candidate]:
 # (", considering I've never…", " - can you help me with that") nor a task that names nothing
 # ("How to start", "How to fix it").
 MAX_TASK_WORDS = 12
-_TASK_ENDS = re.compile(r"\s*(?:[?!;:(=]|\.(?:\s|$)|\s[-–—]+\s|,\s*(?=(?:"
+_TASK_ENDS = re.compile(r"[?!;(=]|:(?:\s|$)|\.(?:\s|$)|\s[-–—]+\s|\s(?:and|or)\s+(?=(?:what|how|which|where|why|should|"
+                        r"can|could|would|do|does|is|are)\b)|,\s*(?=(?:"
                         r"(?:and|or) (?:what|how|which|where|why|i|i'm|i've|can|could|should|would|also|maybe|then|if)|"
                         r"but|so|considering|especially|given|since|because|while|as|can|could|should|would|will|maybe|"
                         r"which|where|without|what|how|if|like|for instance|for example|such as|specifically|including|"
-                        r"here|here's|i|i'm|i've|i'd|please)\b))", re.I)
+                        r"here|here's|i|i'm|i've|i'd|please)\b)", re.I)
 # where a long task can be cut and still say what it is: before a second clause or a condition
 # (not the "and" of a list: "the SSS, SAS, and ASA criteria")
 _TASK_BREAKS = re.compile(r"(?<!,)\s(?:and|or)\s|\s(?:but|so|while|because|since|without|even|if|when|after|"
                           r"before|considering|especially|given|like|to ensure|to make sure)\s", re.I)
 _PHRASE_OPENERS = frozenset("in on at by for with about from to of as during through into over under".split())
+_SPAN = re.compile(r"`[^`\n]+`")
+_ABBREVIATIONS = frozenset("dr mr mrs ms st vs e.g i.e eg ie etc".split())   # a sentence split after "Dr."
 _POINTING = frozenset("this that it them these those one".split())
 
 
@@ -49,7 +52,14 @@ def skill_task(question: str) -> str | None:
         match = _HOW_TO.search(sentence)
         if not match:
             continue
-        task = _TASK_ENDS.split(match.group(1) or match.group(2), maxsplit=1)[0].strip().rstrip(".,")
+        asked = re.split(r"`{3,}", match.group(1) or match.group(2))[0]   # code cut off inline is no title
+        spans = _SPAN.findall(asked)   # a `code span` is cut whole or not at all ("fix `TypeError: x`")
+        task = _TASK_ENDS.split(_SPAN.sub("\x00", asked), maxsplit=1)[0]
+        for span in spans[:task.count("\x00")]:
+            task = task.replace("\x00", span, 1)
+        if task.count("`") % 2:
+            task = task[:task.rfind("`")]
+        task = task.strip().rstrip(".,")
         words = task.split()
         if len(words) > MAX_TASK_WORDS:
             head = " ".join(words[:MAX_TASK_WORDS + 1])
@@ -60,9 +70,12 @@ def skill_task(question: str) -> str | None:
                 words = words[:MAX_TASK_WORDS]
                 last = max((i for i, w in enumerate(words) if i >= 3 and w.lower() in _PHRASE_OPENERS), default=0)
                 words = words[:last] if last else words
-            while words and not textutil.content_words(words[-1]) and not re.search(r"\d", words[-1]):
-                words.pop()   # not "… my essay on"
-            task = " ".join(words).rstrip(",")
+            task = " ".join(words)
+        words = task.split()
+        while words and (not textutil.content_words(words[-1]) and not re.search(r"\d", words[-1])
+                         or words[-1].lower().rstrip(".") in _ABBREVIATIONS):
+            words.pop()   # not "… my essay on", "… my manager Dr", "… in Python vs"
+        task = " ".join(words).rstrip(",")
         # the verb's object names a thing: not "fix it", "do that effectively", "make sure I'm ready"
         named = [w for w in textutil.content_words(task.split(" ", 1)[-1]) if w.lower() not in textutil.GENERIC_WORDS
                  and w.lower() not in _POINTING and not w.lower().endswith("ly")]
