@@ -292,12 +292,13 @@ def test_to_and_from_name_a_place_only_when_someone_goes_or_comes(vault):
                  "I moved my recipe collection into Obsidian with one note per recipe.",
                  "She's from Brazil, and she came back from Paris with her brother last week.",
                  "I drove my daughter to Emma's party, then went through the notes from Emma.",
+                 "I'll respond to Megan right away about her collaboration request for the short film.",
                  "I started using Obsidian for my notes and the graph view is really useful."):
         vault.remember(text)
     vault.promote(force=True)
     found = _concrete(vault)
-    assert {"places/porto.md", "places/ireland.md", "places/sweden.md", "places/brazil.md", "places/paris.md"} <= found, \
-        found
+    assert {"places/porto.md", "places/ireland.md", "places/sweden.md", "places/brazil.md", "places/paris.md",
+            "people/shawn.md", "people/megan.md"} <= found, found   # who gives feedback or gets a reply is a person
     assert not {"places/scrivener.md", "places/pdf.md", "places/shawn.md", "places/obsidian.md",
                 "places/emma.md"} & found, found
 

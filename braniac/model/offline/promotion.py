@@ -78,8 +78,14 @@ def emotion_of(text: str) -> str:
 # Nouns that stand for a person (kin, roles): "my sister" is someone without a name, not a topic.
 PERSON_NOUNS = frozenset("""friend sister brother mom mother dad father wife husband son daughter colleague boss
 partner cousin aunt uncle grandma grandpa""".split())
+# What people say, send and hear: "feedback from Shawn", "a letter from Megan", "respond to Megan",
+# "giving feedback to Heather"
+_SAID_FROM_OR_TO = (r"\b(?:feedback|advice|suggestions?|messages?|e-?mails?|letters?|calls?|texts?|notes?|gifts?|"
+                    r"invitations?|recommendations?|input|comments?|help|support|news)\s+(?:from|to)\s+$|"
+                    r"\b(?:respond(?:ed)?|repl(?:y|ied)|talk(?:ed)?|spoke|speak|wr(?:o|i)te|sen[dt]|introduced|"
+                    r"explain(?:ed)?|listen(?:ed)?|mention(?:ed)?|reach(?:ed)? out)\s+(?:back\s+)?to\s+$")
 _PERSON_BEFORE = re.compile(r"\b(?:met|with|told|asked|call|called|" + "|".join(sorted(PERSON_NOUNS)) +
-                            r"|mr|mrs|ms|dr)\.?\s+$", re.I)
+                            r"|mr|mrs|ms|dr)\.?\s+$|" + _SAID_FROM_OR_TO, re.I)
 # Work words before a name, a legal form or a kind of organization after it: a company, not a place
 # ("works at Unbabel" has the "at" of a place too).
 _ORG_BEFORE = re.compile(r"\b(?:works?|worked|working|job|jobs|intern(?:ed|ing|ship)?|employed|hired|interview(?:ed)?|"
@@ -145,7 +151,7 @@ def _entity_folder(name: str, event_texts: list[str], speakers: set[str], in_cod
                 org_votes += 1
             elif _PLACE_CUE.search(before[-48:]):
                 place_votes += 1
-            elif _PERSON_BEFORE.search(before[-24:]) or _PERSON_AFTER.search(after):
+            elif _PERSON_BEFORE.search(before[-32:]) or _PERSON_AFTER.search(after):
                 person_votes += 1
     coded = name.lower() in in_code
     if thing_votes >= max(org_votes, place_votes, person_votes, 1) or coded and not org_votes and \
