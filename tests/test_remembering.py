@@ -214,29 +214,30 @@ def test_the_events_of_the_persons_day_are_not_crowded_out_by_another_days(vault
     assert any("basil" in e for e in excerpts), excerpts
 
 
-def _concrete(vault) -> set[str]:
+def _promoted(vault, *texts: str) -> set[str]:
+    """The concrete notes (paths under concrete/) a promotion of these remembered texts leaves."""
+    for text in texts:
+        vault.remember(text)
+    vault.promote(force=True)
     root = vault.ltm_root / "concrete"
     return {p.relative_to(root).as_posix() for p in root.rglob("*.md") if p.name != "_index.md"}
 
 
 def test_notes_are_named_and_placed_by_what_their_events_share(vault):
-    for text in ("I rewrote the scheduler in Rust and now it is twice as fast.",
-                 "We upgraded the build to Rust 1.75 and the warnings went away.",
-                 "Bruno moved to Valencia in the spring and rents a flat by the beach.",
-                 "Bruno says Valencia is warm even in the winter.",
-                 "I adopted a small dog called Biscuit from the shelter downtown.",
-                 "Biscuit chewed my running shoes while I was at work.",
-                 # a weekday and a landscape word, each in two events that share nothing else
-                 "We drove to the lake house on Sunday with the whole family.",
-                 "The pottery workshop downtown reopens on Sunday after the holidays.",
-                 "The kayak rental by the lake was closed for the season.",
-                 "My neighbour painted a watercolour of the lake at dawn.",
-                 # a thing talked about again, with more in common than its name
-                 "The greenhouse heater broke and the tomato seedlings got cold.",
-                 "I fixed the greenhouse heater with a new thermostat for the seedlings."):
-        vault.remember(text)
-    vault.promote(force=True)
-    found = _concrete(vault)
+    found = _promoted(vault, "I rewrote the scheduler in Rust and now it is twice as fast.",
+                      "We upgraded the build to Rust 1.75 and the warnings went away.",
+                      "Bruno moved to Valencia in the spring and rents a flat by the beach.",
+                      "Bruno says Valencia is warm even in the winter.",
+                      "I adopted a small dog called Biscuit from the shelter downtown.",
+                      "Biscuit chewed my running shoes while I was at work.",
+                      # a weekday and a landscape word, each in two events that share nothing else
+                      "We drove to the lake house on Sunday with the whole family.",
+                      "The pottery workshop downtown reopens on Sunday after the holidays.",
+                      "The kayak rental by the lake was closed for the season.",
+                      "My neighbour painted a watercolour of the lake at dawn.",
+                      # a thing talked about again, with more in common than its name
+                      "The greenhouse heater broke and the tomato seedlings got cold.",
+                      "I fixed the greenhouse heater with a new thermostat for the seedlings.")
     assert "places/valencia.md" in found and "people/bruno.md" in found, found
     assert not any(p.startswith(("places/", "people/")) and p.endswith(("/rust.md", "/biscuit.md")) for p in found), found
     assert {"topics/rust.md", "topics/biscuit.md"} <= found, found
@@ -252,51 +253,43 @@ def test_a_coding_conversation_names_its_tools_not_its_list_items_code_or_verbs(
             "   - Add Income\n   - Add Expense\n\nI want to implement it cleanly in Flask.")
     code = ("I'm using Python and Flask, and I want to improve the login route:\n```python\n"
             "def login():\n    remember = True\n    return None\n```\nI need to improve the error handling too.")
-    for text in (plan, code, "I want to improve how Flask renders the budget tracker pages, and integrate "
-                 "the monthly summary with it; I'll add income and expense pages later.",
-                 "I moved the budget tracker scripts to Python 3.12 last week, and the tests got faster."):
-        vault.remember(text)
-    vault.promote(force=True)
-    found = _concrete(vault)
+    found = _promoted(vault, plan, code, "I want to improve how Flask renders the budget tracker pages, and integrate "
+                      "the monthly summary with it; I'll add income and expense pages later.",
+                      "I moved the budget tracker scripts to Python 3.12 last week, and the tests got faster.")
     assert {"topics/flask.md", "topics/python.md"} <= found, found     # "Python and Flask" named apart too
     stray = {"implement", "integrate", "add", "income", "improve", "true", "none", "remember", "python-and-flask"}
     assert not {p for p in found if p.rsplit("/", 1)[-1][:-3] in stray}, found
 
 
 def test_a_tool_the_persons_code_names_is_no_place_and_an_acronym_no_person(vault):
-    for text in ("I pushed the login fix to Git last night, and the deploy went to Render after it:\n"
-                 "```bash\ngit push origin main\n```",
-                 "I moved the form styles to CSS and checked them in Lisbon on my laptop:\n```css\nform { gap: 1rem; }\n```",
-                 "I rebased the branch in Git this morning; the diff in CSS was small.",
-                 "I had lunch with Ana and we talked with CSRF about tokens for the form.",
-                 "Ana lives in Lisbon; I visited Lisbon with her in May.",
-                 "I asked CSRF about the session cookie, and Ana joined the call.",
-                 # names the code only quotes are data: Maria is still a person, Lisbon a place
-                 "My boss Maria asked me to fix the login test:\n```python\nuser = {'name': 'Maria', "
-                 "'tz': ZoneInfo('Europe/Lisbon')}\n```",
-                 "I had coffee with Maria, and my boss Maria liked the fix."):
-        vault.remember(text)
-    vault.promote(force=True)
-    found = _concrete(vault)
+    found = _promoted(vault, "I pushed the login fix to Git last night, and the deploy went to Render after it:\n"
+                      "```bash\ngit push origin main\n```",
+                      "I moved the form styles to CSS and checked them in Lisbon on my laptop:\n"
+                      "```css\nform { gap: 1rem; }\n```",
+                      "I rebased the branch in Git this morning; the diff in CSS was small.",
+                      "I had lunch with Ana and we talked with CSRF about tokens for the form.",
+                      "Ana lives in Lisbon; I visited Lisbon with her in May.",
+                      "I asked CSRF about the session cookie, and Ana joined the call.",
+                      # names the code only quotes are data: Maria is still a person, Lisbon a place
+                      "My boss Maria asked me to fix the login test:\n```python\nuser = {'name': 'Maria', "
+                      "'tz': ZoneInfo('Europe/Lisbon')}\n```",
+                      "I had coffee with Maria, and my boss Maria liked the fix.")
     assert {"topics/git.md", "topics/css.md", "places/lisbon.md", "people/ana.md", "people/maria.md"} <= found, found
     assert not {"places/git.md", "places/css.md", "people/csrf.md"} & found, found
 
 
 def test_to_and_from_name_a_place_only_when_someone_goes_or_comes(vault):
-    for text in ("I exported the final draft from Scrivener to PDF on Friday, after the edits.",
-                 "I got detailed feedback from Shawn on the second act of the screenplay.",
-                 "I switched the essay from Scrivener to Google Docs so the team can comment.",
-                 "My cousin moved to Porto last spring, and I flew to Porto in May to see her.",
-                 "I'm from Sweden, and next month I'm off to Ireland for a semester abroad.",
-                 "The exchange program sends me to Ireland with two friends, which feels exciting.",
-                 "I moved my recipe collection into Obsidian with one note per recipe.",
-                 "She's from Brazil, and she came back from Paris with her brother last week.",
-                 "I drove my daughter to Emma's party, then went through the notes from Emma.",
-                 "I'll respond to Megan right away about her collaboration request for the short film.",
-                 "I started using Obsidian for my notes and the graph view is really useful."):
-        vault.remember(text)
-    vault.promote(force=True)
-    found = _concrete(vault)
+    found = _promoted(vault, "I exported the final draft from Scrivener to PDF on Friday, after the edits.",
+                      "I got detailed feedback from Shawn on the second act of the screenplay.",
+                      "I switched the essay from Scrivener to Google Docs so the team can comment.",
+                      "My cousin moved to Porto last spring, and I flew to Porto in May to see her.",
+                      "I'm from Sweden, and next month I'm off to Ireland for a semester abroad.",
+                      "The exchange program sends me to Ireland with two friends, which feels exciting.",
+                      "I moved my recipe collection into Obsidian with one note per recipe.",
+                      "She's from Brazil, and she came back from Paris with her brother last week.",
+                      "I drove my daughter to Emma's party, then went through the notes from Emma.",
+                      "I'll respond to Megan right away about her collaboration request for the short film.",
+                      "I started using Obsidian for my notes and the graph view is really useful.")
     assert {"places/porto.md", "places/ireland.md", "places/sweden.md", "places/brazil.md", "places/paris.md",
             "people/shawn.md", "people/megan.md"} <= found, found   # who gives feedback or gets a reply is a person
     assert not {"places/scrivener.md", "places/pdf.md", "places/shawn.md", "places/obsidian.md",
@@ -385,8 +378,8 @@ def test_a_note_hours_after_a_question_the_person_wrote_down_is_no_answer_to_it(
     _live(vault, day + timedelta(hours=1), "Should I ask finance before switching?")
     _live(vault, day + timedelta(hours=6), "The dentist moved my appointment to Thursday at 3pm.")
     for n, text in enumerate(("The design team wants Notion templates for the sprint reviews.",
-                              "Notion Business adds SAML single sign-on, which IT asked for.",
-                              "The Plus plan limits guests to 100 per workspace."), start=4):
+                        "Notion Business adds SAML single sign-on, which IT asked for.",
+                        "The Plus plan limits guests to 100 per workspace."), start=4):
         _live(vault, datetime(2025, 6, n, 10, tzinfo=timezone.utc), text)
     with clock.frozen(datetime(2025, 6, 28, 9, tzinfo=timezone.utc)):
         excerpts = [e.text for e in vault.ask("Which Notion plans was I comparing for the design team?").excerpts]

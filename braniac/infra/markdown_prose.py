@@ -4,6 +4,7 @@ that opens a sentence, a list item or a heading is capitalized for that reason a
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 
 _MARKUP_BEFORE = re.compile(r"(?:[*_#>|`+-]+|\d+[.)])[ \t]*$")   # "- ", "**", "1. ", "> ", "## "
 
@@ -111,7 +112,7 @@ _STRING = re.compile(r"'[^'\n]*'|\"[^\"\n]*\"|`[^`\n]*`")
 _CODE_LINE = re.compile(r"[(){}\[\]=;<>$]|^\s*[a-z][\w.-]*\s+[-a-z]")
 
 
-def _lines(text: str):
+def _lines(text: str) -> Iterator[tuple[str, bool]]:
     """Each line of a message, and whether it is inside a fenced code block (its fences too)."""
     lines = text.split("\n")
     i = 0

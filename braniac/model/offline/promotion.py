@@ -36,9 +36,6 @@ _PLACE_CUE = re.compile(r"\b(?:in|at|visited|visit|visiting|near|around)\s+(?:th
                         rf"\b(?:{_GOING})\b(?!\s+(?:my|your|his|her|our|their|the|a|an|it|them|him|everything|"
                         r"all|some|this|that|these|those)\b)(?:(?!\bto\b)[^.;!?]){0,30}?\b(?:to|into)\s+(?:the\s+)?$",
                         re.I)
-
-
-
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|our)\b", re.I)
 MIN_CLAIM_WORDS = 4
 MAX_TOPICS = 12
@@ -176,7 +173,7 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
     prose = {i: without_code(said) for i, (_, said) in said_by.items()}
     # the words of the person's own code, and the language an answer's code block is in: an
     # answer's code also holds letters and templates that name people and companies
-    in_code = set().union(*(code_words(e.user) | code_languages(e.ai) for e in events)) if events else set()
+    in_code = set().union(*(code_words(e.user) | code_languages(e.ai) for e in events))
     titles = [t for t in known_titles if t[:1].isupper()]
     known = textutil.names_in(list(prose.values())) | set(titles) | {w for t in titles for w in t.split()}
     lowercase = textutil.lowercase_uses(list(prose.values()))

@@ -70,8 +70,6 @@ def skill_task(question: str) -> str | None:
                 words = words[:MAX_TASK_WORDS]
                 last = max((i for i, w in enumerate(words) if i >= 3 and w.lower() in _PHRASE_OPENERS), default=0)
                 words = words[:last] if last else words
-            task = " ".join(words)
-        words = task.split()
         while words and (not textutil.content_words(words[-1]) and not re.search(r"\d", words[-1])
                          or words[-1].lower().rstrip(".") in _ABBREVIATIONS):
             words.pop()   # not "… my essay on", "… my manager Dr", "… in Python vs"
