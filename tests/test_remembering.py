@@ -5,11 +5,13 @@ from __future__ import annotations
 
 import re
 import time
+from collections import Counter
 from datetime import datetime, timedelta, timezone
 
 import pytest
 
 from braniac.infra import clock
+from braniac.model.offline.topics import one_number
 
 PORT = "The Grafana staging server port is {} for the billing team."
 
@@ -491,3 +493,21 @@ def test_a_new_thing_or_a_numbered_item_is_not_a_changed_value():
     assert changed("I only secured 3 interviews for senior editor roles this month.",
                    "How can I use the fact that I secured 5 interviews to improve my portfolio?",
                    "How many interviews have I secured for senior editor roles this month?")
+
+
+def test_a_topic_is_one_note_whatever_its_number(vault):
+    found = _promoted(vault, "I solved the area problems for the right triangles with the Pythagorean theorem today.",
+                      "My tutor drew a triangle with sides 3, 4 and 5 and checked the theorem with its area.",
+                      "The triangles on the practice sheet were all right triangles, so the theorem held.",
+                      "I'm reading the books about the Roman empire for my history essay.",
+                      "The book about Roman roads has maps of every province in the empire.")
+    assert {"topics/triangle.md", "topics/book.md"} <= found, found
+    assert not {"topics/triangles.md", "topics/books.md"} & found, found
+    # a later promotion that says only "books": the note the vault already has takes them
+    found = _promoted(vault, "I returned the books about the Roman empire to the library on Friday.",
+                      "The books about Roman roads were overdue, so the library charged me a fee for the empire maps.")
+    assert "topics/book.md" in found and "topics/books.md" not in found, found
+    # only an English plural whose singular is used too: "https" is not two "http"s
+    topic_events = {"http": {"e1"}, "https": {"e2"}, "story": {"e3"}, "stories": {"e4"}, "boxes": {"e5"}}
+    one_number(topic_events, Counter(), set())
+    assert topic_events == {"http": {"e1"}, "https": {"e2"}, "story": {"e3", "e4"}, "boxes": {"e5"}}

@@ -1,0 +1,142 @@
+"""What the offline engine takes for a topic: a thing talked about again, named by the noun
+phrase the events use for it ("the staging server", "about pottery"), once whatever its number
+("triangle" and "triangles" are one note)."""
+from __future__ import annotations
+
+import re
+from collections import Counter
+
+from ...infra import textutil
+
+# A topic is a thing talked about again (in two events or more) and used as a thing: a noun phrase
+# after a determiner or a preposition ("the staging server", "about pottery"), or the subject of
+# a statement ("Pottery is…"). A verb ("mentioned"), an adjective, a person without a name ("my
+# sister") or the modifier of a compound ("phone" in "my phone number") is not one; a compound
+# that comes back ("staging server") is one, under its whole name.
+NOUN_EVIDENCE = 2
+_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?|[^\w\s]")
+# determiners and prepositions; not "this" and "that", which stand for a thing as often ("that sounds…"),
+# nor "to", which opens a verb as often ("to improve")
+_OPENERS = frozenset("""the a an my our your his her their its some any every each no another
+about of in on at for with into from by over under after before during around through without like""".split())
+_SUBJECT_VERBS = frozenset("is was are were has have had can will would could does did gets got keeps".split())
+# Words of a request to the assistant ("Remind me to …", "Please …": the request is a task in
+# Structured Data) and verbs of a relation ("… lives in …"): never a topic of their own (two
+# reminders made a "remind" note, two people's homes a "lives" note).
+_NOT_TOPICS = frozenset({"remind", "reminder", "please", "forget", "todo", "need", "needs",
+                         "lives", "live", "living", "works", "prefers",
+                         # counts and quantifiers ("every Sunday", "fifty minutes") name no topic
+                         "every", "each", "another", "other", "long", "three", "four", "five", "six", "seven",
+                         "eight", "nine", "ten", "eleven", "twelve", "twenty", "thirty", "forty", "fifty",
+                         "sixty", "hundred", "thousand", "least", "mondays", "tuesdays", "wednesdays", "thursdays",
+                         "fridays", "saturdays", "sundays", "weekend", "weekends", "morning", "evening", "night"})
+# Nouns that stand for a person (kin, roles): "my sister" is someone without a name, not a topic.
+PERSON_NOUNS = frozenset("""friend sister brother mom mother dad father wife husband son daughter colleague boss
+partner cousin aunt uncle grandma grandpa""".split())
+
+
+def _topic_word(word: str) -> bool:
+    return (len(word) >= 4 and word.isalpha() and word not in textutil.STOP_WORDS
+            and not (word.endswith("s") and word[:-1] in textutil.STOP_WORDS)   # "ones", "others"
+            and word not in textutil.GENERIC_WORDS and word not in _NOT_TOPICS and not person_noun(word)
+            and not _past_tense(word) and not word.endswith("ly") and not textutil.is_calendar(word)
+            and not _common_verb_ing(word))
+
+
+# verbs whose -ing names no topic ("getting", "going"); "wedding", "camping", "cooling" do
+_COMMON_VERBS = frozenset("""be do get go have make take try use look want need feel think know say see come give
+keep let put seem tell ask""".split())
+
+
+def _common_verb_ing(word: str) -> bool:
+    """"getting", "going", "trying": the -ing of a verb too common to name a topic."""
+    if not word.endswith("ing") or len(word) < 5:
+        return False
+    base = word[:-3]
+    return bool({base, base + "e", base[:-1] if base[-1:] == base[-2:-1] else base} & _COMMON_VERBS)
+
+
+
+def _past_tense(word: str) -> bool:
+    """"mentioned", "planned", "married": a verb's past form (its base is an English word)."""
+    if len(word) < 5 or not word.endswith("ed"):
+        return False
+    bases = [word[:-2], word[:-1]] + ([word[:-3]] if word[-3] == word[-4] else []) + \
+        ([word[:-3] + "y"] if word.endswith("ied") else [])
+    return any(textutil.is_common_word(b) for b in bases if len(b) >= 3)
+
+
+def topic_words(sentence: str) -> tuple[set[str], list[str]]:
+    """(the words and two-word phrases a sentence mentions that could name a topic, those of
+    them it uses as a noun phrase)."""
+    tokens = [t.lower() for t in _TOKEN.findall(sentence)]
+    mentioned: set[str] = set()
+    nouns: list[str] = []
+    for i, word in enumerate(tokens):
+        if not _topic_word(word):
+            continue
+        mentioned.add(word)
+        j = i - 1
+        while j >= 0 and tokens[j] in textutil.GENERIC_WORDS:
+            j -= 1                     # "a new pottery class": past the adjectives
+        before = tokens[j] if j >= 0 else None
+        after = tokens[i + 1] if i + 1 < len(tokens) else None
+        opens = before is None or not before[0].isalnum()
+        if after is not None and _topic_word(after):
+            phrase = f"{word} {after}"
+            mentioned.add(phrase)
+            if opens or before in _OPENERS:
+                nouns.append(phrase)   # "the staging server", "my pottery class"
+            continue                   # a modifier, not the thing itself
+        if (before in _OPENERS and after != "of") or opens and after in _SUBJECT_VERBS:
+            nouns.append(word)         # not "a bunch of", "the number of": the thing comes after "of"
+
+    return mentioned, nouns
+
+
+def shared_beyond(topic: str, ids: set[str], said_terms: dict[str, set[str]]) -> bool:
+    """Is a word what its events are about? Then they have more in common than the word: the
+    sourdough starter's events speak of feeding and flour, the passport's of renewing it before
+    the conference; "on Saturday" in a trip and in a booking, "the river" in a run and in a flat
+    tie nothing together. Most of the events must share another word with one of the others.
+    A compound that comes back ("pottery class") is specific enough on its own."""
+    own = {textutil.stem(w) for w in topic.split()}
+    terms = [said_terms.get(i, set()) - own for i in sorted(ids)]
+    linked = sum(1 for k, mine in enumerate(terms) if any(mine & other for j, other in enumerate(terms) if j != k))
+    return 2 * linked >= len(terms)
+
+def person_noun(word: str) -> bool:
+    return word in PERSON_NOUNS or word.endswith("s") and word[:-1] in PERSON_NOUNS
+
+
+def one_number(topic_events: dict[str, set[str]], noun_uses: Counter, known: set[str]) -> None:
+    """"triangle" and "triangles", "scale factor" and "scale factors" are one topic, not two
+    notes: the events and noun uses of one form go to the other, named by the singular unless a
+    note already has the plural's name. Only a plural whose singular the events or the notes
+    also use is merged ("https" stays apart from "http": neither is an English word)."""
+    for term in sorted(topic_events):
+        if term not in topic_events:
+            continue
+        single = _singular(term, topic_events.keys() | known)
+        if single is None:
+            continue
+        if single in known or term not in known:
+            keep, drop = single, term
+        else:
+            keep, drop = term, single
+        topic_events[keep] = topic_events.get(keep, set()) | topic_events.pop(drop, set())
+        noun_uses[keep] += noun_uses.pop(drop, 0)
+
+
+def _singular(term: str, used: set[str]) -> str | None:
+    """The singular of a term whose last word is a regular English plural ("stories",
+    "boxes", "caches", "books"), if that singular is used too; else None."""
+    *head, last = term.split()
+    if not last.endswith("s") or last.endswith(("ss", "us", "is")) or not textutil.is_common_word(last):
+        return None
+    forms = ([last[:-3] + "y"] if last.endswith("ies") else []) + ([last[:-2]] if last.endswith("es") else []) + [last[:-1]]
+    for form in forms:
+        single = " ".join([*head, form])
+        if single in used and textutil.is_common_word(form):
+            return single
+    return None
