@@ -11,7 +11,7 @@ from datetime import datetime, timedelta, timezone
 import pytest
 
 from braniac.infra import clock
-from braniac.model.offline.topics import one_number
+from braniac.model.offline.topics import one_number, topic_words
 
 PORT = "The Grafana staging server port is {} for the billing team."
 
@@ -511,3 +511,12 @@ def test_a_topic_is_one_note_whatever_its_number(vault):
     topic_events = {"http": {"e1"}, "https": {"e2"}, "story": {"e3"}, "stories": {"e4"}, "boxes": {"e5"}}
     one_number(topic_events, Counter(), set())
     assert topic_events == {"http": {"e1"}, "https": {"e2"}, "story": {"e3", "e4"}, "boxes": {"e5"}}
+
+
+def test_a_word_that_qualifies_a_name_or_a_hyphenated_compound_is_no_topic():
+    for sentence, thing, qualifier in [("I set up a single-page portfolio for my designs.", "portfolio", "single"),
+                                       ("Here's my current Git configuration for the repo.", None, "current"),
+                                       ("I wrote a custom CSS class for the gallery.", "gallery", "custom")]:
+        mentioned, nouns = topic_words(sentence)
+        assert qualifier not in nouns, (sentence, nouns)
+        assert thing is None or thing in nouns, (sentence, nouns)

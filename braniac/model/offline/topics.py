@@ -14,7 +14,7 @@ from ...infra import textutil
 # sister") or the modifier of a compound ("phone" in "my phone number") is not one; a compound
 # that comes back ("staging server") is one, under its whole name.
 NOUN_EVIDENCE = 2
-_TOKEN = re.compile(r"[^\W_]+(?:['’][^\W_]+)?|[^\w\s]")
+_TOKEN = re.compile(r"[^\W_]+(?:['’-][^\W_]+)*|[^\w\s]")
 # determiners and prepositions; not "this" and "that", which stand for a thing as often ("that sounds…"),
 # nor "to", which opens a verb as often ("to improve")
 _OPENERS = frozenset("""the a an my our your his her their its some any every each no another
@@ -69,7 +69,8 @@ def _past_tense(word: str) -> bool:
 def topic_words(sentence: str) -> tuple[set[str], list[str]]:
     """(the words and two-word phrases a sentence mentions that could name a topic, those of
     them it uses as a noun phrase)."""
-    tokens = [t.lower() for t in _TOKEN.findall(sentence)]
+    said = _TOKEN.findall(sentence)
+    tokens = [t.lower() for t in said]
     mentioned: set[str] = set()
     nouns: list[str] = []
     for i, word in enumerate(tokens):
@@ -77,8 +78,8 @@ def topic_words(sentence: str) -> tuple[set[str], list[str]]:
             continue
         mentioned.add(word)
         j = i - 1
-        while j >= 0 and tokens[j] in textutil.GENERIC_WORDS:
-            j -= 1                     # "a new pottery class": past the adjectives
+        while j >= 0 and (tokens[j] in textutil.GENERIC_WORDS or "-" in tokens[j]):
+            j -= 1                     # "a new pottery class", "a single-page portfolio": past the adjectives
         before = tokens[j] if j >= 0 else None
         after = tokens[i + 1] if i + 1 < len(tokens) else None
         opens = before is None or not before[0].isalnum()
@@ -88,6 +89,8 @@ def topic_words(sentence: str) -> tuple[set[str], list[str]]:
             if opens or before in _OPENERS:
                 nouns.append(phrase)   # "the staging server", "my pottery class"
             continue                   # a modifier, not the thing itself
+        if after is not None and after != "i" and said[i + 1][:1].isupper():
+            continue                   # "my current Git setup", "a custom CSS class": it qualifies a name
         if (before in _OPENERS and after != "of") or opens and after in _SUBJECT_VERBS:
             nouns.append(word)         # not "a bunch of", "the number of": the thing comes after "of"
 
