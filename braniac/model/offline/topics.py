@@ -66,6 +66,22 @@ def _past_tense(word: str) -> bool:
     return any(textutil.is_common_word(b) for b in bases if len(b) >= 3)
 
 
+# The nouns among textutil.GENERIC_WORDS: "a person holding a key" has no topic "holding", and
+# "hard work", "tough times" no topic "hard" or "tough"
+_GENERIC_NOUNS = frozenset("""time times day days week weeks month months year years lot lots people person thing things
+stuff work""".split())
+# three-letter past forms that follow a subject ("the dog ran"), not a modifier
+_SHORT_VERBS = frozenset("ran sat met led hit cut put set let ate won saw lay got".split())
+
+
+def _head_noun(word: str) -> bool:
+    """Could this word, after another, be the noun the other qualifies ("a blue sky", "the
+    second act", "a tough one", "hard work")? Longer words are asked _topic_word."""
+    return (word in _GENERIC_NOUNS or word in ("one", "ones")
+            or len(word) == 3 and word.isalpha() and word not in textutil.STOP_WORDS
+            and word not in textutil.GENERIC_WORDS and word not in _SHORT_VERBS)
+
+
 def topic_words(sentence: str) -> tuple[set[str], list[str]]:
     """(the words and two-word phrases a sentence mentions that could name a topic, those of
     them it uses as a noun phrase)."""
@@ -78,7 +94,7 @@ def topic_words(sentence: str) -> tuple[set[str], list[str]]:
             continue
         mentioned.add(word)
         j = i - 1
-        while j >= 0 and (tokens[j] in textutil.GENERIC_WORDS or "-" in tokens[j]):
+        while j >= 0 and (tokens[j] in textutil.GENERIC_WORDS and tokens[j] not in _GENERIC_NOUNS or "-" in tokens[j]):
             j -= 1                     # "a new pottery class", "a single-page portfolio": past the adjectives
         before = tokens[j] if j >= 0 else None
         after = tokens[i + 1] if i + 1 < len(tokens) else None
@@ -89,8 +105,8 @@ def topic_words(sentence: str) -> tuple[set[str], list[str]]:
             if opens or before in _OPENERS:
                 nouns.append(phrase)   # "the staging server", "my pottery class"
             continue                   # a modifier, not the thing itself
-        if after is not None and after != "i" and said[i + 1][:1].isupper():
-            continue                   # "my current Git setup", "a custom CSS class": it qualifies a name
+        if after is not None and (after != "i" and said[i + 1][:1].isupper() or _head_noun(after)):
+            continue                   # "my current Git setup", "a blue sky", "hard work": it qualifies what follows
         if (before in _OPENERS and after != "of") or opens and after in _SUBJECT_VERBS:
             nouns.append(word)         # not "a bunch of", "the number of": the thing comes after "of"
 
