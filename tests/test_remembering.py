@@ -524,3 +524,25 @@ def test_a_word_that_qualifies_what_follows_it_is_no_topic():
         mentioned, nouns = topic_words(sentence)
         assert qualifier not in nouns, (sentence, nouns)
         assert thing is None or thing in nouns, (sentence, nouns)
+
+
+def test_an_interjection_or_a_contraction_is_no_name(vault):
+    found = _promoted(vault, "Nate: Woah Joanna, your screenplay got accepted at the festival? That's amazing!",
+                      "Joanna: I reread Charlotte's Web last night, and Charlotte's Web still made me cry.",
+                      "Nate: Must've been a long day at the studio for you, Joanna.",
+                      "Joanna: Where'd you learn to cook the lasagna like that, Nate?",
+                      "Nate: I met Joanna at the film festival in Tampa last year, and Joanna loved the lasagna.")
+    names = {p.rsplit("/", 1)[-1][:-3] for p in found}
+    assert "people/joanna.md" in found, found
+    assert not {"woah-joanna", "web", "must-ve", "where-d"} & names, found
+
+
+def test_a_place_named_as_one_and_the_maker_of_a_work_are_told_apart(vault):
+    found = _promoted(vault, "We hiked down into the Grand Canyon in June with my brother.",
+                      "The Grand Canyon at sunset was the best part of the trip.",
+                      "My colleague is a colour technologist from Port Michael, a small coastal town.",
+                      "I'm reading \"Becoming Nicole\" by Amy Ellis Nutt for my book club.",
+                      "The book by Amy Ellis Nutt made me cry twice.",
+                      "In my home country, Sweden, the winters are long and dark.")
+    assert {"places/grand-canyon.md", "places/port-michael.md", "people/amy-ellis-nutt.md",
+            "places/sweden.md"} <= found, found

@@ -135,9 +135,12 @@ def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[
         name = match.group(1).strip(" '’-")
         parts = name.split()
         at_start = opens_sentence(text, match.start())
-        while parts and (parts[0].lower() in _SENTENCE_START_COMMON or is_calendar(parts[0])
-                         or at_start and len(parts) > 1 and parts[0] not in known and is_common_word(parts[0])):
-            parts = parts[1:]  # "Met Tomas at…": the verb that opens the sentence is not part of the name
+        while parts and (parts[0].lower() in _SENTENCE_START_COMMON or is_calendar(parts[0]) or _contracted(parts[0])
+                         or at_start and len(parts) > 1 and parts[0] not in known
+                         and (is_common_word(parts[0]) or len(parts) == 2 and parts[1] in known
+                              and not re.search(r"['’]s$", parts[0]))):
+            # "Met Tomas at…", "Woah Joanna, …": the word that opens the sentence is not part of the name
+            parts = parts[1:]
             at_start = False
         parts = [p for p in parts if not is_calendar(p)]
         # "Bill and I" and "Flask and I've" name Bill and Flask; "Henry I" and "World War I" keep their I
@@ -156,6 +159,15 @@ def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[
             if 2 <= len(one) <= MAX_NAME_CHARS and one.lower() not in STOP_WORDS:
                 found.setdefault(one, None)
     return list(found)
+
+
+_CONTRACTED = re.compile(r"^([A-Za-z]+)['’](?:ve|d|re|ll|m)$|^([A-Za-z]+)n['’]t$")
+
+
+def _contracted(word: str) -> bool:
+    """"Must've", "Where'd", "How're", "Didn't": an ordinary word contracted, no name."""
+    found = _CONTRACTED.match(word)
+    return bool(found) and is_common_word(found.group(1) or found.group(2))
 
 
 _AND = re.compile(r"\s+(?:and|&)\s+")
