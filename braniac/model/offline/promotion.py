@@ -35,7 +35,9 @@ _PLACE_CUE = re.compile(r"\b(?:in|at|visited|visit|visiting|near|around)\s+(?:th
                         rf"\b(?:{_GOING})(?:\s+(?:back|home|in|out|over|up|away|here|there))?\s+from\s+(?:the\s+)?$|"
                         # the way there, unless it carries a thing ("my daughter") or an errand ("to talk")
                         rf"\b(?:{_GOING})\b(?!\s+(?:my|your|his|her|our|their|the|a|an|it|them|him|everything|"
-                        r"all|some|this|that|these|those)\b)(?:(?!\bto\b)[^.;!?]){0,30}?\b(?:to|into)\s+(?:the\s+)?$",
+                        r"all|some|this|that|these|those)\b)(?:(?!\bto\b)[^.;!?]){0,30}?\b(?:to|into)\s+(?:the\s+)?$|"
+                        # "my home country, Sweden", "our hometown, Galway"
+                        r"\b(?:country|city|town|hometown|village|island|state|region)\s*,\s+$",
                         re.I)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|our)\b", re.I)
 MIN_CLAIM_WORDS = 4
@@ -69,8 +71,11 @@ _SAID_FROM_OR_TO = (r"\b(?:feedback|advice|suggestions?|messages?|e-?mails?|lett
                     r"invitations?|recommendations?|input|comments?|help|support|news)\s+(?:from|to)\s+$|"
                     r"\b(?:respond(?:ed)?|repl(?:y|ied)|talk(?:ed)?|spoke|speak|wr(?:o|i)te|sen[dt]|introduced|"
                     r"explain(?:ed)?|listen(?:ed)?|mention(?:ed)?|reach(?:ed)? out)\s+(?:back\s+)?to\s+$")
+# Who made a work: '"Brave" by Sara Bareilles', "a novel by Amy Ellis Nutt", "painted by Frida Kahlo"
+_MADE_BY = (r"(?:[\"”]|\b(?:songs?|books?|novels?|albums?|poems?|paintings?|films?|movies?|music|pieces?|memoir|"
+            r"written|painted|composed|directed|sung|performed|drawn))\s+by\s+$")
 _PERSON_BEFORE = re.compile(r"\b(?:met|with|told|asked|call|called|" + "|".join(sorted(PERSON_NOUNS)) +
-                            r"|mr|mrs|ms|dr)\.?\s+$|" + _SAID_FROM_OR_TO, re.I)
+                            r"|mr|mrs|ms|dr)\.?\s+$|" + _SAID_FROM_OR_TO + "|" + _MADE_BY, re.I)
 # Work words before a name, a legal form or a kind of organization after it: a company, not a place
 # ("works at Unbabel" has the "at" of a place too).
 _ORG_BEFORE = re.compile(r"\b(?:works?|worked|working|job|jobs|intern(?:ed|ing|ship)?|employed|hired|interview(?:ed)?|"
@@ -87,6 +92,11 @@ _PERSON_AFTER = re.compile(r"^(?:'s\b|\s+(?:said|says|told|asked|moved|works|wor
 _KIND_BEFORE = re.compile(r"\b(?:a|an|the|my|our|his|her|their)\s+(?:[\w-]+\s+){0,2}?([\w-]+)\s+(?:called|named)\s+$", re.I)
 _PLACE_NOUNS = frozenset("""town city village country island region neighbourhood neighborhood street place restaurant
 cafe café bar beach park lake mountain""".split())
+# A name whose own words say it is a place: its last word a kind of place, or its first a
+# landform's title ("Lake Tahoe", "Mount Rainier", "Fort Wayne", "Port Michael")
+_PLACE_NAME = re.compile(r"\S\s+(?:Canyon|Falls|Mountains?|Lake|River|Beach|Park|Islands?|Bay|Valley|Coast|County|City|"
+                         r"Street|Square|Forest|Desert|Hills|Heights|Gardens|Museum|Library|Tower|Center|Centre)$"
+                         r"|^(?:Lake|Mount|Mt\.?|Fort|Port|Cape|Isle)\s+\S")
 _ORG_NOUNS = frozenset("company startup firm bank agency business shop store band team club charity".split())
 # "wrote the plugin in TypeScript", "rewrote the parser in Python", "moved the service to Python
 # 3.12": what a thing is made in or upgraded to is a language or a tool, not where anyone is.
@@ -138,6 +148,8 @@ def _entity_folder(name: str, event_texts: list[str], speakers: set[str], in_cod
                 place_votes += 1
             elif _PERSON_BEFORE.search(before[-32:]) or _PERSON_AFTER.search(after):
                 person_votes += 1
+    if _PLACE_NAME.search(name):
+        place_votes += 1                   # "Grand Canyon", "Whispering Falls", "Port Michael": named as a place
     coded = name.lower() in in_code
     if thing_votes >= max(org_votes, place_votes, person_votes, 1) or coded and not org_votes and \
             person_votes <= place_votes + thing_votes:
