@@ -97,6 +97,12 @@ cafe café bar beach park lake mountain""".split())
 _PLACE_NAME = re.compile(r"\S\s+(?:Canyon|Falls|Mountains?|Lake|River|Beach|Park|Islands?|Bay|Valley|Coast|County|City|"
                          r"Street|Square|Forest|Desert|Hills|Heights|Gardens|Museum|Library|Tower|Center|Centre)$"
                          r"|^(?:Lake|Mount|Mt\.?|Fort|Port|Cape|Isle)\s+\S")
+_ORG_NAME = re.compile(r"\S\s+(?:Group|Inc|Ltd|LLC|Corp|Corporation|Company|Labs|Studios|Media|Agency|Foundation|"
+                       r"Bank|University|College|Institute|Association|Society|Partners|Holdings|Technologies|"
+                       r"Systems|Solutions|Press|Records|Airlines)\.?$")
+# A capital inside a word, as products and companies write their names ("WebP", "LinkedIn",
+# "RESTful"); a person's or a town's has one only after a prefix ("LeBron", "McAllen", "DeKalb")
+_BRAND_SHAPED = re.compile(r"\b(?!(?:Mc|Mac|De|Di|Du|La|Le|Van|Von|O['’])[A-Z])[A-Za-z]*(?:[a-z][A-Z]|[A-Z]{3}[a-z])")
 _ORG_NOUNS = frozenset("company startup firm bank agency business shop store band team club charity".split())
 # "wrote the plugin in TypeScript", "rewrote the parser in Python", "moved the service to Python
 # 3.12": what a thing is made in or upgraded to is a language or a tool, not where anyone is.
@@ -123,6 +129,8 @@ def _entity_folder(name: str, event_texts: list[str], speakers: set[str], in_cod
     ("my boss Ruby"); and an acronym ("CSRF", not initials such as "AJ") is no person's name."""
     if name in speakers:
         return "people"
+    if _ORG_NAME.search(name):             # "Island Media Group", "Coral Labs": named as a company
+        return "organizations"
     org_votes = place_votes = person_votes = thing_votes = 0
     for text in event_texts:
         for match in re.finditer(re.escape(name), text):
@@ -148,6 +156,8 @@ def _entity_folder(name: str, event_texts: list[str], speakers: set[str], in_cod
                 place_votes += 1
             elif _PERSON_BEFORE.search(before[-32:]) or _PERSON_AFTER.search(after):
                 person_votes += 1
+    if _BRAND_SHAPED.search(name):             # "WebP", "LinkedIn", "RESTful", "GitHub Pages"
+        return "organizations" if org_votes else "topics"
     if _PLACE_NAME.search(name):
         place_votes += 1                   # "Grand Canyon", "Whispering Falls", "Port Michael": named as a place
     coded = name.lower() in in_code
