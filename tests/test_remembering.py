@@ -555,3 +555,9 @@ def test_a_name_written_as_a_product_or_a_company_is_no_person_or_place(vault):
                       "I sent my cover letter with Island Media Group on May 2, and I'll follow up with Island Media Group.")
     assert {"people/lebron.md", "organizations/island-media-group.md"} <= found, found
     assert not {"people/webp.md", "places/linkedin.md"} & found, found
+
+
+def test_a_sentence_does_not_end_after_dr_or_e_g(vault):
+    found = _promoted(vault, "I finally saw Dr. Okafor about my knee, and she wants an MRI before the race.",
+                      "The clinic of Dr. Okafor booked the MRI for Friday, e.g. before the long run.")
+    assert "people/okafor.md" in found, found     # "Dr." stays with the name it titles

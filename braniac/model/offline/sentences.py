@@ -6,6 +6,9 @@ import re
 
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}):\s+(.+)$", re.S)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“])|\n+")
+# a full stop that ends no sentence ("Dr. Lee", "e.g. Python", "Python vs. Go"); not "etc." or
+# "No.", which end one as often
+ABBREVIATIONS = frozenset("dr mr mrs ms prof st jr sr vs e.g i.e eg ie approx".split())
 
 
 def split_speaker(text: str) -> tuple[str | None, str]:
@@ -16,4 +19,17 @@ def split_speaker(text: str) -> tuple[str | None, str]:
 
 
 def sentences(text: str) -> list[str]:
-    return [s.strip() for s in _SENTENCE.split(text) if s and s.strip()]
+    out, start = [], 0
+    for boundary in _SENTENCE.finditer(text):
+        piece = text[start:boundary.start()]
+        if "\n" not in boundary.group(0) and _ends_with_abbreviation(piece):
+            continue
+        out.append(piece)
+        start = boundary.end()
+    out.append(text[start:])
+    return [s.strip() for s in out if s.strip()]
+
+
+def _ends_with_abbreviation(piece: str) -> bool:
+    words = piece.split()
+    return bool(words) and words[-1].endswith(".") and words[-1].lower().rstrip(".") in ABBREVIATIONS

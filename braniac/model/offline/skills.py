@@ -8,7 +8,7 @@ import re
 from ...infra import textutil
 from ...infra.markdown_prose import without_code
 from ..types import Candidate, EventRecord
-from .sentences import sentences, split_speaker
+from .sentences import ABBREVIATIONS, sentences, split_speaker
 
 _HOW_TO = re.compile(r"\bhow (?:do|can|could|should|would) (?:i|we|you)\s+(.+)$|\bhow to\s+(.+)$", re.I)
 _STEP = re.compile(r"^\s*(?:\d+[.)]|step \d+:?)\s+(.+)$", re.I | re.M)  # numbered steps only
@@ -39,9 +39,9 @@ _TASK_ENDS = re.compile(r"[?!;(=]|:(?:\s|$)|\.(?:\s|$)|\s[-–—]+\s|\s(?:and|o
 # (not the "and" of a list: "the SSS, SAS, and ASA criteria")
 _TASK_BREAKS = re.compile(r"(?<!,)\s(?:and|or)\s|\s(?:but|so|while|because|since|without|even|if|when|after|"
                           r"before|considering|especially|given|like|to ensure|to make sure)\s", re.I)
+_CUT_AFTER = ABBREVIATIONS | {"etc"}   # no title ends on "… my manager Dr"
 _PHRASE_OPENERS = frozenset("in on at by for with about from to of as during through into over under".split())
 _SPAN = re.compile(r"`[^`\n]+`")
-_ABBREVIATIONS = frozenset("dr mr mrs ms st vs e.g i.e eg ie etc".split())   # a sentence split after "Dr."
 _POINTING = frozenset("this that it them these those one".split())
 
 
@@ -71,7 +71,7 @@ def skill_task(question: str) -> str | None:
                 last = max((i for i, w in enumerate(words) if i >= 3 and w.lower() in _PHRASE_OPENERS), default=0)
                 words = words[:last] if last else words
         while words and (not textutil.content_words(words[-1]) and not re.search(r"\d", words[-1])
-                         or words[-1].lower().rstrip(".") in _ABBREVIATIONS):
+                         or words[-1].lower().rstrip(".") in _CUT_AFTER):
             words.pop()   # not "… my essay on", "… my manager Dr", "… in Python vs"
         task = " ".join(words).rstrip(",")
         # the verb's object names a thing: not "fix it", "do that effectively", "make sure I'm ready"
