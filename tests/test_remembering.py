@@ -507,6 +507,10 @@ def test_a_topic_is_one_note_whatever_its_number(vault):
     found = _promoted(vault, "I returned the books about the Roman empire to the library on Friday.",
                       "The books about Roman roads were overdue, so the library charged me a fee for the empire maps.")
     assert "topics/book.md" in found and "topics/books.md" not in found, found
+    # the other way: a note named "projects" already, a promotion that says "project"
+    topic_events = {"project": {"e1", "e2"}}
+    one_number(topic_events, Counter({"project": 2}), {"projects"})
+    assert topic_events == {"projects": {"e1", "e2"}}
     # only an English plural whose singular is used too: "https" is not two "http"s
     topic_events = {"http": {"e1"}, "https": {"e2"}, "story": {"e3"}, "stories": {"e4"}, "boxes": {"e5"}}
     one_number(topic_events, Counter(), set())

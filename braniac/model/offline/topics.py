@@ -124,6 +124,7 @@ def shared_beyond(topic: str, ids: set[str], said_terms: dict[str, set[str]]) ->
     linked = sum(1 for k, mine in enumerate(terms) if any(mine & other for j, other in enumerate(terms) if j != k))
     return 2 * linked >= len(terms)
 
+
 def person_noun(word: str) -> bool:
     return word in PERSON_NOUNS or word.endswith("s") and word[:-1] in PERSON_NOUNS
 
@@ -138,6 +139,11 @@ def one_number(topic_events: dict[str, set[str]], noun_uses: Counter, known: set
             continue
         single = _singular(term, topic_events.keys() | known)
         if single is None:
+            # the plural is a note's name already: "project" said now, "projects" noted before
+            plural = next((p for p in (term + "s", term + "es", term[:-1] + "ies") if p in known), None)
+            if plural is not None and term not in known and _singular(plural, {term}) == term:
+                topic_events[plural] = topic_events.pop(term)
+                noun_uses[plural] += noun_uses.pop(term, 0)
             continue
         if single in known or term not in known:
             keep, drop = single, term
