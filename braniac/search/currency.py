@@ -18,6 +18,7 @@ import re
 from functools import lru_cache
 
 from ..infra import textutil
+from ..infra.date_spans import MONTH_NAMES
 from ..vault import claims, stm
 from ..vault.layout import event_order, newest_event
 from .passages import Passage, content_terms
@@ -141,7 +142,7 @@ def _says_new(old: str, new: str, asked: frozenset[str]) -> bool:
                 if any(t in shared for t in [*between, *words[j + 1:j + 2]]):
                     return True
                 break
-            if words[j] and words[j] not in shared and raw[j].lower() not in textutil.MONTH_NAMES:
+            if words[j] and words[j] not in shared and raw[j].lower() not in MONTH_NAMES:
                 break
             between.append(words[j])
     return False

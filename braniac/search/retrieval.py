@@ -37,6 +37,7 @@ from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
 from ..infra import clock, textutil
+from ..infra.date_spans import date_spans
 from ..model.types import Excerpt
 from ..vault.layout import TIERS, event_day, event_day_rel, event_id_of_file, event_order, event_rel
 from .currency import rank_current
@@ -96,7 +97,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     _score(passages, weights, len(ranked))
     weights = _feedback(passages, weights)
     passages = _spread(vault, passages, weights, len(ranked))
-    spans = textutil.date_spans(prompt or " ".join(queries), clock.now().astimezone())   # the person's today
+    spans = date_spans(prompt or " ".join(queries), clock.now().astimezone())   # the person's today
     if spans:
         _lift_dates(vault, passages, spans, len(ranked))
     lift_speakers(passages, prompt)

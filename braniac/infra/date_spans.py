@@ -1,0 +1,121 @@
+"""The periods a prompt names ("in May 2023", "on 13 October", "last week"), as ISO date spans,
+so retrieval can lift the events that happened then."""
+from __future__ import annotations
+
+import re
+from calendar import monthrange
+from datetime import date, timedelta
+
+_MONTHS = {m: i for i, names in enumerate((
+    ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",), ("jun", "june"),
+    ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
+    ("dec", "december")), start=1) for m in names}
+MONTH_NAMES = frozenset(_MONTHS)   # "april", "apr", …
+_MONTH = r"(jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)\.?"
+_DAY = r"(\d{1,2})(?:st|nd|rd|th)?"
+_YEAR = r"((?:19|20)\d{2})"
+_SPAN_PATTERNS = (
+    ("ymd", re.compile(r"\b(\d{4})-(\d{2})-(\d{2})\b")),
+    ("dmy", re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH},?\s+{_YEAR}\b", re.I)),
+    ("mdy", re.compile(rf"\b{_MONTH}\s+{_DAY},?\s+{_YEAR}\b", re.I)),
+    ("my", re.compile(rf"\b{_MONTH},?\s+{_YEAR}\b", re.I)),
+    ("dm", re.compile(rf"\b{_DAY}\s+(?:of\s+)?{_MONTH}\b(?!,?\s+\d)", re.I)),
+    ("md", re.compile(rf"\b{_MONTH}\s+{_DAY}\b(?!,?\s+\d)(?!\s*(?:am|pm|years?|days?|weeks?|months?)\b)", re.I)),
+    ("m", re.compile(rf"\b(?:in|during|since|of|last|early|late|mid|before|after|until)\s+(?:mid-?|early\s+|late\s+)?{_MONTH}\b(?!\s+\d)", re.I)),
+    ("y", re.compile(r"\b(?:in|during|since|of|year|before|after|until)\s+((?:19|20)\d{2})\b(?!-)", re.I)),
+    ("rel", re.compile(r"\b(yesterday|today|tonight|last\s+(?:night|week|weekend|month|year)|this\s+(?:week|month|year)"
+                       r"|(\d+|a|an|one|two|three|four|five|six)\s+(days?|weeks?|months?|years?)\s+ago)\b", re.I)),
+)
+_NUMBER = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+
+
+def date_spans(text: str, now=None) -> list[tuple[str, str]]:
+    """The periods a text names, as inclusive (first day, last day) ISO dates: a day ("13 October,
+    2023", "2023-10-13"), a month ("May 2023"; "in June" is the latest June not after `now`), a
+    year ("in 2022"), or a time relative to `now` ("yesterday", "last week", "two months ago"),
+    or to the day the text names ("the week before 10 April, 2023")."""
+    today = now.date() if now is not None else None
+    spans: list[tuple[str, str]] = []
+    taken: list[tuple[int, int]] = []
+
+    def add(start: date, end: date, where: tuple[int, int]) -> None:
+        if any(a < where[1] and where[0] < b for a, b in taken):
+            return  # inside a longer date already read ("13 October, 2023" is not also "October")
+        taken.append(where)
+        spans.append((start.isoformat(), end.isoformat()))
+
+    def month_span(year: int, month: int) -> tuple[date, date]:
+        return date(year, month, 1), date(year, month, monthrange(year, month)[1])
+
+    def latest_year(month: int, day: int = 1) -> int | None:
+        if today is None:
+            return None
+        return today.year if (month, day) <= (today.month, today.day) else today.year - 1
+
+    for kind, pattern in _SPAN_PATTERNS:
+        for m in pattern.finditer(text):
+            g = m.groups()
+            try:
+                if kind == "ymd":
+                    d = date(int(g[0]), int(g[1]), int(g[2]))
+                    add(d, d, m.span())
+                elif kind == "dmy":
+                    d = date(int(g[2]), _MONTHS[g[1].lower().rstrip(".")], int(g[0]))
+                    add(d, d, m.span())
+                elif kind == "mdy":
+                    d = date(int(g[2]), _MONTHS[g[0].lower().rstrip(".")], int(g[1]))
+                    add(d, d, m.span())
+                elif kind == "my":
+                    add(*month_span(int(g[1]), _MONTHS[g[0].lower().rstrip(".")]), m.span())
+                elif kind in ("dm", "md"):
+                    month = _MONTHS[(g[1] if kind == "dm" else g[0]).lower().rstrip(".")]
+                    day = int(g[0] if kind == "dm" else g[1])
+                    year = latest_year(month, day)
+                    if year is not None:
+                        d = date(year, month, day)
+                        add(d, d, m.span())
+                elif kind == "m":
+                    month = _MONTHS[g[0].lower().rstrip(".")]
+                    year = latest_year(month)
+                    if year is not None:
+                        add(*month_span(year, month), m.span(1))
+                elif kind == "y":
+                    add(date(int(g[0]), 1, 1), date(int(g[0]), 12, 31), m.span(1))
+                else:
+                    # "the weekend before 10 April, 2023": relative to the day the text names, if any
+                    days = [date.fromisoformat(a) for a, b in spans if a == b]
+                    anchor = max(days) if days else today
+                    if anchor is not None:
+                        add(*_relative(g, anchor), m.span())
+            except (ValueError, KeyError):
+                continue
+    return spans
+
+
+def _relative(groups: tuple, today: date) -> tuple[date, date]:
+    phrase = " ".join(groups[0].lower().split())
+    if phrase in ("today", "tonight"):
+        return today, today
+    if phrase in ("yesterday", "last night"):
+        return today - timedelta(days=1), today - timedelta(days=1)
+    if phrase == "this week":
+        return today - timedelta(days=today.weekday()), today
+    if phrase in ("last week", "last weekend"):
+        start = today - timedelta(days=today.weekday() + 7)
+        return start, start + timedelta(days=6)
+    if phrase == "this month":
+        return today.replace(day=1), today
+    if phrase == "last month":
+        end = today.replace(day=1) - timedelta(days=1)
+        return end.replace(day=1), end
+    if phrase == "this year":
+        return date(today.year, 1, 1), today
+    if phrase == "last year":
+        return date(today.year - 1, 1, 1), date(today.year - 1, 12, 31)
+    count = int(groups[1]) if groups[1].isdigit() else _NUMBER[groups[1].lower()]
+    unit = groups[2].lower().rstrip("s")
+    days = {"day": 1, "week": 7, "month": 30, "year": 365}[unit] * count
+    middle = today - timedelta(days=days)
+    slack = min(max(1, days // 7), 90)  # "two months ago" is roughly, not exactly, 60 days back
+    return middle - timedelta(days=slack), middle + timedelta(days=slack)
+
