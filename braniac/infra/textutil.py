@@ -86,6 +86,7 @@ jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursd
 mon tue tues wed thu thur thurs fri sat sun today tomorrow yesterday""".split())
 
 
+TITLES = frozenset("Dr Mr Mrs Ms Prof".split())   # written before a name, with a full stop that ends no sentence
 _STANDS_ALONE = re.compile(r"\s*[,!?.]")
 _I_WITH_A_VERB = frozenset({"i'm", "i've", "i'd", "i'll"})
 
@@ -116,6 +117,11 @@ def _irregular_forms() -> dict[str, str]:
     return forms
 
 
+def irregular_base(word: str) -> str | None:
+    """The word an irregular form is a form of ("sent" -> "send", "children" -> "child"), or None."""
+    return _irregular_forms().get(word.lower())
+
+
 def is_common_word(word: str) -> bool:
     """Is this an ordinary English word (a dictionary's lowercase entry, inflections included)?
     A capitalized word that opens a sentence is a name only if it is not one ("Tomas starts
@@ -136,7 +142,7 @@ def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[
         while parts and (parts[0].lower() in _SENTENCE_START_COMMON or is_calendar(parts[0]) or _contracted(parts[0])
                          or at_start and len(parts) > 1 and parts[0] not in known
                          and (is_common_word(parts[0]) or len(parts) == 2 and parts[1] in known
-                              and not re.search(r"['’]s$", parts[0]))):
+                              and not re.search(r"['’]s$", parts[0]) and _STANDS_ALONE.match(text, match.end()))):
             # "Met Tomas at…", "Woah Joanna, …": the word that opens the sentence is not part of the name
             parts = parts[1:]
             at_start = False
@@ -150,6 +156,8 @@ def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[
         if not parts:
             continue
         name = re.sub(r"['’]s$", "", " ".join(parts))  # "Gina's store" is about Gina
+        if name in TITLES:
+            continue  # "Dr. Okafor": the title's full stop parts it from the name, which is found on its own
         if at_start and len(parts) == 1 and name not in known and \
                 (is_common_word(name) or _STANDS_ALONE.match(text, match.end())):
             continue  # a word that opens a sentence and stands alone ("Woah, …") is no evidence of a name

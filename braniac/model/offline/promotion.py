@@ -36,8 +36,9 @@ _PLACE_CUE = re.compile(r"\b(?:in|at|visited|visit|visiting|near|around)\s+(?:th
                         # the way there, unless it carries a thing ("my daughter") or an errand ("to talk")
                         rf"\b(?:{_GOING})\b(?!\s+(?:my|your|his|her|our|their|the|a|an|it|them|him|everything|"
                         r"all|some|this|that|these|those)\b)(?:(?!\bto\b)[^.;!?]){0,30}?\b(?:to|into)\s+(?:the\s+)?$|"
-                        # "my home country, Sweden", "our hometown, Galway"
-                        r"\b(?:country|city|town|hometown|village|island|state|region)\s*,\s+$",
+                        # "my home country, Sweden", "our hometown, Galway" (not "a friend in the city, Ana")
+                        r"\b(?:my|our|his|her|their|your)\s+(?:home\s+|native\s+)?"
+                        r"(?:country|city|town|hometown|village|island|state|region)\s*,\s+$",
                         re.I)
 _FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|i'd|my|me|we|our)\b", re.I)
 MIN_CLAIM_WORDS = 4
@@ -74,8 +75,13 @@ _SAID_FROM_OR_TO = (r"\b(?:feedback|advice|suggestions?|messages?|e-?mails?|lett
 # Who made a work: '"Brave" by Sara Bareilles', "a novel by Amy Ellis Nutt", "painted by Frida Kahlo"
 _MADE_BY = (r"(?:[\"”]|\b(?:songs?|books?|novels?|albums?|poems?|paintings?|films?|movies?|music|pieces?|memoir|"
             r"written|painted|composed|directed|sung|performed|drawn))\s+by\s+$")
+_MADE_BY = re.compile(_MADE_BY, re.I)
 _PERSON_BEFORE = re.compile(r"\b(?:met|with|told|asked|call|called|" + "|".join(sorted(PERSON_NOUNS)) +
-                            r"|mr|mrs|ms|dr)\.?\s+$|" + _SAID_FROM_OR_TO + "|" + _MADE_BY, re.I)
+                            r"|mr|mrs|ms|dr)\.?\s+$|" + _SAID_FROM_OR_TO, re.I)
+_WITH = re.compile(r"\bwith\s+$", re.I)
+# what is watched, read or played is a work or a game ("watched Jurassic Park", "played Valorant")
+_WORK_BEFORE = re.compile(r"\b(?:watch(?:ed|ing)?|rewatch(?:ed|ing)?|read(?:ing)?|play(?:ed|ing)?|binged?|"
+                          r"listen(?:ed|ing)? to)\s+(?:the\s+)?$", re.I)
 # Work words before a name, a legal form or a kind of organization after it: a company, not a place
 # ("works at Unbabel" has the "at" of a place too).
 _ORG_BEFORE = re.compile(r"\b(?:works?|worked|working|job|jobs|intern(?:ed|ing|ship)?|employed|hired|interview(?:ed)?|"
@@ -100,9 +106,20 @@ _PLACE_NAME = re.compile(r"\S\s+(?:Canyon|Falls|Mountains?|Lake|River|Beach|Park
 _ORG_NAME = re.compile(r"\S\s+(?:Group|Inc|Ltd|LLC|Corp|Corporation|Company|Labs|Studios|Media|Agency|Foundation|"
                        r"Bank|University|College|Institute|Association|Society|Partners|Holdings|Technologies|"
                        r"Systems|Solutions|Press|Records|Airlines)\.?$")
-# A capital inside a word, as products and companies write their names ("WebP", "LinkedIn",
-# "RESTful"); a person's or a town's has one only after a prefix ("LeBron", "McAllen", "DeKalb")
-_BRAND_SHAPED = re.compile(r"\b(?!(?:Mc|Mac|De|Di|Du|La|Le|Van|Von|O['’])[A-Z])[A-Za-z]*(?:[a-z][A-Z]|[A-Z]{3}[a-z])")
+_CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+
+
+def _brand_shaped(name: str) -> bool:
+    """Is a name written as products and companies write theirs: a capital inside a word that
+    joins English words ("LinkedIn", "YouTube", "WebP", "ProWritingAid"), or an acronym run into
+    a word ("RESTful")? Not "JoAnn", "DaShawn", "LeBron", "SoHo": no English word inside."""
+    for word in name.split():
+        if re.search(r"[A-Z]{3}[a-z]", word):
+            return True
+        if re.search(r"[a-z][A-Z]", word) and any(len(p) >= 3 and textutil.is_common_word(p.lower())
+                                                  for p in _CAMEL.findall(word)):
+            return True
+    return False
 _ORG_NOUNS = frozenset("company startup firm bank agency business shop store band team club charity".split())
 # "wrote the plugin in TypeScript", "rewrote the parser in Python", "moved the service to Python
 # 3.12": what a thing is made in or upgraded to is a language or a tool, not where anyone is.
@@ -129,9 +146,12 @@ def _entity_folder(name: str, event_texts: list[str], speakers: set[str], in_cod
     ("my boss Ruby"); and an acronym ("CSRF", not initials such as "AJ") is no person's name."""
     if name in speakers:
         return "people"
-    if _ORG_NAME.search(name):             # "Island Media Group", "Coral Labs": named as a company
-        return "organizations"
-    org_votes = place_votes = person_votes = thing_votes = 0
+    words = name.split()
+    # named as a company ("Island Media Group", "Montserrat Studios"; not "Social Media", "Bench Press")
+    company = bool(_ORG_NAME.search(name)) and (len(words) >= 3 or not all(textutil.is_common_word(w) for w in words))
+    brand = _brand_shaped(name)
+    org_votes = int(company)
+    place_votes = person_votes = thing_votes = 0
     for text in event_texts:
         for match in re.finditer(re.escape(name), text):
             before = text[max(0, match.start() - 64): match.start()]
@@ -148,16 +168,20 @@ def _entity_folder(name: str, event_texts: list[str], speakers: set[str], in_cod
                     org_votes += 1
                 else:
                     thing_votes += 1       # a cat, a song, a boat: a thing with a name
-            elif _MADE_IN.search(before) or _VERSION_AFTER.search(after):
+            elif _MADE_IN.search(before) or _VERSION_AFTER.search(after) or _WORK_BEFORE.search(before[-24:]):
                 thing_votes += 1
+            elif _MADE_BY.search(before[-32:]):
+                # the maker of a work, if named as a person is ("Sara Bareilles", not "Pixar" or "Coldplay")
+                person_votes += len(words) >= 2 and not textutil.is_common_word(words[-1])
             elif _ORG_BEFORE.search(before[-24:]) or _ORG_AFTER.search(after):
                 org_votes += 1
             elif _PLACE_CUE.search(before[-48:]):
                 place_votes += 1
             elif _PERSON_BEFORE.search(before[-32:]) or _PERSON_AFTER.search(after):
-                person_votes += 1
-    if _BRAND_SHAPED.search(name):             # "WebP", "LinkedIn", "RESTful", "GitHub Pages"
-        return "organizations" if org_votes else "topics"
+                # "with WebP", "with Island Media Group": a product or a company is worked with too
+                person_votes += not ((brand or company) and _WITH.search(before[-32:]))
+    if brand:                              # "WebP", "LinkedIn", "RESTful", "GitHub Pages"
+        return "organizations" if org_votes else "people" if person_votes else "topics"   # never a place
     if _PLACE_NAME.search(name):
         place_votes += 1                   # "Grand Canyon", "Whispering Falls", "Port Michael": named as a place
     coded = name.lower() in in_code

@@ -4,11 +4,13 @@ from __future__ import annotations
 
 import re
 
+from ...infra.textutil import TITLES
+
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}):\s+(.+)$", re.S)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“])|\n+")
-# a full stop that ends no sentence ("Dr. Lee", "e.g. Python", "Python vs. Go"); not "etc." or
-# "No.", which end one as often
-ABBREVIATIONS = frozenset("dr mr mrs ms prof st jr sr vs e.g i.e eg ie approx".split())
+# a full stop that ends no sentence ("Dr. Lee", "e.g. Python", "Python vs. Go"); not "etc.",
+# "No.", "St." or "Jr.", which end one as often ("I live on Main St.")
+ABBREVIATIONS = frozenset({t.lower() for t in TITLES} | set("vs e.g i.e eg ie approx".split()))
 
 
 def split_speaker(text: str) -> tuple[str | None, str]:
@@ -31,5 +33,5 @@ def sentences(text: str) -> list[str]:
 
 
 def _ends_with_abbreviation(piece: str) -> bool:
-    words = piece.split()
+    words = piece[-12:].split()   # the tail only: a piece grows while abbreviations join it
     return bool(words) and words[-1].endswith(".") and words[-1].lower().rstrip(".") in ABBREVIATIONS

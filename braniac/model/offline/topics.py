@@ -58,7 +58,11 @@ def _common_verb_ing(word: str) -> bool:
 
 
 def _past_tense(word: str) -> bool:
-    """"mentioned", "planned", "married": a verb's past form (its base is an English word)."""
+    """"mentioned", "planned", "married", "bought", "sent": a verb's past form (its base is an
+    English word); not "children" or "wolves", the irregular plurals of nouns."""
+    base = textutil.irregular_base(word)
+    if base is not None:
+        return not word.endswith(("s", "en", "ves")) and base not in _NOUN_BASES
     if len(word) < 5 or not word.endswith("ed"):
         return False
     bases = [word[:-2], word[:-1]] + ([word[:-3]] if word[-3] == word[-4] else []) + \
@@ -66,12 +70,15 @@ def _past_tense(word: str) -> bool:
     return any(textutil.is_common_word(b) for b in bases if len(b) >= 3)
 
 
+_NOUN_BASES = frozenset("foot tooth mouse goose".split())   # "feet", "teeth", "mice", "geese"
 # The nouns among textutil.GENERIC_WORDS: "a person holding a key" has no topic "holding", and
 # "hard work", "tough times" no topic "hard" or "tough"
 _GENERIC_NOUNS = frozenset("""time times day days week weeks month months year years lot lots people person thing things
 stuff work""".split())
-# three-letter past forms that follow a subject ("the dog ran"), not a modifier
-_SHORT_VERBS = frozenset("ran sat met led hit cut put set let ate won saw lay got".split())
+# three-letter words after a noun that it does not qualify: past forms ("the dog ran", "the kitten
+# bit me") and adverbs ("into pottery now", "the essay due Monday", "the flight via Expedia")
+_NOT_HEADS = frozenset("ran sat met led hit cut put set let ate won saw lay got bit dug fed hid "
+                       "now yet via per due ago".split())
 
 
 def _head_noun(word: str) -> bool:
@@ -79,7 +86,18 @@ def _head_noun(word: str) -> bool:
     second act", "a tough one", "hard work")? Longer words are asked _topic_word."""
     return (word in _GENERIC_NOUNS or word in ("one", "ones")
             or len(word) == 3 and word.isalpha() and word not in textutil.STOP_WORDS
-            and word not in textutil.GENERIC_WORDS and word not in _SHORT_VERBS)
+            and word not in textutil.GENERIC_WORDS and word not in _NOT_HEADS)
+
+
+def _qualifies_name(said: list[str], k: int) -> bool:
+    """Is the word before said[k] part of a name's compound: an acronym ("a custom CSS class")
+    or a name before a thing ("my current Git configuration"), not a person who does something
+    ("the recipe Ana sent me") or a day ("the concert Saturday")?"""
+    name = said[k]
+    if len(name) >= 2 and name.isupper() and name.isalpha():
+        return True
+    return (name[:1].isupper() and name != "I" and not textutil.is_calendar(name)
+            and k + 1 < len(said) and _topic_word(said[k + 1].lower()))
 
 
 def topic_words(sentence: str) -> tuple[set[str], list[str]]:
@@ -105,7 +123,7 @@ def topic_words(sentence: str) -> tuple[set[str], list[str]]:
             if opens or before in _OPENERS:
                 nouns.append(phrase)   # "the staging server", "my pottery class"
             continue                   # a modifier, not the thing itself
-        if after is not None and (after != "i" and said[i + 1][:1].isupper() or _head_noun(after)):
+        if after is not None and (_qualifies_name(said, i + 1) or said[i + 1].islower() and _head_noun(after)):
             continue                   # "my current Git setup", "a blue sky", "hard work": it qualifies what follows
         if (before in _OPENERS and after != "of") or opens and after in _SUBJECT_VERBS:
             nouns.append(word)         # not "a bunch of", "the number of": the thing comes after "of"
@@ -129,11 +147,18 @@ def person_noun(word: str) -> bool:
     return word in PERSON_NOUNS or word.endswith("s") and word[:-1] in PERSON_NOUNS
 
 
+# plurals with a meaning of their own: "my glasses" are no glass, "clothes" no cloth; "-ics"
+# ("economics", "statistics") is left alone above
+_OWN_PLURALS = frozenset("""glasses clothes shorts arms goods savings earnings manners premises customs spectacles
+jeans pants trousers scissors stairs thanks remains quarters grounds letters""".split())
+
+
 def one_number(topic_events: dict[str, set[str]], noun_uses: Counter, known: set[str]) -> None:
     """"triangle" and "triangles", "scale factor" and "scale factors" are one topic, not two
     notes: the events and noun uses of one form go to the other, named by the singular unless a
     note already has the plural's name. Only a plural whose singular the events or the notes
     also use is merged ("https" stays apart from "http": neither is an English word)."""
+    known = {t for t in known if t.islower()}   # topic notes; "Bill" the person is no bill
     for term in sorted(topic_events):
         if term not in topic_events:
             continue
@@ -157,7 +182,8 @@ def _singular(term: str, used: set[str]) -> str | None:
     """The singular of a term whose last word is a regular English plural ("stories",
     "boxes", "caches", "books"), if that singular is used too; else None."""
     *head, last = term.split()
-    if not last.endswith("s") or last.endswith(("ss", "us", "is")) or not textutil.is_common_word(last):
+    if not last.endswith("s") or last.endswith(("ss", "us", "is", "ics")) or last in _OWN_PLURALS \
+            or not textutil.is_common_word(last):
         return None
     forms = ([last[:-3] + "y"] if last.endswith("ies") else []) + ([last[:-2]] if last.endswith("es") else []) + [last[:-1]]
     for form in forms:
