@@ -566,6 +566,7 @@ def test_a_place_named_as_one_and_the_maker_of_a_work_are_told_apart(vault):
 
 def test_a_name_written_as_a_product_or_a_company_is_no_person_or_place(vault):
     found = _promoted(vault, "I converted the gallery images with WebP, and the gallery loads faster with WebP.",
+                      "Next I'll convert the larger banners to WebP and implement lazy loading.",   # "and i…" is not "and I"
                       "I shared my portfolio in LinkedIn groups and posted it in LinkedIn on Monday.",
                       "I met LeBron after the game, and LeBron signed my ball.",
                       "I sent my cover letter with Island Media Group on May 2, and I'll follow up with Island Media Group.")

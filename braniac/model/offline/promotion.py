@@ -91,7 +91,7 @@ _ORG_AFTER = re.compile(r"^(?:\s+(?:Inc|Ltd|LLC|Corp|Co|GmbH|AG|plc|Labs|Bank|Un
                         r"nonprofit|charity|brand|corporation|business|employer)\b|['’]s\s+(?:office|offices|headquarters|"
                         r"ceo|employees|products?|staff)\b)", re.I)
 _PERSON_AFTER = re.compile(r"^(?:'s\b|\s+(?:said|says|told|asked|moved|works|worked|lives|lived|went|goes|wants|wanted|"
-                           r"likes|loves|thinks|thought|is my|was my|and i|called|texted|visited|joined|started))", re.I)
+                           r"likes|loves|thinks|thought|is my|was my|and i|called|texted|visited|joined|started)\b)", re.I)
 
 
 # "a cat called Pixel", "a town named Óbidos": the noun before "called" says what the name is.
