@@ -158,6 +158,8 @@ def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[
         name = re.sub(r"['’]s$", "", " ".join(parts))  # "Gina's store" is about Gina
         if name in TITLES:
             continue  # "Dr. Okafor": the title's full stop parts it from the name, which is found on its own
+        if name in ("AM", "PM") and re.search(r"\d\s*$", text[:match.start()]):
+            continue  # "at 3 PM": a time of day
         if at_start and len(parts) == 1 and name not in known and \
                 (is_common_word(name) or _STANDS_ALONE.match(text, match.end())):
             continue  # a word that opens a sentence and stands alone ("Woah, …") is no evidence of a name

@@ -79,6 +79,7 @@ _MADE_BY = re.compile(_MADE_BY, re.I)
 _PERSON_BEFORE = re.compile(r"\b(?:met|with|told|asked|call|called|" + "|".join(sorted(PERSON_NOUNS)) +
                             r"|mr|mrs|ms|dr)\.?\s+$|" + _SAID_FROM_OR_TO, re.I)
 _WITH = re.compile(r"\bwith\s+$", re.I)
+_ARTICLE_BEFORE = re.compile(r"\b(?:the|a|an)\s+(?:[a-z][\w-]*\s+){0,2}$")   # "the tracking ", "a "
 # what is watched, read or played is a work or a game ("watched Jurassic Park", "played Valorant")
 _WORK_BEFORE = re.compile(r"\b(?:watch(?:ed|ing)?|rewatch(?:ed|ing)?|read(?:ing)?|play(?:ed|ing)?|binged?|"
                           r"listen(?:ed|ing)? to)\s+(?:the\s+)?$", re.I)
@@ -150,6 +151,7 @@ def _entity_folder(name: str, event_texts: list[str], speakers: set[str], in_cod
     # named as a company ("Island Media Group", "Montserrat Studios"; not "Social Media", "Bench Press")
     company = bool(_ORG_NAME.search(name)) and (len(words) >= 3 or not all(textutil.is_common_word(w) for w in words))
     brand = _brand_shaped(name)
+    worked_with = brand or company   # a product or a company is worked "with" as often as a person
     org_votes = int(company)
     place_votes = person_votes = thing_votes = 0
     for text in event_texts:
@@ -177,10 +179,12 @@ def _entity_folder(name: str, event_texts: list[str], speakers: set[str], in_cod
                 org_votes += 1
             elif _PLACE_CUE.search(before[-48:]):
                 place_votes += 1
-            elif _PERSON_BEFORE.search(before[-32:]) or _PERSON_AFTER.search(after):
-                # "with WebP", "with Island Media Group": a product or a company is worked with too
-                person_votes += not ((brand or company) and _WITH.search(before[-32:]))
-    if brand:                              # "WebP", "LinkedIn", "RESTful", "GitHub Pages"
+            elif _PERSON_BEFORE.search(before[-32:]):
+                person_votes += not (worked_with and _WITH.search(before[-32:]))
+            elif _PERSON_AFTER.search(after) and not _ARTICLE_BEFORE.search(before[-40:]):
+                person_votes += 1          # "Ana and I", "Ana said"; not "the tracking ID and I", "a Master's"
+    if brand or re.search(r"[A-Za-z]\d|\d[A-Za-z]", name):
+        # "WebP", "LinkedIn", "ES2021", "HTML5": a product, a standard or a version, never a place
         return "organizations" if org_votes else "people" if person_votes else "topics"   # never a place
     if _PLACE_NAME.search(name):
         place_votes += 1                   # "Grand Canyon", "Whispering Falls", "Port Michael": named as a place
