@@ -183,9 +183,10 @@ def _entity_folder(name: str, event_texts: list[str], speakers: set[str], in_cod
                 person_votes += not (worked_with and _WITH.search(before[-32:]))
             elif _PERSON_AFTER.search(after) and not _ARTICLE_BEFORE.search(before[-40:]):
                 person_votes += 1          # "Ana and I", "Ana said"; not "the tracking ID and I", "a Master's"
-    if brand or re.search(r"[A-Za-z]\d|\d[A-Za-z]", name):
+    versioned = bool(re.search(r"[A-Za-z]\d|\d[A-Za-z]", name))
+    if brand or versioned:
         # "WebP", "LinkedIn", "ES2021", "HTML5": a product, a standard or a version, never a place
-        return "organizations" if org_votes else "people" if person_votes else "topics"   # never a place
+        return "organizations" if org_votes else "people" if person_votes and not versioned else "topics"
     if _PLACE_NAME.search(name):
         place_votes += 1                   # "Grand Canyon", "Whispering Falls", "Port Michael": named as a place
     coded = name.lower() in in_code
