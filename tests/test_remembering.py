@@ -559,9 +559,12 @@ def test_a_place_named_as_one_and_the_maker_of_a_work_are_told_apart(vault):
                       "My colleague is a colour technologist from Port Michael, a small coastal town.",
                       "I'm reading \"Becoming Nicole\" by Amy Ellis Nutt for my book club.",
                       "The book by Amy Ellis Nutt made me cry twice.",
-                      "In my home country, Sweden, the winters are long and dark.")
+                      "In my home country, Sweden, the winters are long and dark.",
+                      # a line too short to be kept still tells where London is
+                      "Maria: It was in London. The architecture there was so captivating, a reminder of "
+                      "London's history and grace.")
     assert {"places/grand-canyon.md", "places/port-michael.md", "people/amy-ellis-nutt.md",
-            "places/sweden.md"} <= found, found
+            "places/sweden.md", "places/london.md"} <= found, found
 
 
 def test_a_name_written_as_a_product_or_a_company_is_no_person_or_place(vault):

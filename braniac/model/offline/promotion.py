@@ -224,11 +224,16 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
         statements[event.id] = claims
         said_terms[event.id] = {textutil.stem(w) for s in claims for w in textutil.content_words(s)
                                 if w not in textutil.GENERIC_WORDS}
-        for sentence in (s for s in sentences(prose[event.id]) if is_claim(s)):
+        for sentence in sentences(prose[event.id]):
+            claim = is_claim(sentence)
             for name in textutil.entities(sentence, known):
                 if name != speaker and not _ordinary(name, lowercase, known):
-                    mentions[name].add(event.id)
-                    texts[name].append(sentence)
+                    if claim:
+                        mentions[name].add(event.id)
+                    if claim or not sentence.rstrip().endswith("?"):
+                        texts[name].append(sentence)   # a line too short to keep still says what a name is: "It was in London."
+            if not claim:
+                continue
             mentioned, nouns = topic_words(sentence)
             for word in mentioned:
                 topic_events[word].add(event.id)
