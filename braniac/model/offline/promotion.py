@@ -73,9 +73,8 @@ _SAID_FROM_OR_TO = (r"\b(?:feedback|advice|suggestions?|messages?|e-?mails?|lett
                     r"\b(?:respond(?:ed)?|repl(?:y|ied)|talk(?:ed)?|spoke|speak|wr(?:o|i)te|sen[dt]|introduced|"
                     r"explain(?:ed)?|listen(?:ed)?|mention(?:ed)?|reach(?:ed)? out)\s+(?:back\s+)?to\s+$")
 # Who made a work: '"Brave" by Sara Bareilles', "a novel by Amy Ellis Nutt", "painted by Frida Kahlo"
-_MADE_BY = (r"(?:[\"”]|\b(?:songs?|books?|novels?|albums?|poems?|paintings?|films?|movies?|music|pieces?|memoir|"
-            r"written|painted|composed|directed|sung|performed|drawn))\s+by\s+$")
-_MADE_BY = re.compile(_MADE_BY, re.I)
+_MADE_BY = re.compile(r"(?:[\"”]|\b(?:songs?|books?|novels?|albums?|poems?|paintings?|films?|movies?|music|pieces?|"
+                      r"memoir|written|painted|composed|directed|sung|performed|drawn))\s+by\s+$", re.I)
 _PERSON_BEFORE = re.compile(r"\b(?:met|with|told|asked|call|called|" + "|".join(sorted(PERSON_NOUNS)) +
                             r"|mr|mrs|ms|dr)\.?\s+$|" + _SAID_FROM_OR_TO, re.I)
 _WITH = re.compile(r"\bwith\s+$", re.I)
@@ -108,6 +107,15 @@ _ORG_NAME = re.compile(r"\S\s+(?:Group|Inc|Ltd|LLC|Corp|Corporation|Company|Labs
                        r"Bank|University|College|Institute|Association|Society|Partners|Holdings|Technologies|"
                        r"Systems|Solutions|Press|Records|Airlines)\.?$")
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_VERSIONED = re.compile(r"[A-Za-z]\d|\d[A-Za-z]")   # "HTML5", "ES2021"
+_ORG_NOUNS = frozenset("company startup firm bank agency business shop store band team club charity".split())
+# "wrote the plugin in TypeScript", "rewrote the parser in Python", "moved the service to Python
+# 3.12": what a thing is made in or upgraded to is a language or a tool, not where anyone is.
+_MADE_IN = re.compile(r"\b(?:wr[io]te|written|rewr[io]te|rewritten|cod(?:e|ed|ing)|implement(?:ed|ing)?|buil[td]|"
+                      r"programm(?:ed|ing)|develop(?:ed|ing)|port(?:ed|ing)|script(?:ed|ing)|compil(?:e|ed|ing))\b"
+                      r"[^.;!?]{0,40}\b(?:in|to|with)\s+(?:the\s+)?$", re.I)
+_VERSION_AFTER = re.compile(r"^\s+(?:v?\d+(?:\.\d+)*\b|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
+                            r"twelve)\b)", re.I)
 
 
 def _brand_shaped(name: str) -> bool:
@@ -121,14 +129,6 @@ def _brand_shaped(name: str) -> bool:
                                                   for p in _CAMEL.findall(word)):
             return True
     return False
-_ORG_NOUNS = frozenset("company startup firm bank agency business shop store band team club charity".split())
-# "wrote the plugin in TypeScript", "rewrote the parser in Python", "moved the service to Python
-# 3.12": what a thing is made in or upgraded to is a language or a tool, not where anyone is.
-_MADE_IN = re.compile(r"\b(?:wr[io]te|written|rewr[io]te|rewritten|cod(?:e|ed|ing)|implement(?:ed|ing)?|buil[td]|"
-                      r"programm(?:ed|ing)|develop(?:ed|ing)|port(?:ed|ing)|script(?:ed|ing)|compil(?:e|ed|ing))\b"
-                      r"[^.;!?]{0,40}\b(?:in|to|with)\s+(?:the\s+)?$", re.I)
-_VERSION_AFTER = re.compile(r"^\s+(?:v?\d+(?:\.\d+)*\b|(?:one|two|three|four|five|six|seven|eight|nine|ten|eleven|"
-                            r"twelve)\b)", re.I)
 
 
 def _ordinary(name: str, lowercase: Counter, known: set[str]) -> bool:
@@ -183,7 +183,7 @@ def _entity_folder(name: str, event_texts: list[str], speakers: set[str], in_cod
                 person_votes += not (worked_with and _WITH.search(before[-32:]))
             elif _PERSON_AFTER.search(after) and not _ARTICLE_BEFORE.search(before[-40:]):
                 person_votes += 1          # "Ana and I", "Ana said"; not "the tracking ID and I", "a Master's"
-    versioned = bool(re.search(r"[A-Za-z]\d|\d[A-Za-z]", name))
+    versioned = bool(_VERSIONED.search(name))
     if brand or versioned:
         # "WebP", "LinkedIn", "ES2021", "HTML5": a product, a standard or a version, never a place
         return "organizations" if org_votes else "people" if person_votes and not versioned else "topics"
@@ -230,7 +230,7 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
                 if name != speaker and not _ordinary(name, lowercase, known):
                     if claim:
                         mentions[name].add(event.id)
-                    if claim or not sentence.rstrip().endswith("?"):
+                    if not sentence.strip().endswith("?"):   # a claim never is a question
                         texts[name].append(sentence)   # a line too short to keep still says what a name is: "It was in London."
             if not claim:
                 continue

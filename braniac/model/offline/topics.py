@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import re
 from collections import Counter
+from typing import Callable
 
 from ...infra import textutil
 
@@ -54,7 +55,6 @@ def _common_verb_ing(word: str) -> bool:
         return False
     base = word[:-3]
     return bool({base, base + "e", base[:-1] if base[-1:] == base[-2:-1] else base} & _COMMON_VERBS)
-
 
 
 def _past_tense(word: str) -> bool:
@@ -162,11 +162,11 @@ def one_number(topic_events: dict[str, set[str]], noun_uses: Counter, known: set
     for term in sorted(topic_events):
         if term not in topic_events:
             continue
-        single = _singular(term, topic_events.keys() | known)
+        single = _singular(term, lambda s: s in topic_events or s in known)
         if single is None:
             # the plural is a note's name already: "project" said now, "projects" noted before
             plural = next((p for p in (term + "s", term + "es", term[:-1] + "ies") if p in known), None)
-            if plural is not None and term not in known and _singular(plural, {term}) == term:
+            if plural is not None and term not in known and _singular(plural, {term}.__contains__) == term:
                 topic_events[plural] = topic_events.pop(term)
                 noun_uses[plural] += noun_uses.pop(term, 0)
             continue
@@ -178,9 +178,9 @@ def one_number(topic_events: dict[str, set[str]], noun_uses: Counter, known: set
         noun_uses[keep] += noun_uses.pop(drop, 0)
 
 
-def _singular(term: str, used: set[str]) -> str | None:
+def _singular(term: str, used: Callable[[str], bool]) -> str | None:
     """The singular of a term whose last word is a regular English plural ("stories",
-    "boxes", "caches", "books"), if that singular is used too; else None."""
+    "boxes", "caches", "books"), if that singular is `used` too; else None."""
     *head, last = term.split()
     if not last.endswith("s") or last.endswith(("ss", "us", "is", "ics")) or last in _OWN_PLURALS \
             or not textutil.is_common_word(last):
@@ -188,6 +188,6 @@ def _singular(term: str, used: set[str]) -> str | None:
     forms = ([last[:-3] + "y"] if last.endswith("ies") else []) + ([last[:-2]] if last.endswith("es") else []) + [last[:-1]]
     for form in forms:
         single = " ".join([*head, form])
-        if single in used and textutil.is_common_word(form):
+        if used(single) and textutil.is_common_word(form):
             return single
     return None
