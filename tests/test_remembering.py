@@ -605,3 +605,14 @@ def test_a_time_an_identifier_a_degree_or_a_version_is_no_person(vault):
     assert "people/ana.md" in found, found
     assert not {p for p in found if p.startswith(("people/", "places/"))
                 and p.rsplit("/", 1)[-1] in {"pm.md", "id.md", "master.md", "es2021.md", "html5.md"}}, found
+
+
+def test_a_topic_never_merges_into_a_persons_note_of_the_same_word(vault):
+    found = _promoted(vault, "I had lunch with Bill on Monday, and Bill told me about his new job.",
+                      "Bill said the new job at the harbour starts in May.")
+    assert "people/bill.md" in found, found
+    _promoted(vault, "I paid the bills on Friday, before the electricity company's deadline.",
+              "The bills for water and electricity went up again, so I paid the bills late.",
+              "I set up automatic payments for the bills with my bank and the electricity company.")
+    bill = (vault.ltm_root / "concrete" / "people" / "bill.md").read_text(encoding="utf-8")
+    assert "electricity" not in bill, bill

@@ -240,7 +240,7 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
             noun_uses.update(nouns)
         if speaker and any(_FIRST_PERSON.search(s) for s in claims):
             mentions[speaker].add(event.id)
-    one_number(topic_events, noun_uses, {t.lower() for t in known_titles})
+    one_number(topic_events, noun_uses, set(known_titles))   # as titled: "Bill" the person stays apart
     # "Python and Flask" where the events also name Python and Flask alone: two things, each noted
     for name, sides in [(n, textutil.joined(n)) for n in mentions]:
         if len(sides) == 2 and all(side in mentions for side in sides):
