@@ -446,6 +446,41 @@ def test_a_save_that_makes_the_old_place_again_just_after_the_removal_goes_into_
     assert [f for f in vault.doctor() if f.severity == "problem"] == []
 
 
+def test_saves_to_both_places_while_a_move_merges_them_still_end_in_one_note(vault, monkeypatch):
+    """The old place is saved after the copy (its removal is refused), and the copy is saved in
+    the instant braniac merges that save into it (its write is refused), twice. A chaos run with a
+    person saving every few milliseconds left both copies, one uuid twice, for doctor: the
+    refused write gave up instead of merging again into the copy as it now is."""
+    from braniac.vault import moves, notes
+
+    old = vault.ltm_root / "concrete/cobol.md"
+    new = vault.ltm_root / "concrete/tech/cobol.md"
+    write_note(vault, "memory/long_term/concrete/cobol.md", "COBOL", "# COBOL\n\nCopybooks describe records.\n")
+    real_remove, real_parse = moves.remove_unchanged, notes.parse
+    saved = []
+
+    def saved_before_removal(path, expected, **kwargs):
+        if path == old and not saved:
+            saved.append("old")
+            save_by_rename(old, old.read_text(encoding="utf-8") + "\nPIC clauses give each field its size.\n")
+        return real_remove(path, expected, **kwargs)
+
+    def copy_saved_while_merging(text, *args, **kwargs):
+        if kwargs.get("path") == new and "PIC clauses" in text and len(saved) < 3:
+            saved.append("copy")   # (twice: the second pass over moves that ended with both)
+            save_by_rename(new, new.read_text(encoding="utf-8") + f"\nLevel 8{len(saved)} names a condition.\n")
+        return real_parse(text, *args, **kwargs)
+    monkeypatch.setattr(moves, "remove_unchanged", saved_before_removal)
+    monkeypatch.setattr(notes, "parse", copy_saved_while_merging)
+    moves.apply_moves(vault, [moves.Move(old, new)], set())
+    assert saved == ["old", "copy", "copy"]
+    text = new.read_text(encoding="utf-8")
+    assert "PIC clauses give each field its size." in text
+    assert "Level 82 names a condition." in text and "Level 83 names a condition." in text
+    assert not old.exists() and not list(old.parent.glob(".*"))
+    assert [f for f in vault.doctor() if f.severity == "problem"] == []
+
+
 # In the child: organize moving two notes into tech/, paused after the copies and before the
 # links are repaired.
 PAUSED_BEFORE_LINK_REPAIR = """

@@ -14,6 +14,7 @@ tells it so) and a file not yet in its manifest.
 """
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import time
@@ -23,10 +24,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterable
 
 from . import folder_index, notes
-from ..infra.errors import NoteError, ReadOnlyFile
+from ..infra.errors import LockBusy, NoteError, ReadOnlyFile
 from ..infra.fsio import ConcurrentEdit, atomic_write, read_text, recover_removal, remove_unchanged, settled_stat
 from ..infra.textmerge import merge_texts
-from ..infra.fsio import locked, read_settled, same_version, update_text
+from ..infra.fsio import locked, same_version, update_text
 from ..infra.notices import notice
 from .folders import publish_folders, refresh_indexes
 from .layout import FOLDER_INDEX
@@ -35,6 +36,10 @@ from .wikilink_moves import WikiRepair
 
 if TYPE_CHECKING:
     from .store import VaultStore
+
+
+# rounds of "the old place was saved again: merge that into the copy, then remove it"
+REMOVAL_ATTEMPTS = 5
 
 
 @dataclass(frozen=True)
@@ -166,9 +171,7 @@ def _remove_old(vault: "VaultStore", move: Move, mapping: dict[Path, Path], copi
     repair with that save in it: what the old place gained since the copy is added to what the
     new place holds now, never written over it). Should both have changed the same lines,
     both files stay (the journal is done with them) and a notice names both."""
-    for attempt in range(3):
-        if attempt:
-            time.sleep(0.01 * 2 ** attempt)   # an editor mid-save gets the moment it needs
+    for attempt in range(REMOVAL_ATTEMPTS):
         read_at = copied[move.old]
         folder = move.old.parent
         if (move.old.name == FOLDER_INDEX and folder.parent != vault.ltm_root and folder != vault.ltm_root
@@ -181,31 +184,47 @@ def _remove_old(vault: "VaultStore", move: Move, mapping: dict[Path, Path], copi
         if done:
             written.add(move.old)
             return
+        # the old place was saved since it was read: its editor gets the moment it needs, then
+        # the save goes into the copy, and the removal follows at once (a person saving again
+        # in between is what sends this round again)
+        time.sleep(0.01 * 2 ** attempt)
         try:
-            copied[move.old], copy_texts[move.old] = _merge_into_copy(move, mapping, copy_texts[move.old], wiki)
-        except (ConcurrentEdit, NoteError):
+            merged = _merge_into_copy(move, mapping, copy_texts[move.old], wiki)
+        except (NoteError, LockBusy, FileNotFoundError):
+            break    # (the copy unreadable, busy or deleted: the old place must stay)
+        if merged is None:
             break
+        copied[move.old], copy_texts[move.old] = merged
     notice(f"{vault.relative(move.old)} changed while organize moved it to {vault.relative(move.new)}; "
            "both are kept: merge them and delete the one you do not want")
 
 
 def _merge_into_copy(move: Move, mapping: dict[Path, Path], copied_text: str,
-                     wiki: WikiRepair | None) -> tuple[os.stat_result, str]:
+                     wiki: WikiRepair | None) -> tuple[os.stat_result, str] | None:
     """Bring what the old place gained since it was copied (as `copied_text`) into the copy as it
-    is now. ConcurrentEdit when the two cannot be merged line by line, or the copy changes
-    meanwhile."""
+    is now; returns the stat of the old place as read and its text as moved. None when the two
+    cannot be merged line by line. The old place is read once; a save to the copy meanwhile
+    only makes the merge run again on the copy's new text (update_text)."""
+    with contextlib.suppress(FileNotFoundError):
+        settled_stat(move.new)   # (an editor saving the copy is waited for first, not between the two)
     read_at, note = _as_moved(move, mapping, {}, {}, wiki)
     theirs = note.render()
-    current, current_at = read_settled(move.new)
-    if current == copied_text:
-        merged: str | None = theirs
-    else:
-        merged = merge_texts(current, copied_text, theirs)
-    if merged is None or current_at is None:
-        raise ConcurrentEdit(move.new)
-    notes.parse(merged, path=move.new)    # (NoteError: both kept)
-    atomic_write(move.new, merged, expect_unchanged=current_at)
+
+    def merged(current: str) -> str:
+        text = theirs if current == copied_text else merge_texts(current, copied_text, theirs)
+        if text is None:
+            raise _Unmergeable(move.new)
+        notes.parse(text, path=move.new)    # (NoteError: both kept)
+        return text
+    try:
+        update_text(move.new, merged)
+    except _Unmergeable:
+        return None
     return read_at, theirs
+
+
+class _Unmergeable(Exception):
+    """The old place and the copy changed the same lines differently."""
 
 
 def _unlist(vault: "VaultStore", olds: list[Path], written: set[Path]) -> None:
