@@ -135,6 +135,65 @@ def test_the_exchange_puts_back_a_save_it_displaced(tmp_path):
     assert sorted(p.name for p in tmp_path.iterdir()) == ["a", "b", "note.md"]
 
 
+def _saved_meanwhile(monkeypatch, path: Path, save_on_braniacs_version) -> None:
+    """In the instant between braniac's exchange and its check: the version it displaced is saved
+    (so braniac gives it back), and an editor loads braniac's version, in place at that instant,
+    and saves on it (`save_on_braniacs_version(path, loaded)`)."""
+    from braniac.infra import checked
+    real = checked._closed_then_stat
+
+    def meanwhile(hidden):
+        if not meanwhile.done:
+            meanwhile.done = True
+            with open(hidden, "a", encoding="utf-8") as displaced:
+                displaced.write("A line saved before braniac's check.\n")
+            save_on_braniacs_version(path, path.read_text(encoding="utf-8"))
+        return real(hidden)
+    meanwhile.done = False
+    monkeypatch.setattr(checked, "_closed_then_stat", meanwhile)
+
+
+def _save_in_place(path: Path, text: str) -> None:
+    with open(path, "r+", encoding="utf-8") as handle:
+        handle.truncate(0)
+        handle.write(text)
+
+
+def test_a_save_in_place_on_braniacs_version_while_it_was_in_place_is_never_deleted(tmp_path, monkeypatch):
+    """Giving back the displaced version used to delete braniac's file, and with it the writes of
+    an editor that had loaded and saved it in that instant (a chaos run lost a person's line in
+    short_term.md this way). That save is the newest and holds braniac's change: it stays in
+    place, and the displaced version is kept beside it."""
+    if not fsio.exchange(*_pair(tmp_path)):
+        pytest.skip("no renameat2 exchange on this system; the fallback check is used")
+    path = tmp_path / "note.md"
+    path.write_text("version 1\n", encoding="utf-8")
+    before = os.stat(path)
+    _saved_meanwhile(monkeypatch, path, lambda p, loaded: _save_in_place(p, loaded + "A line saved on braniac's version.\n"))
+    fsio.atomic_write(path, "version 1\nbraniac's line\n", expect_unchanged=before)
+    assert path.read_text(encoding="utf-8") == "version 1\nbraniac's line\nA line saved on braniac's version.\n"
+    kept = [p for p in tmp_path.iterdir() if ".conflict-" in p.name]
+    assert len(kept) == 1 and kept[0].read_text(encoding="utf-8") == "version 1\nA line saved before braniac's check.\n"
+
+
+def test_an_event_a_person_saved_on_while_braniac_gave_its_write_back_is_not_remembered_twice(vault, monkeypatch):
+    """The same instant, with the editor saving by rename: its save, holding braniac's new event,
+    is the newest and stays; `remember` tries again on it and must find its event there, not
+    add it a second time (a chaos run had one event under two ids, and another one lost)."""
+    if not fsio.exchange(*_pair(vault.root)):
+        pytest.skip("no renameat2 exchange on this system; the fallback check is used")
+    vault.remember("an earlier event about the kitchen")
+    _saved_meanwhile(monkeypatch, vault.stm_path, lambda p, loaded: save_by_rename(p, with_person_fact(loaded)))
+    made = vault.remember("braniac's own event about the garden")
+    text = vault.stm_path.read_text(encoding="utf-8")
+    events = stm.parse(text).events
+    assert [e.fields["User"] for e in events] == ["braniac's own event about the garden", "an earlier event about the kitchen"]
+    assert events[0].id == made.id
+    assert PERSON_FACT in text.splitlines()
+    kept = list(vault.stm_path.parent.glob("*.conflict-*"))
+    assert len(kept) == 1 and "A line saved before braniac's check." in kept[0].read_text(encoding="utf-8")
+
+
 def test_without_the_exchange_the_check_before_the_rename_still_refuses_a_stale_copy(tmp_path, monkeypatch):
     from braniac.infra import checked
     monkeypatch.setattr(checked, "exchange", lambda a, b: False)   # a system without renameat2

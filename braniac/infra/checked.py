@@ -21,9 +21,9 @@ class ConcurrentEdit(Exception):
     """The file changed between our read and our write; the caller re-reads and retries."""
 
 
-def replace_unchanged(temp: Path, path: Path, expected: os.stat_result, ours: int) -> None:
-    """Put `temp` (inode `ours`) in place of `path` only if `path` is still the file `expected`
-    describes.
+def replace_unchanged(temp: Path, path: Path, expected: os.stat_result, written: os.stat_result) -> None:
+    """Put `temp` (whose stat is `written`) in place of `path` only if `path` is still the file
+    `expected` describes.
 
     A check followed by a rename leaves a window in which a person's save (their editor's own
     temp file renamed over the note) lands and is then overwritten. Linux closes it: the two
@@ -53,7 +53,8 @@ def replace_unchanged(temp: Path, path: Path, expected: os.stat_result, ours: in
     if closed and same_version(displaced, expected) and not read_only_mode(displaced):
         os.unlink(temp)  # the version we read, which our new text replaces
         return
-    _give_back(temp, path, ours)
+    if _give_back(temp, path, written):
+        return   # an editor saved on our version meanwhile: that save, holding our change, stays
     if read_only_mode(displaced):
         raise ReadOnlyFile(read_only_message(path))
     raise ConcurrentEdit(path)
@@ -69,25 +70,37 @@ def _closed_then_stat(hidden: Path) -> tuple[bool, os.stat_result]:
     return closed, os.lstat(hidden)
 
 
-def _give_back(temp: Path, path: Path, ours: int) -> None:
+def _give_back(temp: Path, path: Path, written: os.stat_result) -> bool:
     """Undo an exchange that displaced a save made since our read: theirs goes back in place.
     Should another save land in the instant between, the newest stays in place and the one it
-    superseded is kept beside it, never deleted."""
+    superseded is kept beside it, never deleted.
+
+    For that instant our version was in place, and an editor may have loaded it and saved on
+    it (in place: its writes go to our file). That save is the newest and holds our change, so
+    it stays in place, the displaced one is kept beside it, and True says our write is in."""
+    ours = written.st_ino
     try:
         exchange(temp, path)
     except FileNotFoundError:     # ours was deleted meanwhile: theirs goes back under its name
         try:
             os.link(temp, path)
             os.unlink(temp)
-            return
+            return False
         except FileExistsError:   # and yet another save is there already: keep both
             pass
     else:
-        if os.lstat(temp).st_ino == ours:
-            os.unlink(temp)
-            return
-        exchange(temp, path)      # the newest save back in place
+        if os.lstat(temp).st_ino != ours:
+            exchange(temp, path)  # the newest save back in place
+        else:
+            closed, now = _closed_then_stat(temp)
+            if closed and same_version(now, written):
+                os.unlink(temp)
+                return False
+            exchange(temp, path)  # saved on since we wrote it: back in place, theirs beside it
+            _keep_beside(temp, path, "was saved while braniac updated it, then saved again on braniac's version")
+            return True
     _keep_beside(temp, path, "was saved twice while braniac updated it")
+    return False
 
 
 def _keep_beside(displaced: Path, path: Path, why: str) -> None:

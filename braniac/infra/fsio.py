@@ -86,7 +86,7 @@ def atomic_write(path: Path, data: str | bytes, *, expect_unchanged: os.stat_res
                 os.fsync(handle.fileno())
             written = os.fstat(handle.fileno())
         if expect_unchanged is not None:
-            replace_unchanged(temp, path, expect_unchanged, ours)
+            replace_unchanged(temp, path, expect_unchanged, written)
         else:
             os.replace(temp, path)
     except BaseException:

@@ -219,6 +219,10 @@ class VaultStore:
 
         def change(text: str) -> str:
             doc = stm.parse(text)
+            if "id" in result and doc.holds_event(result["id"], clean):
+                # an earlier attempt's write was given back, but not before a person's editor
+                # loaded it and saved on it: the event is in already, and must not be twice
+                return text
             event_id = self._unique_event_id(doc, at)
             doc.add_event(event_id, clean)
             for name, items in ((stm.GOALS, goals), (stm.FACTS, facts), (stm.TASKS, tasks)):
