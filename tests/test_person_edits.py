@@ -176,6 +176,26 @@ def test_a_save_in_place_on_braniacs_version_while_it_was_in_place_is_never_dele
     assert len(kept) == 1 and kept[0].read_text(encoding="utf-8") == "version 1\nA line saved before braniac's check.\n"
 
 
+def test_an_editor_that_only_opened_braniacs_version_in_that_instant_does_not_keep_it(tmp_path, monkeypatch):
+    """An editor that opens braniac's version, finds it is not the one it loaded and closes it
+    unchanged saved nothing on it: the displaced save goes back in place, no conflict copy."""
+    import threading
+    if not fsio.exchange(*_pair(tmp_path)):
+        pytest.skip("no renameat2 exchange on this system; the fallback check is used")
+    path = tmp_path / "note.md"
+    path.write_text("version 1\n", encoding="utf-8")
+    before = os.stat(path)
+
+    def opened_then_closed(p, loaded):
+        fd = os.open(p, os.O_WRONLY)
+        threading.Timer(0.05, os.close, args=(fd,)).start()
+    _saved_meanwhile(monkeypatch, path, opened_then_closed)
+    with pytest.raises(fsio.ConcurrentEdit):
+        fsio.atomic_write(path, "version 1\nbraniac's line\n", expect_unchanged=before)
+    assert path.read_text(encoding="utf-8") == "version 1\nA line saved before braniac's check.\n"
+    assert not [p for p in tmp_path.iterdir() if ".conflict-" in p.name]
+
+
 def test_an_event_a_person_saved_on_while_braniac_gave_its_write_back_is_not_remembered_twice(vault, monkeypatch):
     """The same instant, with the editor saving by rename: its save, holding braniac's new event,
     is the newest and stays; `remember` tries again on it and must find its event there, not

@@ -10,11 +10,13 @@ import contextlib
 import os
 import secrets
 import shutil
+import time
 from pathlib import Path
 
 from .errors import ReadOnlyFile
 from .intents import announce
-from .filestate import exchange, open_for_writing, read_only_message, read_only_mode, refuse_read_only, same_version
+from .filestate import SETTLE_S, SETTLE_STEP_S, exchange, open_for_writing, read_only_message, read_only_mode
+from .filestate import refuse_read_only, same_version
 
 
 class ConcurrentEdit(Exception):
@@ -91,16 +93,31 @@ def _give_back(temp: Path, path: Path, written: os.stat_result) -> bool:
     else:
         if os.lstat(temp).st_ino != ours:
             exchange(temp, path)  # the newest save back in place
+        elif _untouched(temp, written):
+            os.unlink(temp)
+            return False
         else:
-            closed, now = _closed_then_stat(temp)
-            if closed and same_version(now, written):
-                os.unlink(temp)
-                return False
             exchange(temp, path)  # saved on since we wrote it: back in place, theirs beside it
             _keep_beside(temp, path, "was saved while braniac updated it, then saved again on braniac's version")
             return True
     _keep_beside(temp, path, "was saved twice while braniac updated it")
     return False
+
+
+def _untouched(ours: Path, written: os.stat_result) -> bool:
+    """Whether our file, out of sight now, is still as we wrote it once nobody holds it open for
+    writing: an editor that opened it and finds it is not the version it loaded closes it
+    unchanged, and is waited for (up to SETTLE_S) rather than taken for a save."""
+    deadline = time.monotonic() + SETTLE_S
+    while True:
+        closed, now = _closed_then_stat(ours)
+        if not same_version(now, written):
+            return False
+        if closed:
+            return True
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(SETTLE_STEP_S)
 
 
 def _keep_beside(displaced: Path, path: Path, why: str) -> None:
