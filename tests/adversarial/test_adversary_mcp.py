@@ -31,6 +31,7 @@ class WithMCP(Chaos):
     def __init__(self, *args, **kwargs):
         super().__init__(*args, **kwargs)
         self.mcp_threads = [threading.Thread(target=self.mcp_loop, args=(n,)) for n in range(SERVERS)]
+        self.connected = [threading.Event() for _ in range(SERVERS)]
 
     def mcp_loop(self, n: int) -> None:
         import os
@@ -43,6 +44,7 @@ class WithMCP(Chaos):
         try:
             with Connected(StdioServerParameters(command=command[0], args=command[1:], env=env,
                                                  cwd=str(self.box.tmp)), timeout=120) as mcp:
+                self.connected[n].set()
                 i = 0
                 while not self.stop.is_set():
                     text = f"{rng.choice(TALK)} (mcp {n} note {i} tok{rng.getrandbits(32):08x})"
@@ -64,10 +66,16 @@ class WithMCP(Chaos):
         except Exception as exc:  # noqa: BLE001 - a crash or hang of the server is the finding
             with self.lock:
                 self.failures.append(Failure("mcp", f"MCP server {n}: {type(exc).__name__}: {exc}"))
+        finally:
+            self.connected[n].set()
 
     def run(self) -> list[Failure]:
         for thread in self.mcp_threads:
             thread.start()
+        # the run starts once both servers answer: on a loaded machine a server's start (the
+        # MCP SDK's imports) can take most of the run, which then tests nothing over MCP
+        for ready in self.connected:
+            ready.wait(120)
         return super().run()
 
     def check(self, before) -> list[Failure]:
