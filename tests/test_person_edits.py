@@ -560,6 +560,38 @@ def test_saves_to_both_places_while_a_move_merges_them_still_end_in_one_note(vau
     assert [f for f in vault.doctor() if f.severity == "problem"] == []
 
 
+def test_a_save_to_the_old_place_of_a_note_whose_links_the_move_reaims_goes_into_the_copy(vault, monkeypatch):
+    """Organize archives a note and moves the note it links to: the copy's link is re-aimed by
+    the link repair, the old place's (read again for the merge) by the move itself, and the
+    person's section added at the old place comes right after that link. Both sides changed
+    the link line the same way; merging used to call that a conflict and keep both files (one
+    uuid twice, in 2 of the chaos runs with two MCP servers)."""
+    from braniac.vault import moves, notes
+
+    ltm = vault.ltm_root
+    jcl_old, jcl_new = ltm / "concrete/jcl.md", ltm / "concrete/tech/jcl.md"
+    old, new = ltm / "concrete/cobol.md", ltm / "archive/concrete/cobol.md"
+    write_note(vault, "memory/long_term/concrete/jcl.md", "JCL", "# JCL\n\nJob steps run programs.\n")
+    jcl = notes.read(jcl_old).uuid
+    write_note(vault, "memory/long_term/concrete/cobol.md", "COBOL",
+               f'# COBOL\n\nCopybooks describe records.\n\nSee [JCL](jcl.md "uuid:{jcl}").\n')
+    real = moves.remove_unchanged
+
+    def saved_before_removal(path, expected, **kwargs):
+        if path == old and not saved_before_removal.done:
+            saved_before_removal.done = True
+            save_by_rename(old, old.read_text(encoding="utf-8") + "\n## By hand\nPIC clauses give each field its size.\n")
+        return real(path, expected, **kwargs)
+    saved_before_removal.done = False
+    monkeypatch.setattr(moves, "remove_unchanged", saved_before_removal)
+    moves.apply_moves(vault, [moves.Move(old, new, status="archived"), moves.Move(jcl_old, jcl_new)], set())
+    assert saved_before_removal.done
+    text = new.read_text(encoding="utf-8")
+    assert "PIC clauses give each field its size." in text and f'(../../concrete/tech/jcl.md "uuid:{jcl}")' in text
+    assert not old.exists()
+    assert [f for f in vault.doctor() if f.severity == "problem"] == []
+
+
 # In the child: organize moving two notes into tech/, paused after the copies and before the
 # links are repaired.
 PAUSED_BEFORE_LINK_REPAIR = """

@@ -17,9 +17,34 @@ def merge_texts(current: str, base: str, other: str, *, strict: bool = False) ->
     for group in merger.merge_groups():
         if group[0] == "conflict":
             _, base_lines, ours, theirs = group
-            if base_lines or strict:
+            if strict:
                 return None
-            merged.extend(ours + [line for line in theirs if line not in ours])
+            if not base_lines:
+                merged.extend(ours + [line for line in theirs if line not in ours])
+                continue
+            settled = _settled(base_lines, ours, theirs)
+            if settled is None:
+                return None
+            merged.extend(settled)
             continue
         merged.extend(group[1])
     return "".join(merged)
+
+
+def _settled(base: list[str], ours: list[str], theirs: list[str]) -> list[str] | None:
+    """Lines changed on both sides that are no real conflict: both made the same change and one
+    of them added lines before or after it (a moved note's link, re-aimed in its copy and in its
+    old place, where a person then added a paragraph), or one side only added lines next to
+    what the other changed. None otherwise (and when a side deleted them: never undone here)."""
+    if not ours or not theirs:
+        return None
+    for one, other in ((ours, theirs), (theirs, ours)):
+        if other[:len(one)] == one or other[len(other) - len(one):] == one:
+            return other
+    n = len(base)
+    for one, other in ((theirs, ours), (ours, theirs)):
+        if one[:n] == base:
+            return other + one[n:]
+        if one[len(one) - n:] == base:
+            return one[:len(one) - n] + other
+    return None
