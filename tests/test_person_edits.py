@@ -162,18 +162,100 @@ def _save_in_place(path: Path, text: str) -> None:
 def test_a_save_in_place_on_braniacs_version_while_it_was_in_place_is_never_deleted(tmp_path, monkeypatch):
     """Giving back the displaced version used to delete braniac's file, and with it the writes of
     an editor that had loaded and saved it in that instant (a chaos run lost a person's line in
-    short_term.md this way). That save is the newest and holds braniac's change: it stays in
-    place, and the displaced version is kept beside it."""
+    short_term.md this way). That save is the newest: it stays in place, the displaced version
+    is kept beside it, and braniac re-reads (what the editor wrote may not hold its change)."""
     if not fsio.exchange(*_pair(tmp_path)):
         pytest.skip("no renameat2 exchange on this system; the fallback check is used")
     path = tmp_path / "note.md"
     path.write_text("version 1\n", encoding="utf-8")
     before = os.stat(path)
     _saved_meanwhile(monkeypatch, path, lambda p, loaded: _save_in_place(p, loaded + "A line saved on braniac's version.\n"))
-    fsio.atomic_write(path, "version 1\nbraniac's line\n", expect_unchanged=before)
+    with pytest.raises(fsio.ConcurrentEdit):
+        fsio.atomic_write(path, "version 1\nbraniac's line\n", expect_unchanged=before)
     assert path.read_text(encoding="utf-8") == "version 1\nbraniac's line\nA line saved on braniac's version.\n"
     kept = [p for p in tmp_path.iterdir() if ".conflict-" in p.name]
     assert len(kept) == 1 and kept[0].read_text(encoding="utf-8") == "version 1\nA line saved before braniac's check.\n"
+
+
+def test_an_editor_writing_its_own_text_into_braniacs_version_does_not_make_remember_lie(vault, monkeypatch):
+    """The editor opened the file while braniac's version was in place, but checked it only once
+    its own save was back, and wrote that (plus a line) into braniac's file: what stays in place
+    then lacks braniac's event, and `remember` must not acknowledge an event that is nowhere (a
+    review's proof): it re-reads, and adds it."""
+    from braniac.infra import checked, filestate
+    if not fsio.exchange(*_pair(vault.root)):
+        pytest.skip("no renameat2 exchange on this system; the fallback check is used")
+    vault.remember("an earlier event about the kitchen")
+    path, editor = vault.stm_path, {}
+    real_stat, real_state = checked._closed_then_stat, checked._state_of_ours
+
+    def opened_braniacs(hidden):
+        if "fd" not in editor:
+            with open(hidden, "a", encoding="utf-8") as displaced:
+                displaced.write("A line saved before braniac's check.\n")
+            editor["loaded"], editor["text"] = os.stat(hidden), Path(hidden).read_text(encoding="utf-8")
+            editor["fd"] = os.open(path, os.O_WRONLY)          # braniac's version, in place now
+        return real_stat(hidden)
+
+    def writes_its_own(ours, written):
+        if "wrote" not in editor:
+            editor["wrote"] = True
+            assert filestate.same_version(os.stat(path), editor["loaded"])   # its own save is back: it goes on
+            os.ftruncate(editor["fd"], 0)
+            os.write(editor["fd"], (editor["text"] + PERSON_FACT + "\n").encode())
+            os.close(editor["fd"])
+        return real_state(ours, written)
+    monkeypatch.setattr(checked, "_closed_then_stat", opened_braniacs)
+    monkeypatch.setattr(checked, "_state_of_ours", writes_its_own)
+    made = vault.remember("braniac's own event about the garden")
+    text = path.read_text(encoding="utf-8")
+    assert [e.id for e in stm.parse(text).events].count(made.id) == 1
+    assert "A line saved before braniac's check." in text and PERSON_FACT in text.splitlines()
+
+
+def test_an_editor_slow_to_close_braniacs_unchanged_version_does_not_push_the_persons_save_aside(tmp_path, monkeypatch):
+    """An editor holding braniac's version open, unchanged, past the wait (a loaded machine, or
+    an editor asking "changed on disk: overwrite?"): the person's save goes back in place, and
+    braniac's version is kept beside it, where the editor's writes, if any come, stay visible."""
+    import threading
+    if not fsio.exchange(*_pair(tmp_path)):
+        pytest.skip("no renameat2 exchange on this system; the fallback check is used")
+    path = tmp_path / "note.md"
+    path.write_text("version 1\n", encoding="utf-8")
+    before = os.stat(path)
+
+    def held_open(p, loaded):
+        fd = os.open(p, os.O_WRONLY)
+        threading.Timer(0.5, os.close, args=(fd,)).start()
+    _saved_meanwhile(monkeypatch, path, held_open)
+    with pytest.raises(fsio.ConcurrentEdit):
+        fsio.atomic_write(path, "version 1\nbraniac's line\n", expect_unchanged=before)
+    assert path.read_text(encoding="utf-8") == "version 1\nA line saved before braniac's check.\n"
+    kept = [p for p in tmp_path.iterdir() if ".conflict-" in p.name]
+    assert len(kept) == 1 and kept[0].read_text(encoding="utf-8") == "version 1\nbraniac's line\n"
+
+
+def test_a_note_deleted_while_braniac_gives_its_write_back_raises_no_stray_error(tmp_path, monkeypatch):
+    """The note is deleted while braniac looks at its own version, which an editor wrote into:
+    that save goes back under the note's name (nothing a person wrote is deleted by braniac),
+    and braniac's write ends in ConcurrentEdit, not a FileNotFoundError its callers do not expect."""
+    from braniac.infra import checked
+    if not fsio.exchange(*_pair(tmp_path)):
+        pytest.skip("no renameat2 exchange on this system; the fallback check is used")
+    path = tmp_path / "note.md"
+    path.write_text("version 1\n", encoding="utf-8")
+    before = os.stat(path)
+    _saved_meanwhile(monkeypatch, path, lambda p, loaded: _save_in_place(p, loaded + "A line saved on braniac's version.\n"))
+    real_state = checked._state_of_ours
+
+    def deleted_meanwhile(ours, written):
+        os.unlink(path)
+        return real_state(ours, written)
+    monkeypatch.setattr(checked, "_state_of_ours", deleted_meanwhile)
+    with pytest.raises(fsio.ConcurrentEdit):
+        fsio.atomic_write(path, "version 1\nbraniac's line\n", expect_unchanged=before)
+    assert path.read_text(encoding="utf-8") == "version 1\nbraniac's line\nA line saved on braniac's version.\n"
+    assert fsio.stale_temp_files(tmp_path) == []
 
 
 def test_an_editor_that_only_opened_braniacs_version_in_that_instant_does_not_keep_it(tmp_path, monkeypatch):
@@ -212,6 +294,18 @@ def test_an_event_a_person_saved_on_while_braniac_gave_its_write_back_is_not_rem
     assert PERSON_FACT in text.splitlines()
     kept = list(vault.stm_path.parent.glob("*.conflict-*"))
     assert len(kept) == 1 and "A line saved before braniac's check." in kept[0].read_text(encoding="utf-8")
+
+
+def test_an_event_a_person_edited_on_braniacs_version_in_that_instant_is_not_remembered_twice(vault, monkeypatch):
+    """The save on braniac's version fixes a typo in the new event: it is still braniac's event
+    (its id, chosen free under the lock braniac still holds), so it is not added again."""
+    if not fsio.exchange(*_pair(vault.root)):
+        pytest.skip("no renameat2 exchange on this system; the fallback check is used")
+    vault.remember("an earlier event about the kitchen")
+    _saved_meanwhile(monkeypatch, vault.stm_path, lambda p, loaded: save_by_rename(p, loaded.replace("tomatos", "tomatoes")))
+    vault.remember("plant the tomatos in May")
+    users = [e.fields["User"] for e in stm.parse(vault.stm_path.read_text(encoding="utf-8")).events]
+    assert users == ["plant the tomatoes in May", "an earlier event about the kitchen"]
 
 
 def test_without_the_exchange_the_check_before_the_rename_still_refuses_a_stale_copy(tmp_path, monkeypatch):

@@ -55,8 +55,7 @@ def replace_unchanged(temp: Path, path: Path, expected: os.stat_result, written:
     if closed and same_version(displaced, expected) and not read_only_mode(displaced):
         os.unlink(temp)  # the version we read, which our new text replaces
         return
-    if _give_back(temp, path, written):
-        return   # an editor saved on our version meanwhile: that save, holding our change, stays
+    _give_back(temp, path, written)
     if read_only_mode(displaced):
         raise ReadOnlyFile(read_only_message(path))
     raise ConcurrentEdit(path)
@@ -72,51 +71,64 @@ def _closed_then_stat(hidden: Path) -> tuple[bool, os.stat_result]:
     return closed, os.lstat(hidden)
 
 
-def _give_back(temp: Path, path: Path, written: os.stat_result) -> bool:
-    """Undo an exchange that displaced a save made since our read: theirs goes back in place.
-    Should another save land in the instant between, the newest stays in place and the one it
-    superseded is kept beside it, never deleted.
+def _give_back(temp: Path, path: Path, written: os.stat_result) -> None:
+    """Undo an exchange that displaced a save made since our read: theirs goes back in place, and
+    the caller re-reads. Nothing a person saved is ever deleted on the way:
 
-    For that instant our version was in place, and an editor may have loaded it and saved on
-    it (in place: its writes go to our file). That save is the newest and holds our change, so
-    it stays in place, the displaced one is kept beside it, and True says our write is in."""
-    ours = written.st_ino
+    - a save that replaced ours in the instant between is the newest: it stays in place, and
+      the one it superseded is kept beside it;
+    - for that instant our version was in place, and an editor may have opened it and written
+      into it (its writes go to our file, wherever it is): then our file, with their writes, is
+      the newest and stays in place, theirs beside it; one still held open for writing is kept
+      beside, where the editor's writes stay visible. Only our file as we wrote it, closed, is
+      deleted. What the editor wrote may or may not hold our change, so the caller re-reads in
+      every case (update_text applies the change again where it is missing)."""
+    if not _swap(temp, path):
+        return                    # theirs went back under its name (ours was deleted meanwhile)
+    if os.lstat(temp).st_ino != written.st_ino:
+        if _swap(temp, path):     # the newest save back in place
+            _keep_beside(temp, path, "was saved twice while braniac updated it")
+        return
+    state = _state_of_ours(temp, written)
+    if state == "untouched":
+        os.unlink(temp)
+    elif state == "written into":
+        if _swap(temp, path):
+            _keep_beside(temp, path, "was saved while braniac updated it, and saved again on braniac's version")
+    else:
+        _keep_beside(temp, path, "was held open by an editor while braniac updated it; this is braniac's version")
+
+
+def _swap(temp: Path, path: Path) -> bool:
+    """Exchange `temp` and `path`; where `path` is gone, `temp` goes there instead (False: then
+    nothing is left at `temp`). Should a file appear at `path` meanwhile, `temp` is kept beside."""
     try:
         exchange(temp, path)
-    except FileNotFoundError:     # ours was deleted meanwhile: theirs goes back under its name
-        try:
-            os.link(temp, path)
-            os.unlink(temp)
-            return False
-        except FileExistsError:   # and yet another save is there already: keep both
-            pass
-    else:
-        if os.lstat(temp).st_ino != ours:
-            exchange(temp, path)  # the newest save back in place
-        elif _untouched(temp, written):
-            os.unlink(temp)
-            return False
-        else:
-            exchange(temp, path)  # saved on since we wrote it: back in place, theirs beside it
-            _keep_beside(temp, path, "was saved while braniac updated it, then saved again on braniac's version")
-            return True
-    _keep_beside(temp, path, "was saved twice while braniac updated it")
+        return True
+    except FileNotFoundError:
+        pass
+    try:
+        os.link(temp, path)
+        os.unlink(temp)
+    except FileExistsError:
+        _keep_beside(temp, path, "was saved again while braniac updated it")
     return False
 
 
-def _untouched(ours: Path, written: os.stat_result) -> bool:
-    """Whether our file, out of sight now, is still as we wrote it once nobody holds it open for
-    writing: an editor that opened it and finds it is not the version it loaded closes it
-    unchanged, and is waited for (up to SETTLE_S) rather than taken for a save."""
+def _state_of_ours(ours: Path, written: os.stat_result) -> str:
+    """Our file, out of sight now: "untouched" (as we wrote it, and closed), "written into" or
+    "held open" (unchanged, but still open for writing after SETTLE_S). An editor that opened it
+    and finds it is not the version it loaded closes it unchanged: it is waited for, that long,
+    rather than taken for a save."""
     deadline = time.monotonic() + SETTLE_S
     while True:
         closed, now = _closed_then_stat(ours)
         if not same_version(now, written):
-            return False
+            return "written into"
         if closed:
-            return True
+            return "untouched"
         if time.monotonic() > deadline:
-            return False
+            return "held open"
         time.sleep(SETTLE_STEP_S)
 
 

@@ -190,8 +190,8 @@ def _remove_old(vault: "VaultStore", move: Move, mapping: dict[Path, Path], copi
         time.sleep(0.01 * 2 ** attempt)
         try:
             merged = _merge_into_copy(move, mapping, copy_texts[move.old], wiki)
-        except (NoteError, LockBusy, FileNotFoundError):
-            break    # (the copy unreadable, busy or deleted: the old place must stay)
+        except (NoteError, LockBusy, ReadOnlyFile, FileNotFoundError):
+            break    # (the copy unreadable, busy, read-only or deleted: the old place must stay)
         if merged is None:
             break
         copied[move.old], copy_texts[move.old] = merged

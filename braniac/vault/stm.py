@@ -226,13 +226,6 @@ class ShortTermMemory:
             raise STMError(self._hidden("the new event"))
         return Event(event_id, raw)
 
-    def holds_event(self, event_id: str, fields: dict[str, str]) -> bool:
-        """Whether the log has the event `add_event(event_id, fields)` made (a line a person
-        added at its end since aside)."""
-        made = Event(event_id, render_event(event_id, fields)).fields
-        return any(e.id == event_id and all(e.fields.get(k, "").startswith(v) for k, v in made.items())
-                   for e in self.events)
-
     def remove_events(self, ids: set[str]) -> list[Event]:
         """Take the given events out of the log (promotion), returning them."""
         block = self.block(EVENT_LOG)

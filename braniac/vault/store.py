@@ -219,9 +219,10 @@ class VaultStore:
 
         def change(text: str) -> str:
             doc = stm.parse(text)
-            if "id" in result and doc.holds_event(result["id"], clean):
+            if any(e.id == result.get("id") for e in doc.events):
                 # an earlier attempt's write was given back, but not before a person's editor
-                # loaded it and saved on it: the event is in already, and must not be twice
+                # loaded it and saved on it (perhaps editing the event): it is in already, and
+                # must not be twice. The id is ours: chosen free, under the lock we still hold
                 return text
             event_id = self._unique_event_id(doc, at)
             doc.add_event(event_id, clean)
