@@ -31,8 +31,8 @@ def replace_unchanged(temp: Path, path: Path, expected: os.stat_result, written:
     temp file renamed over the note) lands and is then overwritten. Linux closes it: the two
     names are exchanged in one step (renameat2 RENAME_EXCHANGE), and what was at `path` at
     that instant is now at the temp name, where nobody else writes, to be checked at leisure.
-    If it is not the file we read, the exchange is undone (theirs back in place, ours deleted)
-    and the caller re-reads. The file is also checked just before the exchange, so that a save
+    If it is not the file we read, the exchange is undone (theirs back in place, ours deleted
+    unless an editor wrote into it meanwhile: `_give_back`) and the caller re-reads. The file is also checked just before the exchange, so that a save
     that landed while ours was written never sees ours at all. Elsewhere (other systems, a
     file system without the exchange) that check alone narrows the window without closing it.
     """
