@@ -280,6 +280,50 @@ def test_an_editor_that_only_opened_braniacs_version_in_that_instant_does_not_ke
     assert not [p for p in tmp_path.iterdir() if ".conflict-" in p.name]
 
 
+class _Killed(BaseException):
+    """What a SIGKILL would do at that point: nothing after it runs (but the cleanup of
+    atomic_write's own temp file, which a real kill would not get to either)."""
+
+
+def test_a_kill_while_braniac_holds_a_save_made_into_its_version_loses_nothing(tmp_path, monkeypatch):
+    """Killed while it looks at its own version, which an editor wrote into: the editor's writes
+    are out of sight under a temp name. They used to be deleted, by atomic_write's cleanup or by
+    the next run's removal of stale temp files; they are kept beside the note."""
+    from braniac.infra import checked, fsio_folders
+    if not fsio.exchange(*_pair(tmp_path)):
+        pytest.skip("no renameat2 exchange on this system; the fallback check is used")
+    path = tmp_path / "note.md"
+    path.write_text("version 1\n", encoding="utf-8")
+    before = os.stat(path)
+    _saved_meanwhile(monkeypatch, path, lambda p, loaded: _save_in_place(p, loaded + "A line saved on braniac's version.\n"))
+
+    def killed(ours, written):
+        raise _Killed()
+    monkeypatch.setattr(checked, "_state_of_ours", killed)
+    with pytest.raises(_Killed):
+        fsio.atomic_write(path, "version 1\nbraniac's line\n", expect_unchanged=before)
+    assert [checked.holds_a_save(t) for t in fsio.stale_temp_files(tmp_path)] == [True]   # (doctor says so)
+    fsio_folders.remove_stale_temps(tmp_path)   # what the next promotion or organize does first
+    texts = [p.read_text(encoding="utf-8") for p in tmp_path.glob("note*.md")]
+    assert "version 1\nA line saved before braniac's check.\n" in texts     # the displaced save, in place
+    assert "version 1\nbraniac's line\nA line saved on braniac's version.\n" in texts   # kept beside
+    assert fsio.stale_temp_files(tmp_path) == []
+
+
+def test_a_file_braniac_wrote_whole_and_gave_back_is_removed_after_a_kill(tmp_path):
+    """The same name for braniac's own version, untouched (marked as braniac's whole write):
+    nothing of a person's in it, so it is removed like any stale temp file."""
+    from braniac.infra import checked, filestate, fsio_folders
+    held = tmp_path / f".note.md.1a2b3c4d{checked.HELD_SUFFIX}"
+    held.write_text("braniac's version\n", encoding="utf-8")
+    fd = os.open(held, os.O_RDONLY)
+    filestate.mark_complete(fd)
+    os.close(fd)
+    assert checked.HELD_SUFFIX.endswith(fsio.TEMP_SUFFIX) and fsio.stale_temp_files(tmp_path) == [held]
+    fsio_folders.remove_stale_temps(tmp_path)
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_an_event_a_person_saved_on_while_braniac_gave_its_write_back_is_not_remembered_twice(vault, monkeypatch):
     """The same instant, with the editor saving by rename: its save, holding braniac's new event,
     is the newest and stays; `remember` tries again on it and must find its event there, not

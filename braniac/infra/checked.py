@@ -15,8 +15,8 @@ from pathlib import Path
 
 from .errors import ReadOnlyFile
 from .intents import announce
-from .filestate import SETTLE_S, SETTLE_STEP_S, exchange, open_for_writing, read_only_message, read_only_mode
-from .filestate import refuse_read_only, same_version
+from .filestate import SETTLE_S, SETTLE_STEP_S, exchange, is_marked_complete, open_for_writing, read_only_message
+from .filestate import read_only_mode, refuse_read_only, same_version
 
 
 class ConcurrentEdit(Exception):
@@ -85,6 +85,9 @@ def _give_back(temp: Path, path: Path, written: os.stat_result) -> None:
       every case (update_text applies the change again where it is missing)."""
     if not _swap(temp, path):
         return                    # theirs went back under its name (ours was deleted meanwhile)
+    # what is out of sight now may be a person's (a save that replaced ours, or ours written
+    # into): under a name that cleanup after a kill keeps beside the note, never deletes
+    temp = _held(temp)
     if os.lstat(temp).st_ino != written.st_ino:
         if _swap(temp, path):     # the newest save back in place
             _keep_beside(temp, path, "was saved twice while braniac updated it")
@@ -97,6 +100,35 @@ def _give_back(temp: Path, path: Path, written: os.stat_result) -> None:
             _keep_beside(temp, path, "was saved while braniac updated it, and saved again on braniac's version")
     else:
         _keep_beside(temp, path, "was held open by an editor while braniac updated it; this is braniac's version")
+
+
+# A file given back (`_give_back`) waits under this name: still a temp file to git, the watcher
+# and doctor, but one that cleanup after a kill keeps beside its note unless braniac wrote it
+# whole (`discard_stale_temp`). It ends like every temp file's name (fsio.TEMP_SUFFIX).
+HELD_SUFFIX = ".given-back.braniac-tmp"
+
+
+def _held(temp: Path) -> Path:
+    held = temp.with_name(temp.name.removesuffix(".braniac-tmp") + HELD_SUFFIX)
+    os.rename(temp, held)
+    return held
+
+
+def holds_a_save(temp: Path) -> bool:
+    """Whether a stale temp file is one a give-back was holding that braniac did not write whole:
+    a person's save, which cleanup keeps (`discard_stale_temp`)."""
+    return temp.name.endswith(HELD_SUFFIX) and not is_marked_complete(os.lstat(temp))
+
+
+def discard_stale_temp(temp: Path) -> None:
+    """A temp file a killed writer left (the caller knows no live writer is using it): deleted,
+    but for one a give-back was holding that braniac did not write whole, a person's save: that
+    one is kept beside its note as a conflict copy."""
+    if holds_a_save(temp):
+        name = temp.name[1:-len(HELD_SUFFIX)].rsplit(".", 1)[0]   # (".NAME.HEX" + suffix)
+        _keep_beside(temp, temp.with_name(name), "was being saved when braniac was stopped")
+        return
+    os.unlink(temp)
 
 
 def _swap(temp: Path, path: Path) -> bool:

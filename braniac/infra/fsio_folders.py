@@ -11,6 +11,7 @@ import shutil
 import stat
 from pathlib import Path
 
+from .checked import discard_stale_temp
 from .fsio import TEMP_SUFFIX, _fsync_dir, stale_temp_files
 from .intents import announce
 
@@ -126,4 +127,4 @@ def remove_stale_temps(root: Path) -> None:
             remove_tree(temp)
         else:
             with contextlib.suppress(FileNotFoundError):
-                os.unlink(temp)   # (or inside a folder removed just before)
+                discard_stale_temp(temp)   # (or inside a folder removed just before)

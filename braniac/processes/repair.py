@@ -10,7 +10,6 @@ memory; `dry_run` only plans.
 from __future__ import annotations
 
 import contextlib
-import os
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -18,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..infra import git
 from ..infra.errors import LockBusy, NoteError
-from ..infra.fsio import locked, stale_temp_files
+from ..infra.fsio import discard_stale_temp, locked, stale_temp_files
 from ..infra.fsio_folders import remove_stale_temps
 from ..search.index import update_after_write
 from ..vault import doctor, notes
@@ -98,8 +97,10 @@ def _repair(vault: "VaultStore", config: "Config", report: RepairReport, dry_run
         remove_stale_temps(vault.ltm_root)   # (no writer works there: we hold the LTM lock)
         for temp in stale_temp_files(vault.root):   # elsewhere a live write's is seconds old at most
             with contextlib.suppress(FileNotFoundError, IsADirectoryError):
-                if not temp.is_dir() and time.time() - temp.lstat().st_mtime > TEMP_AGE_SECONDS:
-                    os.unlink(temp)
+                # its age under that name (ctime: a rename sets it), not its content's: the file an
+                # exchange just displaced there keeps a person's old mtime
+                if not temp.is_dir() and time.time() - temp.lstat().st_ctime > TEMP_AGE_SECONDS:
+                    discard_stale_temp(temp)
 
     adoption = adopt(vault, config, quiet_seconds=quiet, dry_run=dry_run, holding_ltm=True)
     if adoption.status == "off":

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from . import folder_index, notes
 from ..infra.errors import NoteError, STMError
-from ..infra.fsio import inside, is_regular_file, is_symlink_loop, real_path, stale_temp_files
+from ..infra.fsio import holds_a_save, inside, is_regular_file, is_symlink_loop, real_path, stale_temp_files
 from ..infra import git
 from .layout import FOLDER_INDEX, is_event_id, is_memory_name, printable_id
 from .links import WIKILINK_STYLE, Link, find_links
@@ -79,7 +79,11 @@ def check(vault: "VaultStore") -> list[Finding]:
             add(rel, "git conflict from `braniac sync`: edit it to keep what you want (remove the <<<<<<< "
                      "======= >>>>>>> lines), then run `braniac sync`")
     for temp in stale_temp_files(vault.root):
-        add(temp, "leftover temp file of an interrupted write (safe to delete)", "warning")
+        if holds_a_save(temp):
+            add(temp, "a save braniac was holding when it was stopped: `braniac repair` (or the next promotion) "
+                      "puts it beside its note as a conflict copy", "warning")
+        else:
+            add(temp, "leftover temp file of an interrupted write (safe to delete)", "warning")
     return findings
 
 
