@@ -99,7 +99,7 @@ def _give_back(temp: Path, path: Path, written: os.stat_result) -> None:
         if _swap(temp, path):
             _keep_beside(temp, path, "was saved while braniac updated it, and saved again on braniac's version")
     else:
-        _keep_beside(temp, path, "was held open by an editor while braniac updated it; this is braniac's version")
+        _keep_beside(temp, path, "was saved while braniac updated it", "braniac's version, which an editor holds open,")
 
 
 # A file given back (`_give_back`) waits under this name: still a temp file to git, the watcher
@@ -126,7 +126,7 @@ def discard_stale_temp(temp: Path) -> None:
     one is kept beside its note as a conflict copy."""
     if holds_a_save(temp):
         name = temp.name[1:-len(HELD_SUFFIX)].rsplit(".", 1)[0]   # (".NAME.HEX" + suffix)
-        _keep_beside(temp, temp.with_name(name), "was being saved when braniac was stopped")
+        _keep_beside(temp, temp.with_name(name), "was being saved when braniac was stopped", "that save")
         return
     os.unlink(temp)
 
@@ -164,12 +164,13 @@ def _state_of_ours(ours: Path, written: os.stat_result) -> str:
         time.sleep(SETTLE_STEP_S)
 
 
-def _keep_beside(displaced: Path, path: Path, why: str) -> None:
-    """A person's save that lost its place to a newer one of theirs: kept next to it, visibly."""
+def _keep_beside(displaced: Path, path: Path, why: str, what: str = "the earlier save") -> None:
+    """A version that lost its place (a person's save to a newer one of theirs, say): kept next
+    to it, visibly."""
     kept = path.with_name(f"{path.stem}.conflict-{secrets.token_hex(3)}{path.suffix}")
     os.rename(displaced, kept)
     from .notices import notice
-    notice(f"{path} {why}; the earlier save is kept as {kept.name}")
+    notice(f"{path} {why}; {what} is kept as {kept.name}")
 
 
 def fsync_dir(folder: Path) -> None:
