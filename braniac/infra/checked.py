@@ -102,14 +102,17 @@ def _give_back(temp: Path, path: Path, written: os.stat_result) -> None:
         _keep_beside(temp, path, "was saved while braniac updated it", "braniac's version, which an editor holds open,")
 
 
+# What every write is first written as (`.NAME.HEX.braniac-tmp`, beside its target): git-ignored,
+# and removed by the cleanup after a kill (`discard_stale_temp`).
+TEMP_SUFFIX = ".braniac-tmp"
 # A file given back (`_give_back`) waits under this name: still a temp file to git, the watcher
 # and doctor, but one that cleanup after a kill keeps beside its note unless braniac wrote it
-# whole (`discard_stale_temp`). It ends like every temp file's name (fsio.TEMP_SUFFIX).
-HELD_SUFFIX = ".given-back.braniac-tmp"
+# whole.
+HELD_SUFFIX = ".given-back" + TEMP_SUFFIX
 
 
 def _held(temp: Path) -> Path:
-    held = temp.with_name(temp.name.removesuffix(".braniac-tmp") + HELD_SUFFIX)
+    held = temp.with_name(temp.name.removesuffix(TEMP_SUFFIX) + HELD_SUFFIX)
     os.rename(temp, held)
     return held
 
@@ -138,13 +141,18 @@ def _swap(temp: Path, path: Path) -> bool:
         exchange(temp, path)
         return True
     except FileNotFoundError:
-        pass
+        _link_back(temp, path, "was saved again while braniac updated it")
+        return False
+
+
+def _link_back(hidden: Path, path: Path, why: str) -> None:
+    """Put a file braniac holds out of sight back under its name, never over a file that is there
+    (a save made meanwhile: then the one held is kept beside it, for `why`)."""
     try:
-        os.link(temp, path)
-        os.unlink(temp)
+        os.link(hidden, path)
+        os.unlink(hidden)
     except FileExistsError:
-        _keep_beside(temp, path, "was saved again while braniac updated it")
-    return False
+        _keep_beside(hidden, path, why)
 
 
 def _state_of_ours(ours: Path, written: os.stat_result) -> str:
@@ -228,8 +236,4 @@ def recover_removal(path: Path) -> None:
         with contextlib.suppress(OSError):
             os.rename(hidden, path)   # (fails, and stays hidden, only if the folder was made again)
         return
-    try:
-        os.link(hidden, path)
-        os.unlink(hidden)
-    except FileExistsError:
-        _keep_beside(hidden, path, "was saved again while braniac moved it")
+    _link_back(hidden, path, "was saved again while braniac moved it")

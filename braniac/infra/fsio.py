@@ -35,15 +35,13 @@ from .intents import announce, announcing as announcing
 from .locks import locked as locked  # (the locks live in locks.py; every worker takes them from here)
 from .checked import MOVING_SUFFIX as MOVING_SUFFIX, ConcurrentEdit as ConcurrentEdit, fsync_dir as _fsync_dir
 from .checked import recover_removal as recover_removal, remove_unchanged as remove_unchanged, replace_unchanged
-from .checked import discard_stale_temp as discard_stale_temp, holds_a_save as holds_a_save
+from .checked import TEMP_SUFFIX as TEMP_SUFFIX, discard_stale_temp as discard_stale_temp, holds_a_save as holds_a_save
 from .filestate import exchange as exchange, mark_complete, refuse_read_only as refuse_read_only
 from .filestate import same_version as same_version, settled_stat as settled_stat
 # the read side (every read of a vault file, and keeping paths inside the vault), re-exported
 # so that every caller finds reads and writes in one place
 from .reading import (MAX_TEXT_BYTES, confine, ensure_inside, inside, is_regular_file, is_symlink_loop,  # noqa: F401
                       open_regular, read_bytes, read_text, real_path, vault_root_of)
-
-TEMP_SUFFIX = ".braniac-tmp"
 
 
 # ---------------------------------------------------------------------------- writes
