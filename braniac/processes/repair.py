@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..infra import git
 from ..infra.errors import LockBusy, NoteError
-from ..infra.fsio import discard_stale_temp, locked, stale_temp_files
+from ..infra.fsio import discard_stale_temp, holds_a_save, locked, stale_temp_files
 from ..infra.fsio_folders import remove_stale_temps
 from ..search.index import update_after_write
 from ..vault import doctor, notes
@@ -92,7 +92,8 @@ def _planned(vault: "VaultStore", finding: doctor.Finding, report: RepairReport)
 
 def _repair(vault: "VaultStore", config: "Config", report: RepairReport, dry_run: bool, quiet: float) -> None:
     temps = stale_temp_files(vault.root)
-    report.done += [f"remove leftover temp file {vault.relative(t)}" for t in temps]
+    report.done += [f"keep {vault.relative(t)} beside its note as a conflict copy (a save braniac was holding)"
+                    if holds_a_save(t) else f"remove leftover temp file {vault.relative(t)}" for t in temps]
     if temps and not dry_run:
         remove_stale_temps(vault.ltm_root)   # (no writer works there: we hold the LTM lock)
         for temp in stale_temp_files(vault.root):   # elsewhere a live write's is seconds old at most

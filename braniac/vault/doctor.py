@@ -80,8 +80,8 @@ def check(vault: "VaultStore") -> list[Finding]:
                      "======= >>>>>>> lines), then run `braniac sync`")
     for temp in stale_temp_files(vault.root):
         if holds_a_save(temp):
-            add(temp, "a save braniac was holding when it was stopped: `braniac repair` (or the next promotion) "
-                      "puts it beside its note as a conflict copy", "warning")
+            add(temp, "temp file holding a save braniac was giving back when it was stopped: `braniac doctor "
+                      "--fix` (or the next promotion or organize) puts it beside its note as a conflict copy", "warning")
         else:
             add(temp, "leftover temp file of an interrupted write (safe to delete)", "warning")
     return findings
