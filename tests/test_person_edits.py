@@ -159,21 +159,39 @@ def _save_in_place(path: Path, text: str) -> None:
         handle.write(text)
 
 
+def _writes_a_line(path: Path, loaded: str) -> None:
+    """An editor that loaded braniac's version saves it in place with a line of its own."""
+    _save_in_place(path, loaded + "A line saved on braniac's version.\n")
+
+
+def _version_1(folder: Path) -> tuple[Path, os.stat_result]:
+    """note.md at version 1 and its stat as braniac read it (skipped without the exchange)."""
+    if not fsio.exchange(*_pair(folder)):
+        pytest.skip("no renameat2 exchange on this system; the fallback check is used")
+    path = folder / "note.md"
+    path.write_text("version 1\n", encoding="utf-8")
+    return path, os.stat(path)
+
+
+def _braniacs_write(path: Path, before: os.stat_result) -> None:
+    fsio.atomic_write(path, "version 1\nbraniac's line\n", expect_unchanged=before)
+
+
+def _kept_beside(folder: Path) -> list[Path]:
+    return [p for p in folder.iterdir() if ".conflict-" in p.name]
+
+
 def test_a_save_in_place_on_braniacs_version_while_it_was_in_place_is_never_deleted(tmp_path, monkeypatch):
     """Giving back the displaced version used to delete braniac's file, and with it the writes of
     an editor that had loaded and saved it in that instant (a chaos run lost a person's line in
     short_term.md this way). That save is the newest: it stays in place, the displaced version
     is kept beside it, and braniac re-reads (what the editor wrote may not hold its change)."""
-    if not fsio.exchange(*_pair(tmp_path)):
-        pytest.skip("no renameat2 exchange on this system; the fallback check is used")
-    path = tmp_path / "note.md"
-    path.write_text("version 1\n", encoding="utf-8")
-    before = os.stat(path)
-    _saved_meanwhile(monkeypatch, path, lambda p, loaded: _save_in_place(p, loaded + "A line saved on braniac's version.\n"))
+    path, before = _version_1(tmp_path)
+    _saved_meanwhile(monkeypatch, path, _writes_a_line)
     with pytest.raises(fsio.ConcurrentEdit):
-        fsio.atomic_write(path, "version 1\nbraniac's line\n", expect_unchanged=before)
+        _braniacs_write(path, before)
     assert path.read_text(encoding="utf-8") == "version 1\nbraniac's line\nA line saved on braniac's version.\n"
-    kept = [p for p in tmp_path.iterdir() if ".conflict-" in p.name]
+    kept = _kept_beside(tmp_path)
     assert len(kept) == 1 and kept[0].read_text(encoding="utf-8") == "version 1\nA line saved before braniac's check.\n"
 
 
@@ -218,20 +236,16 @@ def test_an_editor_slow_to_close_braniacs_unchanged_version_does_not_push_the_pe
     an editor asking "changed on disk: overwrite?"): the person's save goes back in place, and
     braniac's version is kept beside it, where the editor's writes, if any come, stay visible."""
     import threading
-    if not fsio.exchange(*_pair(tmp_path)):
-        pytest.skip("no renameat2 exchange on this system; the fallback check is used")
-    path = tmp_path / "note.md"
-    path.write_text("version 1\n", encoding="utf-8")
-    before = os.stat(path)
+    path, before = _version_1(tmp_path)
 
     def held_open(p, loaded):
         fd = os.open(p, os.O_WRONLY)
         threading.Timer(2.0, os.close, args=(fd,)).start()   # (well past the wait, even on a loaded machine)
     _saved_meanwhile(monkeypatch, path, held_open)
     with pytest.raises(fsio.ConcurrentEdit):
-        fsio.atomic_write(path, "version 1\nbraniac's line\n", expect_unchanged=before)
+        _braniacs_write(path, before)
     assert path.read_text(encoding="utf-8") == "version 1\nA line saved before braniac's check.\n"
-    kept = [p for p in tmp_path.iterdir() if ".conflict-" in p.name]
+    kept = _kept_beside(tmp_path)
     assert len(kept) == 1 and kept[0].read_text(encoding="utf-8") == "version 1\nbraniac's line\n"
 
 
@@ -240,12 +254,8 @@ def test_a_note_deleted_while_braniac_gives_its_write_back_raises_no_stray_error
     that save goes back under the note's name (nothing a person wrote is deleted by braniac),
     and braniac's write ends in ConcurrentEdit, not a FileNotFoundError its callers do not expect."""
     from braniac.infra import checked
-    if not fsio.exchange(*_pair(tmp_path)):
-        pytest.skip("no renameat2 exchange on this system; the fallback check is used")
-    path = tmp_path / "note.md"
-    path.write_text("version 1\n", encoding="utf-8")
-    before = os.stat(path)
-    _saved_meanwhile(monkeypatch, path, lambda p, loaded: _save_in_place(p, loaded + "A line saved on braniac's version.\n"))
+    path, before = _version_1(tmp_path)
+    _saved_meanwhile(monkeypatch, path, _writes_a_line)
     real_state = checked._state_of_ours
 
     def deleted_meanwhile(ours, written):
@@ -253,7 +263,7 @@ def test_a_note_deleted_while_braniac_gives_its_write_back_raises_no_stray_error
         return real_state(ours, written)
     monkeypatch.setattr(checked, "_state_of_ours", deleted_meanwhile)
     with pytest.raises(fsio.ConcurrentEdit):
-        fsio.atomic_write(path, "version 1\nbraniac's line\n", expect_unchanged=before)
+        _braniacs_write(path, before)
     assert path.read_text(encoding="utf-8") == "version 1\nbraniac's line\nA line saved on braniac's version.\n"
     assert fsio.stale_temp_files(tmp_path) == []
 
@@ -262,11 +272,7 @@ def test_an_editor_that_only_opened_braniacs_version_in_that_instant_does_not_ke
     """An editor that opens braniac's version, finds it is not the one it loaded and closes it
     unchanged saved nothing on it: the displaced save goes back in place, no conflict copy."""
     import threading
-    if not fsio.exchange(*_pair(tmp_path)):
-        pytest.skip("no renameat2 exchange on this system; the fallback check is used")
-    path = tmp_path / "note.md"
-    path.write_text("version 1\n", encoding="utf-8")
-    before = os.stat(path)
+    path, before = _version_1(tmp_path)
 
     def opened_then_closed(p, loaded):
         fd = os.open(p, os.O_WRONLY)
@@ -275,9 +281,9 @@ def test_an_editor_that_only_opened_braniacs_version_in_that_instant_does_not_ke
     from braniac.infra import checked
     monkeypatch.setattr(checked, "SETTLE_S", 5.0)   # (a loaded machine may run the timer late)
     with pytest.raises(fsio.ConcurrentEdit):
-        fsio.atomic_write(path, "version 1\nbraniac's line\n", expect_unchanged=before)
+        _braniacs_write(path, before)
     assert path.read_text(encoding="utf-8") == "version 1\nA line saved before braniac's check.\n"
-    assert not [p for p in tmp_path.iterdir() if ".conflict-" in p.name]
+    assert not _kept_beside(tmp_path)
 
 
 class _Killed(BaseException):
@@ -290,18 +296,14 @@ def test_a_kill_while_braniac_holds_a_save_made_into_its_version_loses_nothing(t
     are out of sight under a temp name. They used to be deleted, by atomic_write's cleanup or by
     the next run's removal of stale temp files; they are kept beside the note."""
     from braniac.infra import checked, fsio_folders
-    if not fsio.exchange(*_pair(tmp_path)):
-        pytest.skip("no renameat2 exchange on this system; the fallback check is used")
-    path = tmp_path / "note.md"
-    path.write_text("version 1\n", encoding="utf-8")
-    before = os.stat(path)
-    _saved_meanwhile(monkeypatch, path, lambda p, loaded: _save_in_place(p, loaded + "A line saved on braniac's version.\n"))
+    path, before = _version_1(tmp_path)
+    _saved_meanwhile(monkeypatch, path, _writes_a_line)
 
     def killed(ours, written):
         raise _Killed()
     monkeypatch.setattr(checked, "_state_of_ours", killed)
     with pytest.raises(_Killed):
-        fsio.atomic_write(path, "version 1\nbraniac's line\n", expect_unchanged=before)
+        _braniacs_write(path, before)
     assert [checked.holds_a_save(t) for t in fsio.stale_temp_files(tmp_path)] == [True]   # (doctor says so)
     fsio_folders.remove_stale_temps(tmp_path)   # what the next promotion or organize does first
     texts = [p.read_text(encoding="utf-8") for p in tmp_path.glob("note*.md")]
