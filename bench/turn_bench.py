@@ -55,7 +55,7 @@ sys.path.insert(0, str(HERE))
 from index_bench import Corpus, build_vault, pct  # noqa: E402
 
 from braniac.vault import stm  # noqa: E402
-from braniac.infra.config import Config  # noqa: E402
+from braniac.infra.config import Config, ModelConfig  # noqa: E402
 from braniac.search.index import SearchIndex  # noqa: E402
 from braniac.model.offline import OfflineModel  # noqa: E402
 from braniac.processes.core_loop import CoreLoop  # noqa: E402
@@ -132,14 +132,20 @@ def prompts_for(corpus: Corpus, n: int) -> list[str]:
     return out
 
 
-def measure_turns(vault: Vault, corpus: Corpus) -> dict:
+def measure_turns(vault: Vault, corpus: Corpus, config: Config) -> dict:
     from braniac.app.watch import ChangeFeed
 
     index = SearchIndex(vault)
     index.sync()
     index.searcher()
-    loop = CoreLoop(vault, OfflineModel(), Config(), index=index)
+    loop = CoreLoop(vault, OfflineModel(), config, index=index)
     prompts = prompts_for(corpus, N_WARMUP + N_PROMPTS)
+    filled = {}
+    if loop.embedder:   # every prompt once first: the turns below find their passages' vectors kept
+        t0 = time.perf_counter()
+        for p in prompts:
+            loop.prepare(p, sync=True)
+        filled = {"embedding_fill_s": round(time.perf_counter() - t0, 1), "embedding_requests": loop.embedder.requests}
     for p in prompts[:N_WARMUP]:
         loop.prepare(p, sync=True)
     # The chat's way: a ChangeFeed (a background watcher) tells each turn which files changed,
@@ -184,7 +190,7 @@ def measure_turns(vault: Vault, corpus: Corpus) -> dict:
             "turn_p50_ms": ms(pct(walked, 50)), "turn_p95_ms": ms(pct(walked, 95)), "turn_max_ms": ms(max(walked)),
             "sync_only_p50_ms": ms(pct(sync_only, 50)), "prepare_nosync_p50_ms": ms(pct(nosync, 50)),
             "offline_run_p50_ms": ms(pct(whole, 50)), "mean_excerpts": round(excerpts / N_PROMPTS, 2),
-            "mean_queries": round(queries / N_PROMPTS, 2), "access_log_lines": log_lines}
+            "mean_queries": round(queries / N_PROMPTS, 2), "access_log_lines": log_lines, **filled}
 
 
 def measure_appends(vault: Vault, corpus: Corpus) -> dict:
@@ -328,7 +334,13 @@ def main() -> None:
     parser.add_argument("--sizes", type=lambda s: [int(x) for x in s.split(",")], default=[1_000, 10_000])
     parser.add_argument("--workdir", type=Path, help="where to build the vaults (default: a temp dir)")
     parser.add_argument("--keep", action="store_true", help="keep the vaults (a later run with --workdir reuses them)")
+    parser.add_argument("--embedding-model", help="measure turns with this [embedding] model (e.g. openai/minilm "
+                        "and --embedding-api-base of bench/embedding_server.py); the turns are timed after "
+                        "every prompt has run once, with the passages' vectors kept")
+    parser.add_argument("--embedding-api-base")
     args = parser.parse_args()
+    config = Config(embedding=ModelConfig(name=args.embedding_model, api_base=args.embedding_api_base,
+                                          timeout=60.0, retries=0)) if args.embedding_model else Config()
     made = args.workdir is None
     workdir = Path(tempfile.mkdtemp(prefix="braniac-turn-bench-")) if made else args.workdir
     workdir.mkdir(parents=True, exist_ok=True)
@@ -340,7 +352,7 @@ def main() -> None:
             before = os.getloadavg()[0]
             r = {"notes": n}
             log(f"[{n}] turns…")
-            r.update(measure_turns(vault, corpus))
+            r.update(measure_turns(vault, corpus, config))
             log(f"[{n}] appends…")
             r.update(measure_appends(vault, corpus))
             log(f"[{n}] chat start…")

@@ -78,8 +78,8 @@ def install(weight: float, least: float) -> dict:
         spent["questions"] += 1
         return plain_weights(queries, prompt)
 
-    def score(passages, terms, notes_found: int) -> None:
-        plain_score(passages, terms, notes_found)
+    def score(passages, terms, notes_found: int, meaning=None) -> None:
+        plain_score(passages, terms, notes_found, meaning)
         if not passages or not asked["prompt"]:
             return
         started = time.perf_counter()

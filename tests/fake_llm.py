@@ -7,6 +7,8 @@
     server.any.append(Fail.HTTP_500)                      # the next call, whatever it is
     server.always = Fail.HTTP_500                         # every call with nothing scripted
     server.refuse = {"json_schema"}                       # HTTP 400 for that response_format
+    server.concepts["clay"] = "pottery"                   # /v1/embeddings: "clay" means "pottery"
+    server.embedding_replies.append(Fail.HTTP_500)        # the next embeddings call ([[...], ...]: these vectors)
     ... braniac with model openai/fake, api_base server.base_url ...
     server.requests                                       # every request body, parsed
 
@@ -39,10 +41,12 @@ from __future__ import annotations
 import collections
 import json
 import os
+import re
 import socket
 import textwrap
 import threading
 import time
+import zlib
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
@@ -143,6 +147,8 @@ class _Handler(BaseHTTPRequestHandler):
         fake = self.server.fake
         request = Request(self.path, body, {k.lower(): v for k, v in self.headers.items()})
         fake._record(request)
+        if self.path.rstrip("/").endswith("/embeddings"):
+            return self._embeddings(body, fake)
         if not self.path.rstrip("/").endswith("/chat/completions"):
             return self._send(404, b'{"error":{"message":"not found","type":"invalid_request_error"}}')
         if not request.task:
@@ -184,6 +190,24 @@ class _Handler(BaseHTTPRequestHandler):
             "choices": [{"index": 0, "message": {"role": "assistant", "content": content}, "finish_reason": finish}],
             "usage": {"prompt_tokens": 5, "completion_tokens": 3, "total_tokens": 8},
         }).encode())
+
+    def _embeddings(self, body: dict, fake: "FakeLLM") -> None:
+        with fake._lock:
+            reply = fake.embedding_replies.popleft() if fake.embedding_replies else None
+        while isinstance(reply, Delay):
+            if fake._stopping.wait(reply.seconds):
+                return
+            reply = reply.reply
+        if reply == Fail.HTTP_500:
+            return self._send(500, b'{"error":{"message":"boom","type":"server_error"}}')
+        if reply == Fail.MALFORMED:
+            return self._send(200, b'{"object": "list", "data": [ not json')
+        texts = body.get("input") or []
+        texts = [texts] if isinstance(texts, str) else texts
+        vectors = reply if isinstance(reply, list) else [fake.embed(t) for t in texts]   # a list: those vectors
+        data = [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)]
+        self._send(200, json.dumps({"object": "list", "data": data, "model": body.get("model", "fake"),
+                                    "usage": {"prompt_tokens": 1, "total_tokens": 1}}).encode())
 
     def _send(self, code: int, data: bytes) -> None:
         self.send_response(code)
@@ -246,6 +270,11 @@ class FakeLLM:
         self.refuse: set[str] = set()    # response_format types answered with HTTP 400
         self.refuse_status = 400         # (llama-cpp-python's server says it with a 500)
         self.requests: list[Request] = []
+        # /v1/embeddings: a text's vector counts its words' concepts (a word is its own concept
+        # unless `concepts` maps it to another: {"clay": "pottery"}), so a test decides what
+        # means the same; `embedding_replies` scripts the next calls (Fail.*, Delay)
+        self.concepts: dict[str, str] = {}
+        self.embedding_replies: collections.deque = collections.deque()
         self._lock = threading.Lock()
         self._stopping = threading.Event()
         self._server: _Server | None = None
@@ -278,6 +307,8 @@ class FakeLLM:
             for queue in (self.any, self.queries, self.answers, self.reflections, self.other):
                 queue.clear()
             self.requests.clear()
+            self.concepts = {}
+            self.embedding_replies.clear()
             self.always = None
             self.refuse = set()
             self.refuse_status = 400
@@ -296,11 +327,25 @@ class FakeLLM:
                 return self.always
         return default_reply(request)
 
+    def embed(self, text: str, dimensions: int = 64) -> list[float]:
+        vector = [0.0] * dimensions
+        for word in re.findall(r"[a-z]+", str(text).lower()):
+            if len(word) > 2:
+                concept = self.concepts.get(word, word)
+                if concept:   # a word mapped to "" carries no meaning
+                    vector[zlib.crc32(concept.encode()) % dimensions] += 1.0
+        vector[-1] += 0.01   # never the zero vector
+        return vector
+
+    def embedding_calls(self) -> list[Request]:
+        return [r for r in self.requests if r.path.rstrip("/").endswith("/embeddings")]
+
     def calls(self, task: str) -> list[Request]:
         """The requests of one task; "other" stands for every task without a queue of its own."""
+        chats = [r for r in self.requests if not r.path.rstrip("/").endswith("/embeddings")]
         if task == "other":
-            return [r for r in self.requests if r.task not in TURN_QUEUES]
-        return [r for r in self.requests if r.task == task]
+            return [r for r in chats if r.task not in TURN_QUEUES]
+        return [r for r in chats if r.task == task]
 
 
 # ----------------------------------------------------------------------------- configuring braniac

@@ -35,6 +35,9 @@ class ModelConfig:
 @dataclass(frozen=True)
 class Config:
     model: ModelConfig = field(default_factory=ModelConfig)
+    # [embedding]: a LiteLLM embedding model that lets retrieval weigh meaning beside words
+    # (search/meaning.py); name None = words only. Only name, api_base, api_key_env, timeout apply.
+    embedding: ModelConfig = field(default_factory=lambda: ModelConfig(timeout=10.0, retries=0))
     promote_idle_minutes: float = 5.0
     organize_idle_minutes: float = 120.0
     git_autocommit: bool = False
@@ -97,6 +100,17 @@ def load(vault_root: Path | None, *, model: str | None = None, env: dict[str, st
         model_cfg = replace(model_cfg, name=model)
     if model_cfg.name and model_cfg.name.lower() == "offline":
         model_cfg = replace(model_cfg, name=None)
+    e = _table(data, "embedding")
+    embedding_cfg = ModelConfig(
+        name=env.get("BRANIAC_EMBEDDING_MODEL") or (_typed(e["name"], str, "embedding.name") if e.get("name") else None),
+        api_base=env.get("BRANIAC_EMBEDDING_API_BASE") or (
+            _typed(e["api_base"], str, "embedding.api_base") if e.get("api_base") else None),
+        api_key_env=_typed(e["api_key_env"], str, "embedding.api_key_env") if e.get("api_key_env") else None,
+        timeout=_typed(e.get("timeout", 10.0), float, "embedding.timeout"),
+        retries=0,
+    )
+    if embedding_cfg.timeout <= 0:
+        raise ConfigError(f"{CONFIG_NAME}: embedding.timeout must be more than 0 seconds, got {embedding_cfg.timeout:g}")
 
     idle, git, memory = _table(data, "idle"), _table(data, "git"), _table(data, "memory")
     vault = _table(data, "vault")
@@ -111,6 +125,7 @@ def load(vault_root: Path | None, *, model: str | None = None, env: dict[str, st
         raise ConfigError(f"{CONFIG_NAME}: vault.links must be one of {', '.join(map(repr, LINK_STYLES))}, got {links!r}")
     return Config(
         model=model_cfg,
+        embedding=embedding_cfg,
         promote_idle_minutes=_typed(idle.get("promote_after_minutes", 5.0), float, "idle.promote_after_minutes"),
         organize_idle_minutes=_typed(idle.get("organize_after_minutes", 120.0), float, "idle.organize_after_minutes"),
         git_autocommit=_typed(git.get("autocommit", False), bool, "git.autocommit"),

@@ -19,7 +19,9 @@ from ..infra.notices import notice
 from ..model import budget
 from ..model.offline import OfflineModel
 from ..model.types import Excerpt, ModelUnavailable, WorkingMemory
+from ..model.embeddings import Embedder
 from ..search.index import SearchIndex
+from ..search.meaning import Meaning
 from ..search.retrieval import retrieve
 from .working_memory import CHARS_PER_TOKEN, Conversation, fit, stm_entries
 
@@ -53,6 +55,8 @@ class CoreLoop:
         self.index = index or SearchIndex(vault)
         self.conversation = Conversation()
         self.changes = None   # a watch.ChangeFeed in long-lived processes (the chat)
+        # meaning beside words, when braniac.toml names an embedding model (search/meaning.py)
+        self.embedder = Embedder(config.embedding, vault.root) if config.embedding.name else None
 
     def prepare(self, prompt: str, *, sync: bool = True, limit: int | None = None) -> tuple[Turn, WorkingMemory]:
         """Steps 1–4 and 6: everything but the answer (also what the benchmark measures, and
@@ -68,7 +72,9 @@ class CoreLoop:
         wm = WorkingMemory(identity=identity, conversation=self.conversation.summary(), short_term=short_term,
                            prompt=prompt, stm_events=stm_entries(short_term), now=clock.iso(clock.now()))
         turn.queries = self._queries(wm, turn)
-        found = retrieve(self.index, turn.queries, limit=limit or self.config.search_limit, prompt=prompt)
+        meaning = Meaning(self.embedder, prompt) if self.embedder else None
+        found = retrieve(self.index, turn.queries, limit=limit or self.config.search_limit, prompt=prompt,
+                         meaning=meaning)
         wm.excerpts = found.excerpts
         fit(wm, self.conversation, self._context_budget())
         turn.excerpts = list(wm.excerpts)

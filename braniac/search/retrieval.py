@@ -49,6 +49,7 @@ from .standing import lift_standing
 
 if TYPE_CHECKING:
     from .index import SearchIndex
+    from .meaning import Meaning
     from ..vault.store import VaultStore
 
 RRF_K = 60
@@ -78,7 +79,9 @@ class Retrieved:
 
 
 def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_query: int = PER_QUERY,
-             pool: int = POOL, prompt: str = "") -> Retrieved:
+             pool: int = POOL, prompt: str = "", meaning: "Meaning | None" = None) -> Retrieved:
+    """The excerpts for a turn. `meaning`: the prompt's closeness to passages, when an
+    embedding model is configured (meaning.py); without it the ranking is by words."""
     fused: dict[str, float] = {}
     hits_by_path = {}
     for query in queries:
@@ -94,9 +97,9 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
         hit = hits_by_path[path]
         passages += note_passages(vault, path, rank, hit.title, hit.uuid)
     weights = _weights(queries, prompt)
-    _score(passages, weights, len(ranked))
+    _score(passages, weights, len(ranked), meaning)
     weights = _feedback(passages, weights)
-    passages = _spread(vault, passages, weights, len(ranked))
+    passages = _spread(vault, passages, weights, len(ranked), meaning)
     spans = date_spans(prompt or " ".join(queries), clock.now().astimezone())   # the person's today
     if spans:
         _lift_dates(vault, passages, spans, len(ranked))
@@ -113,8 +116,6 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
         last_path = passage.path
     used = list(dict.fromkeys(e.path for e in excerpts))
     return Retrieved(excerpts, used)
-
-
 
 
 def _weights(queries: list[str], prompt: str) -> dict[str, float]:
@@ -248,7 +249,8 @@ def _listing(vault: "VaultStore", day: str, listings: Listings) -> dict[str, tup
     return listings[day]
 
 
-def _spread(vault: "VaultStore", passages: list[Passage], weights: dict[str, float], notes_found: int) -> list[Passage]:
+def _spread(vault: "VaultStore", passages: list[Passage], weights: dict[str, float], notes_found: int,
+            meaning: "Meaning | None" = None) -> list[Passage]:
     """Spreading activation along the conversation (step 4 above); scores every passage again."""
     best: dict[str, float] = {}
     for p in passages:
@@ -266,7 +268,7 @@ def _spread(vault: "VaultStore", passages: list[Passage], weights: dict[str, flo
             if near and near not in have:
                 have.add(near)
                 passages += note_passages(vault, event_rel(near), notes_found)
-    _score(passages, weights, notes_found)
+    _score(passages, weights, notes_found, meaning)
     match: dict[str, float] = {}
     asks: set[str] = set()
     open_asks: set[str] = set()   # questions with no answer in the same exchange
@@ -312,10 +314,11 @@ def _asks_only(p: Passage) -> bool:
     return p.text.startswith("### ") and "?" in p.text and not is_exchange(p.text) and len(p.text) < MAX_PASSAGE_CHARS
 
 
-def _score(passages: list[Passage], weights: dict[str, float], notes_found: int) -> None:
+def _score(passages: list[Passage], weights: dict[str, float], notes_found: int,
+           meaning: "Meaning | None" = None) -> None:
     """Each passage's match with the query terms (BM25), a term weighing more the rarer it is
     among the passages found (a name that is everywhere counts little), long passages paying a
-    little, plus the note's own rank as a prior."""
+    little, plus the note's own rank as a prior; then its closeness in meaning, if measured."""
     if not passages:
         return
     terms = weights.keys()
@@ -330,9 +333,15 @@ def _score(passages: list[Passage], weights: dict[str, float], notes_found: int)
     for p, length in zip(passages, lengths):
         norm = K1 * (1 - B + B * length / mean_len)
         match = sum(idf[t] * p.counts[t] * (K1 + 1) / (p.counts[t] + norm) for t in p.words & terms)
-        prior = NOTE_PRIOR / (RRF_K + p.note_rank + 1) * RRF_K / max(notes_found, 1)
         p.match = match
-        p.score = match + prior if match > 0 else 0.0
+        p.score = match + _prior(p, notes_found) if match > 0 else 0.0
+    if meaning is not None:
+        meaning.lift(passages, lambda p: _prior(p, notes_found))
+
+
+def _prior(p: Passage, notes_found: int) -> float:
+    """What a passage's note rank adds to its match."""
+    return NOTE_PRIOR / (RRF_K + p.note_rank + 1) * RRF_K / max(notes_found, 1)
 
 
 def _distinct(passages: list[Passage], limit: int, weights: dict[str, float]) -> list[Passage]:
