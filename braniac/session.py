@@ -59,7 +59,7 @@ class Session:
 
     def close(self) -> None:
         self.reflector.flush()
-        self.loop.index.close()
+        self.loop.close()
 
 
 def model_label(name: str | None) -> str:

@@ -6,10 +6,22 @@ The embedding model is the test server's (fake_llm.py): a text's vector counts i
 concepts, so a test says which words mean the same."""
 from __future__ import annotations
 
+import json
+import sqlite3
+import threading
+import time
 from datetime import datetime, timedelta, timezone
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from pathlib import Path
+
+import pytest
 
 from braniac.infra import clock
-from fake_llm import Fail
+from braniac.infra.config import ConfigError, ModelConfig, load
+from braniac.model import embeddings
+from braniac.model.embeddings import Embedder, _VectorStore
+from braniac.model.types import ModelUnavailable
+from fake_llm import Delay, Fail, FakeLLM
 
 QUESTION = "What kind of art has Melanie been making lately?"
 EVIDENCE = "Melanie: I spent the weekend at the wheel shaping a clay bowl for my mom."
@@ -133,6 +145,200 @@ def test_a_broken_vector_file_is_started_afresh(vault, fake_llm, net_guard):
     server.requests.clear()
     _ask(vault, "What has Melanie been making lately?")
     assert len([t for r in server.embedding_calls() for t in r.body["input"]]) == 1, "the new file kept the vectors"
+
+
+# ----------------------------------------------------------------------------- the review's proofs
+# (each failed before the mend that follows it in the commit history)
+
+@pytest.fixture
+def fake(fake_llm, net_guard):
+    return fake_llm[1]
+
+
+def _config(base_url: str, timeout: float = 5.0) -> ModelConfig:
+    return ModelConfig(name="openai/fake-embed", api_base=base_url, timeout=timeout, retries=0)
+
+
+def _cache(vault) -> Path:
+    return vault.root / ".braniac" / "vectors.sqlite"
+
+
+# ----------------------------------------------------------------------------- 1. a corrupt row
+
+def test_a_cache_row_of_the_wrong_size_does_not_make_the_turn_fail(vault, fake):
+    """A vector blob that is not a whole number of float32s (a torn or foreign row) makes
+    array.frombytes raise ValueError, which nothing catches: the turn fails."""
+    _said(vault)
+    _configure(vault, fake.base_url)
+    fake.concepts.update(MEANS)
+    _ask(vault)                                  # fills .braniac/vectors.sqlite
+    db = sqlite3.connect(_cache(vault))
+    db.execute("UPDATE vectors SET vector = X'010203'")   # 3 bytes: not a float32 vector
+    db.commit()
+    db.close()
+    turn = _ask(vault)                           # ValueError: bytes length not a multiple of item size
+    assert turn.excerpts
+
+
+# ----------------------------------------------------------------------------- 2. the model changed
+
+def test_vectors_of_another_length_than_the_kept_ones_are_asked_for_again(vault, fake):
+    """The model behind the same name now gives 32 numbers, the kept vectors have 64: every kept
+    passage's cosine is 0.0 forever (cosine() hides the mismatch), so meaning is silently off
+    for the whole vault until someone deletes the cache."""
+    _said(vault)
+    _configure(vault, fake.base_url)
+    fake.concepts.update(MEANS)
+    _ask(vault, "What has Melanie been making lately?")       # keeps 64-dim vectors
+    fake.embed = lambda text, dimensions=32: FakeLLM.embed(fake, text, 37)   # a new model, same name
+    turn = _ask(vault)
+    assert _found(turn), [e.text for e in turn.excerpts]
+
+
+# ----------------------------------------------------------------------------- 3. hostile index fields
+
+class _Fixed(BaseHTTPRequestHandler):
+    protocol_version = "HTTP/1.1"
+    rows = None
+
+    def log_message(self, *args):
+        pass
+
+    def do_POST(self):
+        body = json.loads(self.rfile.read(int(self.headers["content-length"])))
+        raw = json.dumps({"object": "list", "data": type(self).rows(body["input"]), "model": "x",
+                          "usage": {"prompt_tokens": 1, "total_tokens": 1}}).encode()
+        self.send_response(200)
+        self.send_header("Content-Type", "application/json")
+        self.send_header("Content-Length", str(len(raw)))
+        self.end_headers()
+        self.wfile.write(raw)
+
+
+def _one_hot(i: int, d: int = 16) -> list[float]:
+    v = [0.0] * d
+    v[i] = 1.0
+    return v
+
+
+def test_index_fields_that_are_not_the_positions_0_to_n_are_refused(tmp_path):
+    """A reply whose `index` fields are strings ("10" sorts before "2") is accepted: vectors are
+    paired with the wrong texts and kept in the cache for good."""
+    handler = type("H", (_Fixed,), {"rows": staticmethod(lambda inputs: [
+        {"object": "embedding", "index": str(i), "embedding": _one_hot(i)} for i in range(len(inputs))])})
+    http = ThreadingHTTPServer(("127.0.0.1", 0), handler)
+    threading.Thread(target=http.serve_forever, daemon=True).start()
+    try:
+        texts = [f"text number {i}" for i in range(12)]
+        embedder = Embedder(_config(f"http://127.0.0.1:{http.server_address[1]}/v1"), tmp_path)
+        try:
+            got = embedder.vectors(texts)
+        except ModelUnavailable:
+            return   # refused: fine
+        wrong = [t for i, t in enumerate(texts) if list(got[t]).index(1.0) != i]
+        assert not wrong, f"vectors kept under the wrong texts: {wrong}"
+    finally:
+        http.shutdown()
+        http.server_close()
+
+
+# ----------------------------------------------------------------------------- 4. the timeout
+
+def test_a_hanging_embedding_server_costs_a_turn_no_more_than_the_timeout(fake, tmp_path):
+    """embedding.timeout = 0.5 s, the server never answers in time: the provider's client tries
+    three times with back-off, so the turn waits ~2.5 s (default 10 s: > 30 s), and the notice
+    says 'did not answer within 0.5 s (model.timeout)', naming the wrong setting."""
+    embedder = Embedder(_config(fake.base_url, timeout=0.5), tmp_path)
+    fake.embedding_replies.extend([Delay(5)] * 5)
+    started = time.monotonic()
+    with pytest.raises(ModelUnavailable) as caught:
+        embedder.vectors(["what did I make"])
+    elapsed = time.monotonic() - started
+    assert elapsed < 1.5, f"{elapsed:.1f} s for a 0.5 s timeout ({len(fake.embedding_calls())} requests)"
+    assert "embedding.timeout" in str(caught.value), str(caught.value)
+
+
+def test_a_timeout_that_is_not_a_number_is_a_config_error(tmp_path):
+    """`timeout = nan` (or inf) passes the `<= 0` check; every call then fails with 'could not
+    connect to the model server ... is it running?' although the server is up."""
+    (tmp_path / "braniac.toml").write_text('[embedding]\nname = "openai/e"\ntimeout = nan\n', encoding="utf-8")
+    with pytest.raises(ConfigError):
+        load(tmp_path, env={})
+
+
+# ----------------------------------------------------------------------------- 5. the cache file
+
+def test_a_cache_symlinked_out_of_the_vault_is_not_written_through(fake, tmp_path, vault):
+    """Every other state file refuses a symlink that leaves the vault; vectors.sqlite follows it
+    and creates (or adds a table to) a database outside the vault."""
+    outside = tmp_path / "elsewhere" / "someones.db"
+    outside.parent.mkdir()
+    _cache(vault).parent.mkdir(exist_ok=True)
+    _cache(vault).symlink_to(outside)
+    Embedder(_config(fake.base_url), vault.root).vectors(["a clay bowl"])
+    assert not outside.exists(), f"braniac wrote {outside.stat().st_size} bytes outside the vault"
+
+
+def test_a_cache_busy_in_another_process_is_not_deleted_under_it(fake, vault):
+    """Another process holds the database lock longer than 5 s (a long write, a stopped
+    process): `database is locked` is an sqlite3.DatabaseError, and _open unlinks the file that
+    process is using (its writes then go to a deleted inode; its journal is left beside a new
+    file). Takes 5 s (the hard-coded busy timeout)."""
+    Embedder(_config(fake.base_url), vault.root).vectors(["kept before"])
+    path = _cache(vault)
+    inode = path.stat().st_ino
+    other = sqlite3.connect(path, isolation_level=None)
+    other.execute("BEGIN EXCLUSIVE")
+    try:
+        Embedder(_config(fake.base_url), vault.root)
+        assert path.exists() and path.stat().st_ino == inode, "the shared cache was deleted and replaced"
+    finally:
+        other.execute("ROLLBACK")
+        other.close()
+
+
+def test_a_cache_that_fails_only_on_read_is_started_afresh(fake, vault):
+    """A file whose first page is sound but whose others are not opens fine and fails on SELECT:
+    get() then drops to memory, and the file is never replaced, so every process asks the model
+    again for every vector (the docstring promises 'a broken one is started afresh')."""
+    texts = [f"passage {i} about pottery and clay" for i in range(300)]
+    Embedder(_config(fake.base_url), vault.root).vectors(texts)
+    path = _cache(vault)
+    page = 4096
+    size = path.stat().st_size
+    with open(path, "r+b") as f:
+        f.seek(page)
+        f.write(b"\xa5" * (size - page))
+    Embedder(_config(fake.base_url), vault.root).vectors(texts)   # process 1 after the damage
+    fake.requests.clear()
+    Embedder(_config(fake.base_url), vault.root).vectors(texts)   # process 2
+    asked = sum(len(r.body["input"]) for r in fake.embedding_calls())
+    assert asked == 0, f"process 2 asked the model again for {asked} texts"
+
+
+# ----------------------------------------------------------------------------- 6. threads
+
+def test_the_store_dropped_by_one_thread_does_not_fail_anothers_put(tmp_path):
+    """put() checks `self.db is None` outside the lock and uses self.db inside it; get() in
+    another thread can set self.db = None in between (a failed read): AttributeError, not
+    sqlite3.Error, escapes through vectors() and the turn. Forced deterministically here."""
+    store = _VectorStore(tmp_path / "vectors.sqlite", "m")
+    errors: list[BaseException] = []
+
+    def put():
+        try:
+            store.put({"text": embeddings.array("f", [1.0])})
+        except BaseException as exc:   # noqa: BLE001
+            errors.append(exc)
+
+    store.lock.acquire()            # another thread's get() is inside the lock...
+    writer = threading.Thread(target=put)
+    writer.start()
+    time.sleep(0.2)                 # ...put() has passed its `self.db is None` check and waits
+    store.db = None                 # ...get() hit sqlite3.Error and dropped the store
+    store.lock.release()
+    writer.join(5)
+    assert not errors, f"put raised {errors[0]!r}"
 
 
 class _Vectors(list):

@@ -6,6 +6,7 @@ Precedence, highest first: command-line options (passed in by the CLI), environm
 """
 from __future__ import annotations
 
+import math
 import os
 import tomllib
 from dataclasses import dataclass, field, replace
@@ -102,14 +103,14 @@ def load(vault_root: Path | None, *, model: str | None = None, env: dict[str, st
         model_cfg = replace(model_cfg, name=None)
     e = _table(data, "embedding")
     embedding_cfg = ModelConfig(
-        name=env.get("BRANIAC_EMBEDDING_MODEL") or (_typed(e["name"], str, "embedding.name") if e.get("name") else None),
+        name=env.get("BRANIAC_EMBEDDING_MODEL") or (_typed(e["name"], str, "embedding.name") or None if "name" in e else None),
         api_base=env.get("BRANIAC_EMBEDDING_API_BASE") or (
-            _typed(e["api_base"], str, "embedding.api_base") if e.get("api_base") else None),
-        api_key_env=_typed(e["api_key_env"], str, "embedding.api_key_env") if e.get("api_key_env") else None,
+            _typed(e["api_base"], str, "embedding.api_base") or None if "api_base" in e else None),
+        api_key_env=_typed(e["api_key_env"], str, "embedding.api_key_env") or None if "api_key_env" in e else None,
         timeout=_typed(e.get("timeout", 10.0), float, "embedding.timeout"),
         retries=0,
     )
-    if embedding_cfg.timeout <= 0:
+    if not math.isfinite(embedding_cfg.timeout) or embedding_cfg.timeout <= 0:
         raise ConfigError(f"{CONFIG_NAME}: embedding.timeout must be more than 0 seconds, got {embedding_cfg.timeout:g}")
 
     idle, git, memory = _table(data, "idle"), _table(data, "git"), _table(data, "memory")

@@ -4,11 +4,13 @@ Off unless `[embedding] name` in braniac.toml names a LiteLLM embedding model: a
 ("text-embedding-3-small"), Ollama's ("ollama/nomic-embed-text"), or any OpenAI-compatible
 server ("openai/NAME" with `api_base`). A text is sent once: its unit vector is kept in
 `.braniac/vectors.sqlite`, keyed by the model and the text's hash. That file is derived data
-like the search index: deleting it loses nothing, and a broken one is started afresh.
+like the search index: deleting it loses nothing, a broken one is started afresh, and one that
+another process holds busy is left alone (this process then keeps its vectors in memory).
 
-A failed call raises ModelUnavailable; retrieval then ranks by words alone for that turn. For
-RETRY_AFTER_S after a failure only the vectors already kept are given, so a dead server costs
-one timeout a minute rather than one a turn.
+A failed call raises ModelUnavailable; retrieval then ranks by words alone for that turn. A
+call never holds a turn longer than `embedding.timeout`, whatever the provider's client retries
+behind it. For RETRY_AFTER_S after a failure only the vectors already kept are given, so a dead
+server costs one timeout a minute rather than one a turn.
 """
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ import threading
 import time
 from array import array
 from pathlib import Path
-from typing import Any
+from typing import Any, Callable
 
 from ..infra.config import ModelConfig
 from ..infra.errors import ModelError
@@ -32,7 +34,10 @@ from .types import ModelUnavailable
 VECTORS = "vectors.sqlite"   # under .braniac/
 BATCH = 128                  # texts per request: every provider braniac knows takes this many
 MAX_CHARS = 2000             # a text's first 2000 characters (~500 tokens): all a small model reads
+MAX_DIMENSIONS = 16384       # the largest embedding models give 4096
 RETRY_AFTER_S = 60.0
+BUSY_S = 2.0                 # how long a read or write of the cache waits for another process
+MEMORY_KEPT = 8192           # vectors also kept in this process's memory (a bounded few MB)
 
 
 class Embedder:
@@ -50,28 +55,42 @@ class Embedder:
 
     def vectors(self, texts: list[str], *, most_new: int | None = None) -> dict[str, array]:
         """text -> unit vector for the distinct texts, asking the model for at most `most_new`
-        of those not kept yet (in the order given; the rest are left out). Raises
-        ModelUnavailable when the model cannot be reached."""
+        of those not kept yet (in the order given; the rest are left out). A kept vector of
+        another length than the first text's (the model behind the name changed) is asked for
+        again. Raises ModelUnavailable when the model cannot be reached."""
         wanted = list(dict.fromkeys(texts))
         found = self._store.get(wanted)
-        missing = [t for t in wanted if t not in found][:most_new]
         self.last_new = 0
-        if not missing or self._failed_at is not None and time.monotonic() - self._failed_at < RETRY_AFTER_S:
-            return found
-        fresh: dict[str, array] = {}
-        for start in range(0, len(missing), BATCH):
-            batch = missing[start:start + BATCH]
-            for text, vector in zip(batch, self._request(batch)):
-                fresh[text] = vector
-        self._failed_at = None
-        self.last_new = len(fresh)
-        self._store.put(fresh)
+        room = len(wanted) if most_new is None else most_new
+        resting = self._failed_at is not None and time.monotonic() - self._failed_at < RETRY_AFTER_S
+        missing = [t for t in wanted if t not in found][:room]
+        fresh = self._fetch(missing) if missing and not resting else {}
         found.update(fresh)
+        # the model's length now: what it just sent, else the first text's kept vector
+        reference = next(iter(fresh.values()), None) if fresh else found.get(wanted[0]) if wanted else None
+        stale = [t for t, v in found.items() if reference is not None and len(v) != len(reference)]
+        for text in stale:
+            del found[text]
+        if stale and not resting:
+            again = self._fetch(stale[:max(room - len(missing), 0)])
+            found.update({t: v for t, v in again.items() if len(v) == len(reference)})
         return found
 
+    def close(self) -> None:
+        self._store.close()
+
+    def _fetch(self, texts: list[str]) -> dict[str, array]:
+        fresh: dict[str, array] = {}
+        for start in range(0, len(texts), BATCH):
+            batch = texts[start:start + BATCH]
+            fresh.update(zip(batch, self._request(batch)))
+        self._failed_at = None
+        self.last_new += len(fresh)
+        self._store.put(fresh)
+        return fresh
+
     def _request(self, texts: list[str]) -> list[array]:
-        # (the provider's client retries a failed call twice: LiteLLM reads max_retries=0 as its default)
-        kwargs: dict[str, Any] = {"model": self.name, "input": [t[:MAX_CHARS] or " " for t in texts],
+        kwargs: dict[str, Any] = {"model": self.name, "input": [_sendable(t) for t in texts],
                                   "timeout": self.config.timeout, "extra_headers": {TASK_HEADER: "embedding"}}
         if self.config.api_base:
             kwargs["api_base"] = self.config.api_base
@@ -84,101 +103,175 @@ class Embedder:
             kwargs["api_key"] = "none"   # a local OpenAI-compatible server often needs no key, the client wants one
         self.requests += 1
         try:
-            response = _litellm().embedding(**kwargs)
-            rows = sorted(response.data, key=lambda row: _field(row, "index"))
-            vectors = [_unit(_field(row, "embedding")) for row in rows]
-        except ModelUnavailable:
-            raise
-        except Exception as exc:   # the provider's errors, and a reply of the wrong shape
+            # the provider's client retries a failed call twice (LiteLLM reads max_retries=0 as
+            # its default): the deadline, not the client, decides how long a turn waits
+            response = _within(self.config.timeout, lambda: _litellm().embedding(**kwargs))
+            vectors = _read_reply(response, len(texts))
+        except Exception as exc:   # the provider's errors, a timeout, a reply of the wrong shape
             self._failed_at = time.monotonic()
-            raise explain(exc, self.config) from None
-        if len(vectors) != len(texts) or len({len(v) for v in vectors}) > 1:
-            self._failed_at = time.monotonic()
-            raise ModelUnavailable(f"the embedding model {self.name} sent {len(vectors)} vectors "
-                                   f"of unequal or wrong count for {len(texts)} texts")
+            raise explain(exc, self.config, "embedding") from None
         return vectors
 
 
 def cosine(a: array, b: array) -> float:
-    """Of two unit vectors (0.0 for vectors of different models' lengths)."""
+    """Of two unit vectors (0.0 for vectors of different lengths)."""
     if len(a) != len(b):
         return 0.0
     return math.fsum(x * y for x, y in zip(a, b))
 
 
+def _within(seconds: float, call: Callable[[], Any]) -> Any:
+    """call(), or TimeoutError after `seconds` (the call goes on in its thread and is dropped)."""
+    box: dict[str, Any] = {}
+    done = threading.Event()
+
+    def run() -> None:
+        try:
+            box["value"] = call()
+        except BaseException as exc:   # handed to the caller's thread
+            box["error"] = exc
+        finally:
+            done.set()
+
+    threading.Thread(target=run, name="braniac-embedding", daemon=True).start()
+    if not done.wait(seconds):
+        raise TimeoutError(f"the embedding call timed out after {seconds:g} s")
+    if "error" in box:
+        raise box["error"]
+    return box["value"]
+
+
+def _read_reply(response: Any, count: int) -> list[array]:
+    """The reply's vectors in input order; ValueError for anything but `count` rows whose
+    `index` fields are 0..count-1 and whose embeddings are equal-length lists of finite numbers."""
+    rows = list(response.data)
+    indexes = [_field(row, "index") for row in rows]
+    if len(rows) != count or sorted(i for i in indexes if type(i) is int) != list(range(count)):
+        raise ValueError(f"the reply holds {len(rows)} rows indexed {indexes[:5]}… for {count} texts: not a list of vectors")
+    vectors = [_unit(_field(row, "embedding")) for row in sorted(rows, key=lambda row: _field(row, "index"))]
+    if len({len(v) for v in vectors}) > 1:
+        raise ValueError("the reply's vectors are of unequal lengths: not a list of vectors")
+    return vectors
+
+
 def _field(row: Any, name: str) -> Any:
-    return row[name] if isinstance(row, dict) else getattr(row, name)
+    return row.get(name) if isinstance(row, dict) else getattr(row, name, None)
 
 
 def _unit(values: Any) -> array:
-    if not isinstance(values, list) or not values or not all(isinstance(v, (int, float)) for v in values):
-        raise ValueError("an embedding is not a list of numbers")
-    norm = math.sqrt(math.fsum(float(v) * float(v) for v in values))
+    if not isinstance(values, list) or not 0 < len(values) <= MAX_DIMENSIONS or \
+            not all(type(v) in (int, float) for v in values):
+        raise ValueError("an embedding is not a list of numbers: not a list of vectors")
+    try:
+        norm = math.sqrt(math.fsum(float(v) * float(v) for v in values))
+    except OverflowError:
+        norm = math.inf
     if not math.isfinite(norm) or norm == 0.0:
-        raise ValueError("an embedding has no length")
+        raise ValueError("an embedding has no finite length: not a list of vectors")
     return array("f", (float(v) / norm for v in values))
 
 
+def _sendable(text: str) -> str:
+    """What the provider gets: the first MAX_CHARS characters, as valid UTF-8, never empty."""
+    return text[:MAX_CHARS].encode("utf-8", "replace").decode("utf-8") or " "
+
+
+def _key(text: str) -> bytes:
+    return hashlib.blake2b(_sendable(text).encode("utf-8"), digest_size=16).digest()
+
+
 class _VectorStore:
-    """The vectors already asked for, in SQLite (or only in memory, without a vault or when the
-    file cannot be used). Several braniac processes share it; SQLite serializes their writes."""
+    """The vectors already asked for, in SQLite, with the latest few also in memory (only in
+    memory without a vault, or when the file cannot be used). Several braniac processes share
+    the file; SQLite serializes their writes."""
 
     def __init__(self, path: Path | None, model: str):
         self.model = model
         self.path = path
         self.memory: dict[str, array] = {}
         self.lock = threading.Lock()
-        self.db: sqlite3.Connection | None = None
-        if path is not None:
-            self.db = self._open(path)
+        self.db: sqlite3.Connection | None = self._open() if path is not None else None
 
-    def _open(self, path: Path) -> sqlite3.Connection | None:
-        for attempt in range(2):
-            try:
-                path.parent.mkdir(parents=True, exist_ok=True)
-                db = sqlite3.connect(path, timeout=5.0, check_same_thread=False)
-                db.execute("CREATE TABLE IF NOT EXISTS vectors (model TEXT, key BLOB, vector BLOB, PRIMARY KEY (model, key))")
-                db.commit()
-                return db
-            except sqlite3.DatabaseError:
-                if attempt == 0 and path.is_file():   # a broken cache: it is derived, start afresh
-                    path.unlink(missing_ok=True)
-            except OSError:
-                return None
-        return None
+    def _open(self, afresh: bool = False) -> sqlite3.Connection | None:
+        path = self.path
+        assert path is not None
+        try:
+            if afresh or path.is_symlink():   # derived state: a link (maybe out of the vault) or a broken file goes
+                for stale in (path, path.with_name(path.name + "-journal")):
+                    stale.unlink(missing_ok=True)
+            path.parent.mkdir(parents=True, exist_ok=True)
+            db = sqlite3.connect(path, timeout=BUSY_S, check_same_thread=False)
+            db.execute("CREATE TABLE IF NOT EXISTS vectors (model TEXT, key BLOB, vector BLOB, PRIMARY KEY (model, key))")
+            db.commit()
+            return db
+        except sqlite3.OperationalError:   # busy in another process, read-only, disk full: never delete it
+            return None
+        except sqlite3.DatabaseError:      # not a database, or a malformed one
+            return None if afresh else self._open(afresh=True)
+        except OSError:                    # a folder in its place, no room, no permission
+            return None
 
     def get(self, texts: list[str]) -> dict[str, array]:
-        found = {t: self.memory[t] for t in texts if t in self.memory}
-        rest = [t for t in texts if t not in found]
-        if rest and self.db is not None:
-            keys = {_key(t): t for t in rest}
-            with self.lock:
-                try:
-                    for start in range(0, len(rest), 500):
-                        chunk = list(keys)[start:start + 500]
-                        rows = self.db.execute(
-                            f"SELECT key, vector FROM vectors WHERE model = ? AND key IN ({','.join('?' * len(chunk))})",
-                            [self.model, *chunk]).fetchall()
-                        for key, blob in rows:
+        with self.lock:
+            found = {t: self.memory[t] for t in texts if t in self.memory}
+            rest = {_key(t): t for t in texts if t not in found}
+            if self.db is None or not rest:
+                return found
+            keys = list(rest)
+            try:
+                for start in range(0, len(keys), 500):
+                    chunk = keys[start:start + 500]
+                    rows = self.db.execute(
+                        f"SELECT key, vector FROM vectors WHERE model = ? AND key IN ({','.join('?' * len(chunk))})",
+                        [self.model, *chunk]).fetchall()
+                    for key, blob in rows:
+                        if key in rest and isinstance(blob, bytes) and blob and len(blob) % 4 == 0:
                             vector = array("f")
                             vector.frombytes(blob)
-                            found[keys[key]] = self.memory[keys[key]] = vector
-                except sqlite3.Error:
-                    self.db = None
+                            found[rest[key]] = vector   # a torn or foreign row stays missing: asked for again
+            except sqlite3.OperationalError:
+                pass                               # busy: these are asked for again
+            except sqlite3.DatabaseError:
+                self._reopen_afresh()
+        self._remember(found)
         return found
 
     def put(self, vectors: dict[str, array]) -> None:
-        self.memory.update(vectors)
-        if self.db is None or not vectors:
-            return
+        self._remember(vectors)
         with self.lock:
+            if self.db is None or not vectors:
+                return
             try:
                 self.db.executemany("INSERT OR REPLACE INTO vectors VALUES (?, ?, ?)",
                                     [(self.model, _key(t), v.tobytes()) for t, v in vectors.items()])
                 self.db.commit()
-            except sqlite3.Error:   # busy past the timeout, disk full, read-only: keep them in memory
+            except sqlite3.OperationalError:       # busy past BUSY_S, disk full: kept in memory this time
+                self._rollback()
+            except sqlite3.DatabaseError:
+                self._reopen_afresh()
+
+    def close(self) -> None:
+        with self.lock:
+            if self.db is not None:
+                self.db.close()
                 self.db = None
 
+    def _remember(self, vectors: dict[str, array]) -> None:
+        with self.lock:
+            self.memory.update(vectors)
+            while len(self.memory) > MEMORY_KEPT:
+                del self.memory[next(iter(self.memory))]
 
-def _key(text: str) -> bytes:
-    return hashlib.blake2b(text[:MAX_CHARS].encode("utf-8", "surrogatepass"), digest_size=16).digest()
+    def _rollback(self) -> None:
+        try:
+            self.db.rollback()
+        except sqlite3.Error:
+            pass
+
+    def _reopen_afresh(self) -> None:
+        """The file is broken (it failed on a read or write, not only on open): start it afresh."""
+        try:
+            self.db.close()
+        except sqlite3.Error:
+            pass
+        self.db = self._open(afresh=True)

@@ -58,6 +58,11 @@ class CoreLoop:
         # meaning beside words, when braniac.toml names an embedding model (search/meaning.py)
         self.embedder = Embedder(config.embedding, vault.root) if config.embedding.name else None
 
+    def close(self) -> None:
+        self.index.close()
+        if self.embedder:
+            self.embedder.close()
+
     def prepare(self, prompt: str, *, sync: bool = True, limit: int | None = None) -> tuple[Turn, WorkingMemory]:
         """Steps 1–4 and 6: everything but the answer (also what the benchmark measures, and
         what a host with its own model recalls). `limit`: excerpts retrieved (default: config)."""

@@ -100,7 +100,7 @@ class Recaller:
         with self._lock:
             if self.loop.changes is not None:
                 self.loop.changes.close()
-            self.loop.index.close()
+            self.loop.close()
 
     def __enter__(self) -> "Recaller":
         return self
