@@ -348,3 +348,18 @@ class _Vectors(list):
 def _session(vault):
     from braniac.session import Session
     return Session(vault, model="offline")
+
+
+def test_a_slow_models_late_answer_is_kept_for_the_next_turns(fake, tmp_path):
+    """The turn stops waiting at embedding.timeout; the answer that comes after is not wasted."""
+    fake.embedding_replies.append(Delay(1.0, None))
+    texts = ["a clay bowl", "a walk by the lake"]
+    with pytest.raises(ModelUnavailable):
+        Embedder(_config(fake.base_url, timeout=0.3), tmp_path).vectors(texts)
+    deadline = time.monotonic() + 10
+    later = Embedder(_config(fake.base_url), tmp_path)
+    while time.monotonic() < deadline and len(later._store.get(texts)) < 2:
+        time.sleep(0.1)
+    asked = len(fake.embedding_calls())
+    assert set(later.vectors(texts)) == set(texts)
+    assert len(fake.embedding_calls()) == asked, "the late vectors were kept: nothing is asked again"

@@ -9,7 +9,7 @@ another process holds busy is left alone (this process then keeps its vectors in
 
 A failed call raises ModelUnavailable; retrieval then ranks by words alone for that turn. A
 call never holds a turn longer than `embedding.timeout`, whatever the provider's client retries
-behind it. For RETRY_AFTER_S after a failure only the vectors already kept are given, so a dead
+behind it; an answer that comes later is still kept for the next turns. For RETRY_AFTER_S after a failure only the vectors already kept are given, so a dead
 server costs one timeout a minute rather than one a turn.
 """
 from __future__ import annotations
@@ -32,7 +32,7 @@ from .provider_errors import explain
 from .types import ModelUnavailable
 
 VECTORS = "vectors.sqlite"   # under .braniac/
-BATCH = 128                  # texts per request: every provider braniac knows takes this many
+BATCH = 64                   # texts per request: few enough for a slow local model to answer in time
 MAX_CHARS = 2000             # a text's first 2000 characters (~500 tokens): all a small model reads
 MAX_DIMENSIONS = 16384       # the largest embedding models give 4096
 RETRY_AFTER_S = 60.0
@@ -86,7 +86,6 @@ class Embedder:
             fresh.update(zip(batch, self._request(batch)))
         self._failed_at = None
         self.last_new += len(fresh)
-        self._store.put(fresh)
         return fresh
 
     def _request(self, texts: list[str]) -> list[array]:
@@ -102,15 +101,20 @@ class Embedder:
         elif self.config.api_base and self.name.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
             kwargs["api_key"] = "none"   # a local OpenAI-compatible server often needs no key, the client wants one
         self.requests += 1
+
+        def ask() -> list[array]:
+            vectors = _read_reply(_litellm().embedding(**kwargs), len(texts))
+            self._store.put(dict(zip(texts, vectors)))   # kept even when the turn stopped waiting
+            return vectors
+
         try:
             # the provider's client retries a failed call twice (LiteLLM reads max_retries=0 as
-            # its default): the deadline, not the client, decides how long a turn waits
-            response = _within(self.config.timeout, lambda: _litellm().embedding(**kwargs))
-            vectors = _read_reply(response, len(texts))
+            # its default): the deadline, not the client, decides how long a turn waits, and a
+            # slow model's late answer still fills the cache for the next turns
+            return _within(self.config.timeout, ask)
         except Exception as exc:   # the provider's errors, a timeout, a reply of the wrong shape
             self._failed_at = time.monotonic()
             raise explain(exc, self.config, "embedding") from None
-        return vectors
 
 
 def cosine(a: array, b: array) -> float:
