@@ -7,8 +7,10 @@
 3. Passages are ranked against the query terms across all those notes (BM25: words weighted by
    how rare they are in the pool, so a name that is everywhere counts little; the prompt's own
    words above words a query added), with the note's own rank as a prior, so the passage that
-   answers wins over the first lines of a big note. The words the best passages share are then
-   added to the terms, lightly (pseudo-relevance feedback), and the pool is ranked again.
+   answers wins over the first lines of a big note. With an embedding model configured, a
+   passage's closeness in meaning to the prompt is added (meaning.py), so evidence worded
+   otherwise can rise. The words the best passages share are then added to the terms, lightly
+   (pseudo-relevance feedback), and the pool is ranked again.
 4. Spreading activation along the conversation: an answer often makes sense only with the
    question before it ("Since I was 17." after "How long have you been painting?"). The events
    archived just before and after the strongest hits are pulled in, and an event is lifted by
