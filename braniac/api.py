@@ -16,8 +16,10 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Callable
 
-from .infra.errors import InputError, STMError
+from .infra.config import ModelConfig
+from .infra.errors import ConfigError, InputError, STMError
 from .model import MemoryModel, configured_model
+from .model.embeddings import Embedder
 from .model.offline import OfflineModel
 from .processes import handoff, insights
 from .processes.handoff import Orientation
@@ -38,6 +40,7 @@ from .processes.sync import RemoteSyncReport
 from .processes.sync import sync as run_sync
 from .processes.sync.clone import clone as clone_vault
 from .processes.undo import UndoReport, WorkerRun, list_runs, require_repo
+from .search.meaning import fill as fill_vectors
 from .processes.undo import undo as run_undo
 from .search.index import Hit, SearchIndex, SyncReport
 from .session import Session
@@ -98,6 +101,24 @@ class Vault(VaultStore):
             return report
         finally:
             index.close()
+
+    def fill_vectors(self, *, progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:
+        """`braniac reindex --vectors`: the vector of every long-term passage from the
+        `[embedding]` model, asked for now rather than during the first turns that need it.
+        Returns (passages, asked for); raises ModelUnavailable when the model fails."""
+        embedder, index = Embedder(self.embedding_settings(), self.root), SearchIndex(self)
+        try:
+            return fill_vectors(index, embedder, progress)
+        finally:
+            index.close()
+            embedder.close()
+
+    def embedding_settings(self) -> ModelConfig:
+        """The `[embedding]` settings in force; ConfigError when no model is named."""
+        config, _model = configured_model(self.root, OfflineModel())
+        if not config.embedding.name:
+            raise ConfigError("no embedding model: set [embedding] name in braniac.toml (or BRANIAC_EMBEDDING_MODEL)")
+        return config.embedding
 
     # ------------------------------------------------------------------ a session's two ends
     def orient(self, *, events: int = 5, days: int = 3) -> Orientation:

@@ -351,3 +351,38 @@ def test_a_slow_models_late_answer_is_kept_for_the_next_turns(fake, tmp_path):
     asked = len(fake.embedding_calls())
     assert set(later.vectors(texts)) == set(texts)
     assert len(fake.embedding_calls()) == asked, "the late vectors were kept: nothing is asked again"
+
+
+def test_reindex_vectors_asks_for_every_passage_ahead_so_a_turn_asks_only_for_its_prompt(vault, fake):
+    from helpers import run_cli
+
+    _said(vault)
+    _configure(vault, fake.base_url)
+    result = run_cli("--vault", vault.root, "reindex", "--vectors")
+    assert result.returncode == 0, result.stderr
+    assert "vectors:" in result.stdout and "asked for" in result.stdout, result.stdout
+    ahead = sum(len(r.body["input"]) for r in fake.embedding_calls())
+    assert ahead > 7, "every event and claim"
+    fake.requests.clear()
+    _ask(vault)
+    assert [t for r in fake.embedding_calls() for t in r.body["input"]] == [QUESTION]
+
+    again = run_cli("--vault", vault.root, "reindex", "--vectors")
+    assert "0 asked for" in again.stdout, again.stdout
+
+
+def test_reindex_vectors_without_an_embedding_model_says_what_to_set(vault):
+    from helpers import assert_clean_error, run_cli
+
+    assert_clean_error(run_cli("--vault", vault.root, "reindex", "--vectors"), "[embedding]")
+
+
+def test_reindex_vectors_with_a_failing_model_stops_with_one_line(vault, fake):
+    from helpers import run_cli
+
+    _said(vault)
+    _configure(vault, fake.base_url)
+    fake.embedding_replies.extend([Fail.HTTP_500] * 3)
+    result = run_cli("--vault", vault.root, "reindex", "--vectors")
+    assert result.returncode != 0 and "Traceback" not in result.stderr, result.stderr
+    assert result.stderr.strip().splitlines()[-1].startswith("braniac: ") and "embedding" in result.stderr, result.stderr

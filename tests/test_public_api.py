@@ -31,7 +31,7 @@ VAULT_METHODS = {
     # an assistant with its own model (the MCP server, orient/wrap-up hooks)
     "recall", "read", "recaller", "orient", "wrap_up",
     # search and the processes
-    "search", "reindex", "ask", "promote", "organize",
+    "search", "reindex", "fill_vectors", "embedding_settings", "ask", "promote", "organize",
     # taking a run back
     "undo", "runs",
     # one vault on several machines

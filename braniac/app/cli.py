@@ -185,16 +185,23 @@ def search(ctx: click.Context, query: tuple[str, ...], limit: int, kind: str | N
 
 
 @cli.command()
+@click.option("--vectors", is_flag=True, help="Then ask the [embedding] model for every passage's vector not kept yet.")
 @click.pass_context
-def reindex(ctx: click.Context) -> None:
+def reindex(ctx: click.Context, vectors: bool) -> None:
     """Rebuild the search index from the files, from scratch."""
     vault = open_vault(ctx)
+    if vectors:
+        vault.embedding_settings()   # no model named: say so before the minutes of indexing
     with click.progressbar(length=1, label="indexing", file=sys.stderr) as bar:
         def progress(done: int, total: int) -> None:
             bar.length = total
             bar.update(done - bar.pos)
         report = vault.reindex(progress=progress)
     say(f"indexed {report.added} files")
+    if vectors:
+        with click.progressbar(length=1, label="vectors", file=sys.stderr) as bar:
+            passages, asked = vault.fill_vectors(progress=progress)
+        say(f"vectors: {passages} passages, {asked} asked for from the embedding model, the others already kept")
 
 
 @cli.command()

@@ -114,7 +114,7 @@ class Embedder:
             return _within(self.config.timeout, ask)
         except Exception as exc:   # the provider's errors, a timeout, a reply of the wrong shape
             self._failed_at = time.monotonic()
-            raise explain(exc, self.config, "embedding") from None
+            raise ModelUnavailable(f"[embedding] {explain(exc, self.config, 'embedding')}") from None
 
 
 def cosine(a: array, b: array) -> float:

@@ -17,14 +17,18 @@ the turn ranks by words alone and says so once.
 from __future__ import annotations
 
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Callable
 
 from ..infra.notices import notice
 from ..model.embeddings import cosine
 from ..model.types import ModelUnavailable
+from ..vault.layout import TIERS
+from .documents import kind_of
+from .passages import note_passages
 
 if TYPE_CHECKING:
     from ..model.embeddings import Embedder
+    from .index import SearchIndex
     from .passages import Passage
 
 # Measured on the LoCoMo dev split with all-MiniLM-L6-v2 (bench/README.md, "Meaning"): weights
@@ -93,3 +97,21 @@ class Meaning:
 def plain_words(text: str) -> str:
     """A passage as the words a person reads: no event ids or links, no Markdown marks."""
     return " ".join(_MARKS.sub(" ", _EVENT_LINK.sub(" ", text)).split())
+
+
+def fill(index: "SearchIndex", embedder: "Embedder", progress: Callable[[int, int], None] | None = None) -> tuple[int, int]:
+    """`braniac reindex --vectors`: ask for the vector of every long-term passage not kept yet,
+    so that no turn waits for them. (passages, asked for); ModelUnavailable if the model fails
+    (what it answered before that stays kept)."""
+    index.sync()
+    texts: dict[str, None] = {}
+    for rel in sorted(index.files()):
+        if kind_of(rel) in TIERS:
+            texts.update(dict.fromkeys(plain_words(p.text) for p in note_passages(index.vault, rel, 0)))
+    ordered, asked = list(texts), 0
+    for start in range(0, len(ordered), NEW_PER_TURN):
+        embedder.vectors(ordered[start:start + NEW_PER_TURN])
+        asked += embedder.last_new
+        if progress:
+            progress(min(start + NEW_PER_TURN, len(ordered)), len(ordered))
+    return len(ordered), asked
