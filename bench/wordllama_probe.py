@@ -29,7 +29,6 @@ for _var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
 
 import argparse  # noqa: E402
 import atexit  # noqa: E402
-import re  # noqa: E402
 import runpy  # noqa: E402
 import sys  # noqa: E402
 import time  # noqa: E402
@@ -41,14 +40,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent))
 import numpy as np  # noqa: E402
 
 from braniac.search import retrieval  # noqa: E402
-
-_EVENT_LINK = re.compile(r"\(?\[?\[?\d{4}-\d{2}-\d{2}T[\d:.\-]+Z\]?\]?(\([^)]*\))?\)?")
-_MARKS = re.compile(r"\*\*(User|AI):\*\*|^#+ |^> ?|^- |\\\[|\\\]", re.M)
-
-
-def words_of(text: str) -> str:
-    """A passage as its words: no event ids or links, no Markdown marks."""
-    return " ".join(_MARKS.sub(" ", _EVENT_LINK.sub(" ", text)).split())
+from braniac.search.meaning import plain_words as words_of  # noqa: E402  (a passage as its words)
 
 
 def load_model():

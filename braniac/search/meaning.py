@@ -31,7 +31,7 @@ if TYPE_CHECKING:
     from .index import SearchIndex
     from .passages import Passage
 
-# Measured on the LoCoMo dev split with all-MiniLM-L6-v2 (bench/README.md, "Meaning"): weights
+# Measured on the LoCoMo dev split with all-MiniLM-L6-v2 (bench/README.md, "Recall by meaning"): weights
 # 6-20 over raw cosines, over cosines less the pool's mean, or over standard scores all gain 2-2.5
 # points at 750 words. A word of the prompt matched once in a passage adds about 1-3.
 WEIGHT = 10.0
@@ -51,7 +51,7 @@ class Meaning:
         self.off = not self.prompt
         self.room = NEW_PER_TURN   # passages this retrieval may still ask the model for
 
-    def lift(self, passages: list["Passage"], note_prior) -> None:
+    def lift(self, passages: list["Passage"], note_prior: Callable[["Passage"], float]) -> None:
         """Add the term to each passage's match and score; `note_prior(p)` is the score a
         passage's note rank gives it, which a passage entering on meaning alone gets too."""
         self._measure(passages)
