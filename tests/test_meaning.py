@@ -386,3 +386,20 @@ def test_reindex_vectors_with_a_failing_model_stops_with_one_line(vault, fake):
     result = run_cli("--vault", vault.root, "reindex", "--vectors")
     assert result.returncode != 0 and "Traceback" not in result.stderr, result.stderr
     assert result.stderr.strip().splitlines()[-1].startswith("braniac: ") and "embedding" in result.stderr, result.stderr
+
+
+def test_a_missing_api_key_is_said_once_not_on_every_turn(vault, fake, notices, monkeypatch):
+    monkeypatch.delenv("BRANIAC_TEST_NO_SUCH_KEY", raising=False)
+    _said(vault)
+    (vault.root / "braniac.toml").write_text(
+        f'[embedding]\nname = "openai/fake-embed"\napi_base = "{fake.base_url}"\napi_key_env = "BRANIAC_TEST_NO_SUCH_KEY"\n',
+        encoding="utf-8")
+    session = _session(vault)
+    try:
+        for question in (QUESTION, "What has Melanie been making lately?", "What did Melanie shape?"):
+            assert session.turn(question, background=False).excerpts
+    finally:
+        session.close()
+    said = [n for n in notices if "BRANIAC_TEST_NO_SUCH_KEY" in n]
+    assert len(said) == 1 and "embedding.api_key_env" in said[0], notices
+    assert not fake.embedding_calls()

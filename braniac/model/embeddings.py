@@ -95,7 +95,8 @@ class Embedder:
             kwargs["api_base"] = self.config.api_base
         if self.config.api_key_env:
             key = os.environ.get(self.config.api_key_env)
-            if not key:
+            if not key:   # said once a minute, like any failure, not on every turn
+                self._failed_at = time.monotonic()
                 raise ModelUnavailable(f"the API key variable {self.config.api_key_env} (embedding.api_key_env) is not set")
             kwargs["api_key"] = key
         elif self.config.api_base and self.name.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
