@@ -160,15 +160,9 @@ class _Handler(BaseHTTPRequestHandler):
             refusal = {"error": {"message": f"response_format type {asked} is not supported by this server",
                                  "type": "invalid_request_error"}}
             return self._send(fake.refuse_status, json.dumps(refusal).encode())
-        reply = fake._next(request)
-        while isinstance(reply, Delay):
-            if fake._stopping.wait(reply.seconds):
-                return
-            reply = reply.reply
-        if reply == Fail.HTTP_500:
-            return self._send(500, b'{"error":{"message":"boom","type":"server_error"}}')
-        if reply == Fail.MALFORMED:
-            return self._send(200, b'{"id": "x", "choices": [ not json')
+        reply = _after_delays(fake._next(request), fake)
+        if reply is _STOPPING or self._failed(reply, b'{"id": "x", "choices": [ not json'):
+            return
         if reply == Fail.EMPTY:
             return self._send(200, b"{}")
         if isinstance(reply, Stream):
@@ -194,20 +188,25 @@ class _Handler(BaseHTTPRequestHandler):
     def _embeddings(self, body: dict, fake: "FakeLLM") -> None:
         with fake._lock:
             reply = fake.embedding_replies.popleft() if fake.embedding_replies else None
-        while isinstance(reply, Delay):
-            if fake._stopping.wait(reply.seconds):
-                return
-            reply = reply.reply
-        if reply == Fail.HTTP_500:
-            return self._send(500, b'{"error":{"message":"boom","type":"server_error"}}')
-        if reply == Fail.MALFORMED:
-            return self._send(200, b'{"object": "list", "data": [ not json')
+        reply = _after_delays(reply, fake)
+        if reply is _STOPPING or self._failed(reply, b'{"object": "list", "data": [ not json'):
+            return
         texts = body.get("input") or []
         texts = [texts] if isinstance(texts, str) else texts
         vectors = reply if isinstance(reply, list) else [fake.embed(t) for t in texts]   # a list: those vectors
         data = [{"object": "embedding", "index": i, "embedding": v} for i, v in enumerate(vectors)]
         self._send(200, json.dumps({"object": "list", "data": data, "model": body.get("model", "fake"),
                                     "usage": {"prompt_tokens": 1, "total_tokens": 1}}).encode())
+
+    def _failed(self, reply: Any, malformed: bytes) -> bool:
+        """Answer a scripted HTTP 500 or a malformed body (`malformed`: this endpoint's broken JSON)."""
+        if reply == Fail.HTTP_500:
+            self._send(500, b'{"error":{"message":"boom","type":"server_error"}}')
+        elif reply == Fail.MALFORMED:
+            self._send(200, malformed)
+        else:
+            return False
+        return True
 
     def _send(self, code: int, data: bytes) -> None:
         self.send_response(code)
@@ -244,6 +243,18 @@ class _Handler(BaseHTTPRequestHandler):
     def _chunk(self, data: bytes) -> None:
         self.wfile.write(f"{len(data):x}\r\n".encode() + data + b"\r\n")
         self.wfile.flush()
+
+
+_STOPPING = object()
+
+
+def _after_delays(reply: Any, fake: "FakeLLM") -> Any:
+    """The reply a chain of Delay(...) wraps, once waited for; _STOPPING if the server stops meanwhile."""
+    while isinstance(reply, Delay):
+        if fake._stopping.wait(reply.seconds):
+            return _STOPPING
+        reply = reply.reply
+    return reply
 
 
 def _split_chunks(text: str, size: int = 12) -> list[str]:

@@ -107,6 +107,23 @@ class _Refused(Exception):
     """The provider refused the way JSON was asked for (not the reply's content)."""
 
 
+def provider_kwargs(config: ModelConfig, task: str, table: str = "model") -> dict[str, Any]:
+    """What every LiteLLM call sends, whatever it asks: the model, its timeout, the server, the
+    key, and the task's name (a proxy or a test server routes by it). `table`: where in
+    braniac.toml these settings come from, for the message when the key is missing."""
+    kwargs: dict[str, Any] = {"model": config.name, "timeout": config.timeout, "extra_headers": {TASK_HEADER: task}}
+    if config.api_base:
+        kwargs["api_base"] = config.api_base
+    if config.api_key_env:
+        key = os.environ.get(config.api_key_env)
+        if not key:
+            raise ModelUnavailable(f"the API key variable {config.api_key_env} ({table}.api_key_env) is not set")
+        kwargs["api_key"] = key
+    elif config.api_base and config.name.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
+        kwargs["api_key"] = "none"  # local OpenAI-compatible servers often need no key, but the client wants one
+    return kwargs
+
+
 class LLMModel:
     def __init__(self, config: ModelConfig, *, vault_root: Path | None = None):
         if not config.name:
@@ -118,19 +135,8 @@ class LLMModel:
 
     # ---------------------------------------------------------------- calls
     def _kwargs(self, task: str) -> dict[str, Any]:
-        kwargs: dict[str, Any] = {"model": self.config.name, "timeout": self.config.timeout,
-                                  "num_retries": self.config.retries, "temperature": self.config.temperature,
-                                  "extra_headers": {TASK_HEADER: task}}
-        if self.config.api_base:
-            kwargs["api_base"] = self.config.api_base
-        if self.config.api_key_env:
-            key = os.environ.get(self.config.api_key_env)
-            if not key:
-                raise ModelUnavailable(f"the API key variable {self.config.api_key_env} (model.api_key_env) is not set")
-            kwargs["api_key"] = key
-        elif self.config.api_base and self.config.name.startswith("openai/") and not os.environ.get("OPENAI_API_KEY"):
-            kwargs["api_key"] = "none"  # local OpenAI-compatible servers often need no key, but the client wants one
-        return kwargs
+        return {**provider_kwargs(self.config, task), "num_retries": self.config.retries,
+                "temperature": self.config.temperature}
 
     def _request(self, messages: list[dict], task: str, *, mode: str = "prompt", schema: dict | None = None) -> Reply:
         """One non-streamed call; `mode` is how JSON is asked for ("prompt": not at all)."""
