@@ -403,3 +403,51 @@ def test_a_missing_api_key_is_said_once_not_on_every_turn(vault, fake, notices, 
     said = [n for n in notices if "BRANIAC_TEST_NO_SUCH_KEY" in n]
     assert len(said) == 1 and "embedding.api_key_env" in said[0], notices
     assert not fake.embedding_calls()
+
+
+def _remembered(vault) -> None:
+    """_said's events, not promoted yet (the idle worker promotes them)."""
+    day = datetime(2025, 5, 2, 10, tzinfo=timezone.utc)
+    for i, text in enumerate([EVIDENCE, *OTHERS]):
+        with clock.frozen(day + timedelta(days=i)):
+            vault.remember(text)
+
+
+def test_the_idle_worker_asks_for_the_vectors_of_the_notes_it_promotes(vault, fake):
+    """So the turns after a promotion do not wait for them: a turn then asks only for its prompt."""
+    from braniac.processes.idle import IdleWorker
+
+    _remembered(vault)
+    _configure(vault, fake.base_url)
+    worker = IdleWorker(vault)
+    try:
+        worker.tick()
+    finally:
+        worker.close()
+    assert vault.last_run("promotion"), "the worker promoted the quiet events"
+    assert fake.embedding_calls(), "and asked for the vectors of what it wrote"
+    fake.requests.clear()
+    _ask(vault)
+    assert [t for r in fake.embedding_calls() for t in r.body["input"]] == [QUESTION]
+
+
+def test_notes_wait_for_their_vectors_while_the_model_fails(vault, fake, notices, monkeypatch):
+    from braniac.processes.idle import IdleWorker
+
+    monkeypatch.setattr(embeddings, "RETRY_AFTER_S", 0.0)
+    _remembered(vault)
+    _configure(vault, fake.base_url)
+    fake.embedding_replies.extend([Fail.HTTP_500] * 3)
+    worker = IdleWorker(vault)
+    try:
+        worker.tick()
+        assert any("vectors of new notes wait" in n and "embedding" in n for n in notices), notices
+        assert worker._unembedded, "the notes promotion wrote still wait"
+        worker._last_check = 0.0   # the next check
+        worker.tick()
+        assert not worker._unembedded
+    finally:
+        worker.close()
+    fake.requests.clear()
+    _ask(vault)
+    assert [t for r in fake.embedding_calls() for t in r.body["input"]] == [QUESTION]

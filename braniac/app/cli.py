@@ -211,7 +211,11 @@ def watch(ctx: click.Context) -> None:
     from .watch import run
     from ..processes.idle import IdleWorker
     vault = open_vault(ctx)
-    run(vault, on_idle=IdleWorker(vault, organize=True).tick)
+    worker = IdleWorker(vault, organize=True)
+    try:
+        run(vault, on_idle=worker.tick)
+    finally:
+        worker.close()
 
 
 @cli.command()

@@ -1,5 +1,6 @@
 """Idle-time work (vault-format.md §10): promotion after a quiet spell, organization after a long one,
-for the REPL and `braniac watch`.
+for the REPL and `braniac watch`; with `[embedding]`, the vectors of the notes they wrote, so that
+the next turns do not wait for them.
 
 The clock that matters is the vault's, not the process's: "idle" means no new event in
 short-term memory for `idle.promote_after_minutes`, whoever writes the events. Every run takes
@@ -16,6 +17,9 @@ from ..infra import clock
 from ..infra.errors import BraniacError
 from ..infra.notices import describe_os_error, notice
 from ..model import configured_model
+from ..model.embeddings import Embedder
+from ..model.types import ModelUnavailable
+from ..search.meaning import fill_notes
 from .adoption import QUIET_SECONDS, Adopter
 from .organization import organize
 from .promotion import idle_for, promote
@@ -39,6 +43,8 @@ class IdleWorker:
         self._last_check = 0.0
         self._quiet_files = 0.0
         self._running = threading.Lock()
+        self._unembedded: list[str] = []   # notes promotion or organization wrote, waiting for vectors
+        self._embedder: Embedder | None = None
 
     def tick(self, quiet_seconds: float = 0.0) -> None:
         """Call often; does real work at most every CHECK_EVERY_SECONDS, and only when idle.
@@ -59,6 +65,7 @@ class IdleWorker:
             self._maybe_promote()
             if self.organize:
                 self._maybe_organize()
+            self._maybe_embed()
         except BraniacError as exc:
             notice(f"idle work failed: {exc}")
         except OSError as exc:   # a full disk, say: the next check tries again
@@ -84,6 +91,7 @@ class IdleWorker:
         result = promote(self.vault, model, cfg)
         if result.status == "done":
             notice(result.describe())
+            self._to_embed(result.files)
 
     def _maybe_organize(self) -> None:
         """After `idle.organize_after_minutes` of quiet, and at most once per such spell."""
@@ -97,12 +105,42 @@ class IdleWorker:
             return
         result = organize(self.vault, cfg, model=model)
         notice(result.describe())
+        if result.status == "done":
+            self._to_embed(result.files)
+
+    def _to_embed(self, files: list[str]) -> None:
+        self._unembedded += [f for f in files if f not in self._unembedded]
+
+    def _maybe_embed(self) -> None:
+        """The vectors of the notes written since, at most a turn's worth (NEW_PER_TURN) per
+        check; while the model rests after a failure the notes wait for the next checks."""
+        if not self._unembedded:
+            return
+        cfg, _model = configured_model(self.vault.root, self.model_name)
+        if not cfg.embedding.name:
+            self._unembedded.clear()
+            return
+        if self._embedder is None or self._embedder.config != cfg.embedding:
+            self.close()
+            self._embedder = Embedder(cfg.embedding, self.vault.root)
+        try:
+            self._unembedded = fill_notes(self.vault, self._unembedded, self._embedder)
+        except ModelUnavailable as exc:
+            notice(f"the vectors of new notes wait: {exc}")
+
+    def close(self) -> None:
+        """Let go of the vector cache (the worker may go on; it opens it again when needed)."""
+        if self._embedder is not None:
+            self._embedder.close()
+            self._embedder = None
 
     def start_background(self, stop: threading.Event) -> threading.Thread:
         """For the REPL: check in a daemon thread until `stop` is set."""
         def loop() -> None:
             while not stop.wait(5.0):
                 self.tick()
+            with self._running:
+                self.close()
         thread = threading.Thread(target=loop, name="braniac-idle", daemon=True)
         thread.start()
         return thread

@@ -28,6 +28,7 @@ from .passages import note_passages
 
 if TYPE_CHECKING:
     from ..model.embeddings import Embedder
+    from ..vault.store import VaultStore
     from .index import SearchIndex
     from .passages import Passage
 
@@ -104,14 +105,36 @@ def fill(index: "SearchIndex", embedder: "Embedder", progress: Callable[[int, in
     so that no turn waits for them. (passages, asked for); ModelUnavailable if the model fails
     (what it answered before that stays kept)."""
     index.sync()
-    texts: dict[str, None] = {}
-    for rel in sorted(index.files()):
-        if kind_of(rel) in TIERS:
-            texts.update(dict.fromkeys(plain_words(p.text) for p in note_passages(index.vault, rel, 0)))
-    ordered, asked = list(texts), 0
+    ordered, asked = passage_texts(index.vault, sorted(index.files())), 0
     for start in range(0, len(ordered), NEW_PER_TURN):
         embedder.vectors(ordered[start:start + NEW_PER_TURN])
         asked += embedder.last_new
         if progress:
             progress(min(start + NEW_PER_TURN, len(ordered)), len(ordered))
     return len(ordered), asked
+
+
+def fill_notes(vault: "VaultStore", notes: list[str], embedder: "Embedder", most: int = NEW_PER_TURN) -> list[str]:
+    """The idle worker's share of `fill`: the vectors of these notes' passages (vault-relative
+    paths, one after the other), asking the model for at most `most` new ones. Returns the notes
+    still waiting: those past `most`, and all from the first one the model left unanswered (it
+    is resting after a failure). ModelUnavailable if the model fails."""
+    waiting = list(notes)
+    while waiting and most > 0:
+        texts = passage_texts(vault, waiting[:1])
+        got = embedder.vectors(texts, most_new=most)
+        most -= embedder.last_new
+        if len(got) < len(texts):
+            break
+        waiting.pop(0)
+    return waiting
+
+
+def passage_texts(vault: "VaultStore", notes: list[str]) -> list[str]:
+    """The distinct texts that retrieval asks vectors for, of these notes' passages (memory
+    notes only: the passages a turn scores)."""
+    texts: dict[str, None] = {}
+    for rel in notes:
+        if kind_of(rel) in TIERS:
+            texts.update(dict.fromkeys(plain_words(p.text) for p in note_passages(vault, rel, 0)))
+    return list(texts)
