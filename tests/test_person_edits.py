@@ -420,6 +420,39 @@ def test_an_in_place_save_in_progress_is_waited_for_not_cut_in_half(vault):
     assert PERSON_FACT in text.splitlines()
 
 
+def test_a_link_in_a_note_saved_in_place_during_a_move_is_re_aimed_once_the_save_is_done(vault):
+    """A move re-aims every link to the moved note; a note whose editor is mid-save (truncated,
+    its link not written back yet) is read once the save is done, not skipped as linkless."""
+    import threading
+
+    from braniac.vault.moves import repair_links
+    from test_organize import add_note, link_to
+
+    old_rel, new_rel, own_rel = ("memory/long_term/concrete/garden/Tomatoes.md",
+                                 "memory/long_term/concrete/food/Tomatoes.md", "memory/long_term/concrete/My plot.md")
+    old = add_note(vault, old_rel, "Tomatoes", "Sown in March.", ["garden"])
+    own = vault.root / own_rel
+    own.write_text("# My plot\n\n" + "A line of my own about the plot.\n" * 40 +
+                   f"\nSee {link_to(vault, own_rel, old_rel)}.\n", encoding="utf-8")
+    data = own.read_bytes()
+    new = vault.root / new_rel
+    new.parent.mkdir(parents=True)
+    os.replace(old, new)
+    time.sleep(1.1)   # (the note is not a recent write: only its editor's being open is waited for)
+    with open(own, "r+b") as handle:   # an editor saving in place: truncated, the first half written
+        handle.truncate(0)
+        handle.write(data[:len(data) // 2])
+        handle.flush()
+        repair = threading.Thread(target=repair_links, args=(vault, {old: new}, {}, set()), kwargs={"files": [own]})
+        repair.start()
+        time.sleep(0.5)
+        handle.write(data[len(data) // 2:])
+    repair.join(timeout=30)
+    text = own.read_text(encoding="utf-8")
+    assert "concrete/garden/" not in text and "food/Tomatoes.md" in text, text[-200:]
+    assert text.count("A line of my own") == 40
+
+
 def test_a_file_braniac_wrote_itself_is_never_waited_for(tmp_path):
     path = tmp_path / "short_term.md"
     fsio.atomic_write(path, "one\n")

@@ -25,7 +25,8 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from . import folder_index, notes
 from ..infra.errors import LockBusy, NoteError, ReadOnlyFile
-from ..infra.fsio import ConcurrentEdit, atomic_write, read_text, recover_removal, remove_unchanged, settled_stat
+from ..infra.fsio import (ConcurrentEdit, atomic_write, read_settled, read_text, recover_removal, remove_unchanged,
+                          settled_stat)
 from ..infra.textmerge import merge_texts
 from ..infra.fsio import locked, same_version, update_text
 from ..infra.notices import notice
@@ -295,7 +296,8 @@ def repair_links(vault: "VaultStore", mapping: dict[Path, Path], by_uuid: dict[s
 
     for path in files if files is not None else vault.iter_markdown():
         try:
-            text = read_text(path)
+            # settled: an editor mid-save in place has not written the link back yet
+            text, _read_at = read_settled(path)
         except NoteError:
             continue
         if relinked(text, path) == text:

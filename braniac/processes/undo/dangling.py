@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...infra.errors import NoteError
-from ...infra.fsio import read_text, update_text
+from ...infra.fsio import read_settled, update_text
 from ...vault.links import ANY_LINK, find_links
 
 if TYPE_CHECKING:
@@ -19,7 +19,7 @@ def drop_links_to(vault: "VaultStore", gone: set[Path], written: set[Path]) -> N
         return
     for path in vault.iter_markdown():
         try:
-            text = read_text(path)
+            text, _read_at = read_settled(path)   # (an editor mid-save has not written its links back yet)
         except NoteError:
             continue
         if any(not link.is_external and link.resolve(path) in gone for link in find_links(text)):
