@@ -128,6 +128,41 @@ def test_two_counts_of_two_things_a_word_apart_are_both_current(vault):
     assert not [t for t in excerpts if "40 guests" in t and "superseded" in t], excerpts
 
 
+def test_a_decision_taken_back_comes_back_current_first_and_the_old_one_as_dated_history(vault):
+    """No number changed: "I changed my mind" and the value given up ("cedar is too expensive")
+    say the older decision is history; another side of the same thing (the roof) stays current,
+    and the offline answer says what is decided now before what it replaced."""
+    said = [(2, "For the garden shed I decided to use cedar boards, not pine."),
+            (4, "The shed roof needs a 15 degree slope, the builder said."),
+            (9, "Actually I changed my mind: the shed will be built from larch, cedar is too expensive."),
+            (12, "Lunch with Ana was nice, she talked about her trip to Porto.")]
+    excerpts = _asked_after(vault, "What did I decide about the shed?", *said)
+    about = [t for t in excerpts if re.search(r"cedar|larch|roof", t)]
+    assert about and "larch" in about[0] and "history" not in about[0], about
+    cedar = [t for t in about if "cedar boards" in t]
+    assert cedar and all("superseded on 2025-05-09" in t for t in cedar), about
+    assert [t for t in about if "roof" in t and "superseded" not in t], "the roof is another side of the shed"
+    with clock.frozen(datetime(2025, 5, 30, 9, tzinfo=timezone.utc)):
+        answer = vault.ask("What did I decide about the shed?").answer
+    quoted = re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)
+    assert quoted and "larch" in quoted[0][0], answer
+    assert [source for text, source in quoted if "cedar boards" in text] == [
+        f"{source.split(',')[0]}, superseded on 2025-05-09" for text, source in quoted if "cedar boards" in text]
+    assert [i for i, (text, _) in enumerate(quoted) if "cedar boards" in text][0] == len(quoted) - 1, answer
+
+
+@pytest.mark.parametrize("later", [
+    "I changed my mind about the shed door: it will slide instead of swing.",   # another side of the shed
+    "Should I change my mind about cedar for the shed? Larch is cheaper.",      # a question takes nothing back
+])
+def test_a_change_of_mind_about_another_side_of_a_thing_leaves_the_first_decision_current(vault, later):
+    """Taking back one thing names what it gives up; without a word of the older decision it is
+    another decision about the same thing, and asking whether to is no decision."""
+    excerpts = _asked_after(vault, "What did I decide about the shed?",
+                            (2, "For the garden shed I decided to use cedar boards, not pine."), (9, later))
+    assert [t for t in excerpts if "cedar boards" in t] and not [t for t in excerpts if "superseded" in t], excerpts
+
+
 def test_relative_times_are_resolved_against_the_events_own_day(vault):
     # a Wednesday: "last Friday" is the 28th of February, whatever day promotion runs on
     said = _live(vault, datetime(2025, 3, 5, 10, tzinfo=timezone.utc),

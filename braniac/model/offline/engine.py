@@ -21,7 +21,7 @@ from ..types import Candidate, EventRecord, NoteDraft, Reflection, WorkingMemory
 NAME = "offline"
 _PRONOUNS = {"it", "that", "this", "he", "she", "they", "them", "him", "her", "his", "hers", "their", "those", "these"}
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-_SUPERSEDED = re.compile(r"\s—\s+superseded on \d{4}-\d{2}-\d{2}\b")
+_SUPERSEDED = re.compile(r"\s—\s+superseded on (\d{4}-\d{2}-\d{2})\b")
 
 _TASK = re.compile(r"\b(?:remind me to|todo:?|to-do:?|task:|i need to|i have to|i must|don'?t let me forget to)\s+(.+?)(?:[.!?]|$)", re.I)
 _GOAL = re.compile(r"\b(?:my goal is to|my goal is|goal:|i want to|i'?m trying to|i plan to|i hope to)\s+(.+?)(?:[.!?]|$)", re.I)
@@ -72,13 +72,16 @@ class OfflineModel:
             said, when, superseded = _evidence(excerpt.text)
             score = relevance(excerpt.title + " " + said) if said else 0.0
             if score > 0:
-                source = f"{excerpt.path}, superseded" if superseded else excerpt.path
+                until = _SUPERSEDED.search(excerpt.text) if superseded else None
+                source = f"{excerpt.path}, superseded on {until.group(1)}" if until else excerpt.path
                 quotes.append(_Quote(score - rank * 0.01, _best_sentences(said, query | context), source, when,
                                      superseded))
         # a single shared word out of many is chance, not relevance
         floor = 0.0 if len(query) <= 2 else min(0.34, 1.5 / len(query))
         quotes = _current([q for q in quotes if q.score - 0.05 >= floor or q.score >= floor])
-        quotes.sort(key=lambda q: -q.score)
+        # what is current first; what it replaced after it, as history, however well it matches
+        # the words of the question ("what did I decide…" / "I decided to use cedar")
+        quotes.sort(key=lambda q: (q.superseded, -q.score))
         if quotes:
             best = quotes[0].score
             quotes = [q for q in quotes if q.score >= 0.5 * best]  # the clearly relevant ones only
@@ -163,11 +166,12 @@ def _evidence(text: str) -> tuple[str, str | None, bool]:
     An archived event states what the person said: never braniac's own answer (its AI field,
     which may quote memories since superseded), its notes, or the person's questions."""
     if text.startswith("### "):
-        heading, _, _ = text.partition("\n")
+        heading, _, rest = text.partition("\n")
         event = stm.Event(heading[4:].strip(), text)
         fields = event.fields
         said = fields.get("User", "") if fields else event.text
-        return _statements(said), event.id, False
+        # retrieval labels an event that a later one took back on the line after its heading
+        return _statements(said), event.id, bool(_SUPERSEDED.search(rest.partition("\n")[0]))
     cited = EVENT_ID_IN_TEXT.findall(text)
     return text, max(cited, key=_moment) if cited else None, bool(_SUPERSEDED.search(text))
 
