@@ -453,6 +453,38 @@ def test_a_link_in_a_note_saved_in_place_during_a_move_is_re_aimed_once_the_save
     assert text.count("A line of my own") == 40
 
 
+def test_a_note_held_open_for_writing_all_along_does_not_stop_organize_or_undo(tmp_path, monkeypatch):
+    """Waiting for a save to finish has a limit: a note some process keeps open to write (a `tee
+    -a`, a logger) is left as it is, and the organization or the undo around it completes."""
+    import subprocess
+
+    from braniac import Vault
+    from braniac.infra import filestate
+    from braniac.infra.config import load as load_config
+    from braniac.processes.organization import organize
+    from braniac.vault import moves
+    from test_organize import build_scenario
+
+    monkeypatch.setattr(filestate, "SETTLE_LIMIT_S", 0.5)
+    s = build_scenario(tmp_path / "organized")
+    held = s.path("macros")                 # links to nothing that moves
+    with open(held, "a"):
+        report = organize(s.vault, load_config(s.vault.root))
+    assert report.status == "done", (report.status, report.reason)
+    assert not moves.journal_path(s.vault).exists()
+
+    vault, _ = Vault.init(tmp_path / "undone", use_git=True)
+    (vault.root / "scratch.md").write_text("# Scratch\n\nA page of my own, no links.\n", encoding="utf-8")
+    subprocess.run(["git", "add", "-A"], cwd=vault.root, check=True)
+    subprocess.run(["git", "commit", "-qm", "scratch"], cwd=vault.root, check=True)
+    for text in ("Marta leads the billing team in Lisbon.", "The billing database runs PostgreSQL 16."):
+        vault.remember(text)
+    assert vault.promote(force=True).status == "done"
+    time.sleep(1.1)   # (not a recent write: only its being open is waited for)
+    with open(vault.root / "scratch.md", "a"):
+        assert vault.undo().commit, "the undo completes and is committed"
+
+
 def test_a_file_braniac_wrote_itself_is_never_waited_for(tmp_path):
     path = tmp_path / "short_term.md"
     fsio.atomic_write(path, "one\n")

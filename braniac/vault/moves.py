@@ -300,6 +300,9 @@ def repair_links(vault: "VaultStore", mapping: dict[Path, Path], by_uuid: dict[s
             text, _read_at = read_settled(path)
         except NoteError:
             continue
+        except LockBusy as exc:   # held open for writing all along (a log appended to): left, and said
+            notice(f"a link to a moved note may not be repaired ({exc}); `braniac doctor --fix` repairs it later")
+            continue
         if relinked(text, path) == text:
             continue
         try:
@@ -313,7 +316,7 @@ def repair_links(vault: "VaultStore", mapping: dict[Path, Path], by_uuid: dict[s
                     update_text(path, lambda t, path=path: relinked(t, path), versions=versions)
         except NoteError:
             continue
-        except ReadOnlyFile as exc:
+        except (ReadOnlyFile, LockBusy) as exc:
             notice(f"a link to a moved note was not repaired ({exc})")
             continue
         written.add(path)
