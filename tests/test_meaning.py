@@ -451,3 +451,77 @@ def test_notes_wait_for_their_vectors_while_the_model_fails(vault, fake, notices
     fake.requests.clear()
     _ask(vault)
     assert [t for r in fake.embedding_calls() for t in r.body["input"]] == [QUESTION]
+
+
+def test_a_dead_embedding_server_is_said_once_not_at_every_check(vault, fake, notices, monkeypatch):
+    """Half an hour of idle checks against a server that refuses every call: one notice."""
+    import socket
+    import types
+
+    from braniac.processes import idle
+
+    now = [1000.0]
+    fake_time = types.SimpleNamespace(monotonic=lambda: now[0])
+    monkeypatch.setattr(idle, "time", fake_time)
+    monkeypatch.setattr(embeddings, "time", fake_time)
+    _remembered(vault)
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port = sock.getsockname()[1]
+    _configure(vault, f"http://127.0.0.1:{port}")   # nothing listens there
+    worker = idle.IdleWorker(vault)
+    try:
+        for _ in range(60):
+            worker.tick()
+            now[0] += idle.CHECK_EVERY_SECONDS
+    finally:
+        worker.close()
+    said = [n for n in notices if "vectors of new notes wait" in n]
+    assert worker._unembedded and len(said) == 1, said
+
+
+def test_a_note_half_asked_when_the_model_changed_its_length_drains_on_the_next_checks(vault):
+    """The model behind the name now gives 4 numbers, the cache holds a 3-number vector of the
+    note's first passage, and the check that reached it had room for all but one passage."""
+    from array import array
+
+    from braniac.search.meaning import fill_notes, passage_texts
+    from test_organize import add_note
+
+    class Swapped(Embedder):
+        def _request(self, texts):
+            self.requests += 1
+            vectors = [array("f", [0.5, 0.5, 0.5, 0.5]) for _ in texts]
+            self._store.put(dict(zip(texts, vectors)))
+            return vectors
+
+    rel = "memory/long_term/concrete/garden/Tomatoes.md"
+    add_note(vault, rel, "Tomatoes", "- Sown in March.\n- Staked in May.\n- Picked in August.", ["garden"])
+    texts = passage_texts(vault, [rel])
+    assert len(texts) >= 2, texts
+    embedder = Swapped(ModelConfig(name="fake-embed"), None)
+    embedder._store.put({texts[0]: array("f", [1.0, 0.0, 0.0])})   # kept from the old model
+    assert fill_notes(vault, [rel], embedder, most=len(texts) - 1) == [rel]
+    assert fill_notes(vault, [rel], embedder) == [], f"{embedder.requests} requests"
+    assert len(embedder.vectors(texts)) == len(texts)
+
+
+def test_waiting_notes_are_not_embedded_while_the_person_is_talking(vault, fake, monkeypatch):
+    """A turn's own call to a local model is not kept waiting behind the idle worker's."""
+    from braniac.processes.idle import IdleWorker
+
+    monkeypatch.setattr(embeddings, "RETRY_AFTER_S", 0.0)
+    _remembered(vault)
+    _configure(vault, fake.base_url)
+    fake.embedding_replies.extend([Fail.HTTP_500] * 3)
+    worker = IdleWorker(vault)
+    try:
+        worker.tick()
+        assert worker._unembedded
+        vault.remember("A new thing said just now.")
+        asked = len(fake.embedding_calls())
+        worker._last_check = 0.0
+        worker.tick()
+        assert worker._unembedded and len(fake.embedding_calls()) == asked
+    finally:
+        worker.close()

@@ -51,6 +51,7 @@ class Embedder:
         self._failed_at: float | None = None
         self.requests = 0   # calls made to the provider (benchmarks and tests read it)
         self.last_new = 0   # texts the last vectors() call asked the model for
+        self._length: int | None = None   # of the vectors the model last sent
 
     def vectors(self, texts: list[str], *, most_new: int | None = None) -> dict[str, array]:
         """text -> unit vector for the distinct texts, asking the model for at most `most_new`
@@ -65,15 +66,22 @@ class Embedder:
         missing = [t for t in wanted if t not in found][:room]
         fresh = self._fetch(missing) if missing and not resting else {}
         found.update(fresh)
-        # the model's length now: what it just sent, else the first text's kept vector
-        reference = next(iter(fresh.values()), None) if fresh else found.get(wanted[0]) if wanted else None
-        stale = [t for t, v in found.items() if reference is not None and len(v) != len(reference)]
+        # the model's length now: what it last sent this process, else the first text's kept vector
+        length = self._length or (len(found[wanted[0]]) if wanted and wanted[0] in found else None)
+        stale = [t for t, v in found.items() if length is not None and len(v) != length]
         for text in stale:
             del found[text]
         if stale and not resting:
-            again = self._fetch(stale[:max(room - len(missing), 0)])
-            found.update({t: v for t, v in again.items() if len(v) == len(reference)})
+            found.update(self._fetch(stale[:max(room - len(missing), 0)]))
+            # (judged by a first text kept from the old model, the model has now said its length)
+            length = self._length or length
+            found = {t: v for t, v in found.items() if len(v) == length}
         return found
+
+    @property
+    def failing(self) -> bool:
+        """Whether the last call to the model failed (none has answered since)."""
+        return self._failed_at is not None
 
     def close(self) -> None:
         self._store.close()
@@ -82,7 +90,9 @@ class Embedder:
         fresh: dict[str, array] = {}
         for start in range(0, len(texts), BATCH):
             batch = texts[start:start + BATCH]
-            fresh.update(zip(batch, self._request(batch)))
+            vectors = self._request(batch)
+            fresh.update(zip(batch, vectors))
+            self._length = len(vectors[-1]) if vectors else self._length
         self._failed_at = None
         self.last_new += len(fresh)
         return fresh

@@ -29,6 +29,7 @@ if TYPE_CHECKING:
 
 CHECK_EVERY_SECONDS = 30.0
 ADOPT_EVERY_SECONDS = 3.0    # a pass only stats the files it already knows need nothing
+EMBED_PER_CHECK = 128        # two requests: a slow local model holds adoption up for seconds, not minutes
 
 
 class IdleWorker:
@@ -45,6 +46,7 @@ class IdleWorker:
         self._running = threading.Lock()
         self._unembedded: list[str] = []   # notes promotion or organization wrote, waiting for vectors
         self._embedder: Embedder | None = None
+        self._embedding_failed = False   # said once, until the model answers again
 
     def tick(self, quiet_seconds: float = 0.0) -> None:
         """Call often; does real work at most every CHECK_EVERY_SECONDS, and only when idle.
@@ -112,21 +114,28 @@ class IdleWorker:
         self._unembedded += [f for f in files if f not in self._unembedded]
 
     def _maybe_embed(self) -> None:
-        """The vectors of the notes written since, at most a turn's worth (NEW_PER_TURN) per
-        check; while the model rests after a failure the notes wait for the next checks."""
+        """The vectors of the notes written since, EMBED_PER_CHECK per check and only while no
+        new event comes (a turn's own call to a local model is not kept waiting behind them);
+        while the model fails the notes wait, and that is said once until it answers again."""
         if not self._unembedded:
             return
         cfg, _model = configured_model(self.vault.root, self.model_name)
         if not cfg.embedding.name:
             self._unembedded.clear()
             return
+        quiet = idle_for(self.vault)
+        if quiet is not None and quiet < timedelta(minutes=cfg.promote_idle_minutes):
+            return
         if self._embedder is None or self._embedder.config != cfg.embedding:
             self.close()
             self._embedder = Embedder(cfg.embedding, self.vault.root)
         try:
-            self._unembedded = fill_notes(self.vault, self._unembedded, self._embedder)
+            self._unembedded = fill_notes(self.vault, self._unembedded, self._embedder, EMBED_PER_CHECK)
+            self._embedding_failed = self._embedder.failing
         except ModelUnavailable as exc:
-            notice(f"the vectors of new notes wait: {exc}")
+            if not self._embedding_failed:
+                notice(f"the vectors of new notes wait until the embedding model answers: {exc}")
+            self._embedding_failed = True
 
     def close(self) -> None:
         """Let go of the vector cache (the worker may go on; it opens it again when needed)."""
