@@ -22,9 +22,8 @@
    whose events happened then.
 6. What the person asked for once and for all ("Always use APA style when I ask about
    references", "I prefer minimal dependencies") rises when it matches (standing.py).
-7. The current value wins: of two passages stating different values of one thing (or a
-   decision and the later one that takes it back), the later one ranks above, and the older is
-   labelled as history with its date (currency.py).
+7. The current value wins: of two passages stating different values of one thing (or taking a
+   decision back), the later ranks above; the older is labelled history, dated (currency.py).
 8. A passage whose events are already cited by a better one is skipped, and a part of an event
    (a digest line) gives way to the fullest passage of that event: the same claim kept in an
    entity note, a topic note, a digest and the events archive enters the working memory once.
