@@ -151,6 +151,20 @@ def test_a_decision_taken_back_comes_back_current_first_and_the_old_one_as_dated
     assert [i for i, (text, _) in enumerate(quoted) if "cedar boards" in text][0] == len(quoted) - 1, answer
 
 
+def test_a_decision_taken_back_in_short_term_memory_is_answered_current_first(vault):
+    """Before any promotion compared them: the offline answer quotes the change of mind first and
+    the decision it replaced as history."""
+    with clock.frozen(datetime(2025, 5, 2, 10, tzinfo=timezone.utc)):
+        vault.remember("For the garden shed I decided to use cedar boards, not pine.")
+    with clock.frozen(datetime(2025, 5, 9, 10, tzinfo=timezone.utc)):
+        vault.remember("Actually I changed my mind: the shed will be built from larch, cedar is too expensive.")
+    with clock.frozen(datetime(2025, 5, 9, 11, tzinfo=timezone.utc)):
+        answer = vault.ask("What did I decide about the shed?").answer
+    quoted = re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)
+    assert [("larch" in text, source.endswith("superseded on 2025-05-09")) for text, source in quoted] == [
+        (True, False), (False, True)], answer
+
+
 @pytest.mark.parametrize("later", [
     "I changed my mind about the shed door: it will slide instead of swing.",   # another side of the shed
     "Should I change my mind about cedar for the shed? Larch is cheaper.",      # a question takes nothing back

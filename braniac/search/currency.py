@@ -13,7 +13,7 @@ newer says it changed ("now", "increased to", "the new May 25 deadline") or rest
 in the same words ("secured 3 interviews" / "secured 5 interviews"). A decision taken back needs
 no number: "I changed my mind: the shed will be larch, cedar is too expensive" replaces "I
 decided to use cedar boards for the shed", the two naming the thing asked about and the value
-given up (_taken_back).
+given up (vault/reversals.py).
 """
 from __future__ import annotations
 
@@ -23,6 +23,7 @@ from functools import lru_cache
 from ..infra import textutil
 from ..infra.date_spans import MONTH_NAMES
 from ..vault import claims, stm
+from ..vault.reversals import takes_back
 from ..vault.layout import event_order, newest_event
 from .passages import Passage, content_terms
 
@@ -35,20 +36,9 @@ _CLOCK = re.compile(r"^\d{2}:\d{2}\s+[—–-]\s+")        # a digest line opens
 _CHANGE_VERBS = re.compile(r"\b(?:moved|changed|switched|updated|adjusted|increased|decreased|improved|raised|"
                            r"lowered|reduced|grew|grown|dropped|extended|postponed|rescheduled)\b")
 _CHANGE_HINTS = re.compile(r"\b(?:now|no longer|instead|became)\b")
-# words by which a person takes back what they said or decided before, in a sentence that asks
-# nothing ("should I change my mind?" takes nothing back). Not "instead", "rather than" or
-# "switched to": in a long message about code ("use flex instead of grid") or a preference ("a
-# UK style rather than a US one") they take nothing back (BEAM dev, with them: -0.7 / -0.6 at
-# 300 / 750 words; only in statements of 40 words or fewer: -0.4 at 300)
-_TAKEN_BACK = re.compile(r"\b(?:changed? (?:my|our) minds?|change of plans?|on second thought|scratch that|"
-                         r"decided against|(?:have|'ve) decided not to|no longer|not any ?more)\b")
-_SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 # verbs frequent in questions: never the thing another word qualifies (_qualified_otherwise)
 _VERBS = frozenset(textutil.stem(w) for w in """use uses used using make makes made making get gets getting take
 takes taking try tries tried trying include includes included including""".split())
-# the words of taking back, never the value given up
-_GIVEN_BACK_WORDS = frozenset(textutil.stem(w) for w in "changed change mind minds plan plans decided instead longer "
-                              "switched switching switch".split())
 # shares of the question's own words two statements must hold (_changed_for_the_question)
 ASKED_SHARE = 0.6         # the older one; and the newer one when only a hint says it changed
 NEWER_SHARE = 0.4         # the newer one when a verb of change says so
@@ -95,7 +85,7 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset()) -
             alike = 2 * len(old.words & new.words) >= min(len(old.words), len(new.words))
             if alike and (claims.compare(facts[i], facts[j]) == claims.CHANGED or claims.contradicts(facts[i], facts[j])) \
                     or _changed_for_the_question(facts[i].text, facts[j].text, asked) \
-                    or _taken_back(facts[i].text, facts[j].text, asked):
+                    or takes_back(facts[i].text, facts[j].text, asked):
                 edges.append((i, j))
                 until[i] = min(until.get(i, when[j][:10]), when[j][:10])
     if not until:
@@ -139,20 +129,6 @@ def _changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool
         or now >= NEW_THING_SHARE and _says_new(old, new, asked))
     changed = changed or min(was, now) >= NEW_THING_SHARE and _same_frame(old, new, asked)
     return changed and not _qualified_otherwise(old, new, asked)
-
-
-def _taken_back(old: str, new: str, asked: frozenset[str]) -> bool:
-    """The newer statement takes the older one back ("I changed my mind", "no longer"), both
-    name a thing the question asks about, and the newer names a word of the older one besides
-    the question's: the value given up ("cedar is too expensive"). Without that word it may be
-    another side of the thing (the shed's door, not its wood), which stays current."""
-    if not asked:
-        return False
-    told = [s for s in _SENTENCE_END.split(new.lower()) if not s.rstrip().endswith("?")]
-    if not any(_TAKEN_BACK.search(s) for s in told):
-        return False
-    before, after = _terms(old), _terms(new)
-    return bool(asked & before & after) and bool((before & after) - asked - _GIVEN_BACK_WORDS)
 
 
 def _says_new(old: str, new: str, asked: frozenset[str]) -> bool:

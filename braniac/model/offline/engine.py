@@ -14,6 +14,7 @@ from typing import Iterator
 from ...infra import textutil
 from ...vault import claims, stm
 from ...vault.layout import EVENT_ID_IN_TEXT
+from ...vault.reversals import takes_back
 from . import organization, promotion
 from ..organization_types import OrganizationPlan, OrganizationRequest
 from ..types import Candidate, EventRecord, NoteDraft, Reflection, WorkingMemory
@@ -67,18 +68,18 @@ class OfflineModel:
             score = relevance(said) if said else 0.0
             if score > 0:
                 quotes.append(_Quote(score + 0.05, _best_sentences(said, query | context),
-                                     f"short-term memory, event {event.id}", event.id))
+                                     f"short-term memory, event {event.id}", event.id, said=said))
         for rank, excerpt in enumerate(wm.excerpts):
             said, when, superseded = _evidence(excerpt.text)
             score = relevance(excerpt.title + " " + said) if said else 0.0
             if score > 0:
                 until = _SUPERSEDED.search(excerpt.text) if superseded else None
-                source = f"{excerpt.path}, superseded on {until.group(1)}" if until else excerpt.path
-                quotes.append(_Quote(score - rank * 0.01, _best_sentences(said, query | context), source, when,
-                                     superseded))
+                quotes.append(_Quote(score - rank * 0.01, _best_sentences(said, query | context), excerpt.path, when,
+                                     superseded, until.group(1) if until else None, said))
         # a single shared word out of many is chance, not relevance
         floor = 0.0 if len(query) <= 2 else min(0.34, 1.5 / len(query))
         quotes = _current([q for q in quotes if q.score - 0.05 >= floor or q.score >= floor])
+        _taken_back(quotes, frozenset(map(textutil.stem, textutil.content_words(wm.prompt))))
         # what is current first; what it replaced after it, as history, however well it matches
         # the words of the question ("what did I decide…" / "I decided to use cedar")
         quotes.sort(key=lambda q: (q.superseded, -q.score))
@@ -95,7 +96,7 @@ class OfflineModel:
         yield f"Here is what I remember about {topic} (offline engine: I quote my memory rather than compose an answer):\n"
         shown: list[set[str]] = []
         for quote in quotes:
-            text, source = quote.text, quote.source
+            text, source = quote.text, quote.source + (f", superseded on {quote.until}" if quote.until else "")
             words = set(textutil.content_words(text))
             if any(len(words & seen) >= 0.8 * max(len(words), 1) for seen in shown):
                 continue  # the same claim kept in several notes is quoted once
@@ -153,7 +154,9 @@ class _Quote:
     text: str
     source: str
     when: str | None = None        # the newest event it rests on
-    superseded: bool = False       # a claim in a note's History
+    superseded: bool = False       # a claim in a note's History, or a statement taken back since
+    until: str | None = None       # the day it was superseded, when known
+    said: str = ""                 # the whole statement it quotes from
 
 
 def _statements(said: str) -> str:
@@ -195,6 +198,20 @@ def _current(quotes: list[_Quote]) -> list[_Quote]:
                    for other in newer):
             kept.append(quote)
     return kept
+
+
+def _taken_back(quotes: list[_Quote], about: frozenset[str]) -> None:
+    """A statement that a newer one takes back ("I changed my mind: larch, cedar is too
+    expensive") is history, dated the day of the newer one: in short-term memory, before any
+    promotion has compared them, as in long-term memory."""
+    for quote in quotes:
+        if quote.superseded or not quote.when:
+            continue
+        for other in quotes:
+            if other.when and _moment(other.when) > _moment(quote.when) and \
+                    takes_back(quote.said or quote.text, other.said or other.text, about):
+                quote.superseded, quote.until = True, other.when[:10]
+                break
 
 
 def _context_words(wm: WorkingMemory) -> list[str]:
