@@ -163,6 +163,10 @@ def test_a_decision_taken_back_in_short_term_memory_is_answered_current_first(va
     quoted = re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)
     assert [("larch" in text, source.endswith("superseded on 2025-05-09")) for text, source in quoted] == [
         (True, False), (False, True)], answer
+    from braniac.vault import stm
+    facts = [item.text for item in vault.read_stm().items(stm.FACTS)]
+    assert facts == ["use cedar boards, not pine",
+                     "changed my mind: the shed will be built from larch, cedar is too expensive"], facts
 
 
 @pytest.mark.parametrize("later", [

@@ -26,7 +26,9 @@ _SUPERSEDED = re.compile(r"\s—\s+superseded on (\d{4}-\d{2}-\d{2})\b")
 
 _TASK = re.compile(r"\b(?:remind me to|todo:?|to-do:?|task:|i need to|i have to|i must|don'?t let me forget to)\s+(.+?)(?:[.!?]|$)", re.I)
 _GOAL = re.compile(r"\b(?:my goal is to|my goal is|goal:|i want to|i'?m trying to|i plan to|i hope to)\s+(.+?)(?:[.!?]|$)", re.I)
-_FACT = re.compile(r"\b(?:we decided(?: to| that)?|i decided(?: to| that)?|decision:|remember that|note that|fact:)\s+(.+?)(?:[.!?]|$)", re.I)
+# a decision, and a decision taken back ("I changed my mind: larch"), kept with its own words
+_FACT = re.compile(r"\b(?:(?:we decided(?: to| that)?|i decided(?: to| that)?|decision:|remember that|note that|fact:)\s+"
+                   r"|(?:i|we)(?:'ve| have)? (?=changed (?:my|our) minds?\b))(.+?)(?:[.!?]|$)", re.I)
 _DONE = re.compile(r"\b(?:i(?:'ve)? (?:finished|completed|did|done)|done with|finished|completed)\s+(.+?)(?:[.!?]|$)", re.I)
 
 
