@@ -7,6 +7,7 @@ history; the offline answer quotes them in that order.
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ..infra import textutil
 
@@ -28,14 +29,18 @@ def takes_back(old: str, new: str, about: frozenset[str]) -> bool:
     thing of `about` (the question's stemmed words), and `new` names a word of `old` besides
     those: the value given up ("cedar is too expensive"). Without that word it may be another
     side of the thing (the shed's door, not its wood), which stays current."""
-    if not about:
-        return False
-    told = [s for s in _SENTENCE_END.split(new.lower()) if not s.rstrip().endswith("?")]
-    if not any(_TAKEN_BACK.search(s) for s in told):
+    if not about or not _says_taken_back(new):
         return False
     before, after = _terms(old), _terms(new)
     return bool(about & before & after) and bool((before & after) - about - _TAKING_BACK_WORDS)
 
 
+@lru_cache(maxsize=4096)   # (retrieval compares each of the best passages with every later one)
+def _says_taken_back(text: str) -> bool:
+    told = [s for s in _SENTENCE_END.split(text.lower()) if not s.rstrip().endswith("?")]
+    return any(_TAKEN_BACK.search(s) for s in told)
+
+
+@lru_cache(maxsize=4096)
 def _terms(text: str) -> frozenset[str]:
     return frozenset(map(textutil.stem, textutil.content_words(text)))
