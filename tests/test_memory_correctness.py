@@ -263,6 +263,37 @@ def test_offline_answer_never_quotes_its_own_answers_and_prefers_the_current_val
     assert "Here is what I remember" not in "".join(text for text, _ in quoted)
 
 
+def test_asking_again_after_a_promotion_brings_back_the_memories_not_only_the_last_answer(vault):
+    """braniac's answer quotes memories with their event ids. Archived, that exchange rests on
+    none of them and never stands in for them: a second "where do I work?" found only it, and
+    the offline answer, which never quotes itself, said it remembered nothing."""
+    vault.remember("I work at Acme as a backend engineer.")
+    vault.remember("Had pizza with Tom on Friday.")
+    assert "Acme" in vault.ask("Where do I work?").answer
+    vault.promote(force=True)
+    again = vault.ask("Where do I work?")
+    assert any(e.text.startswith("### ") and '**User:** "I work at Acme' in e.text for e in again.excerpts), \
+        [e.text[:80] for e in again.excerpts]
+    assert '- "I work at Acme as a backend engineer."' in again.answer, again.answer
+
+
+def test_an_answer_that_repeats_a_memory_in_its_own_words_does_not_stand_in_for_it(vault):
+    """A model's answer that says a memory again ("You work at Acme as a backend engineer") holds
+    its words, not the memory: the person's own line still enters the working memory."""
+    from braniac.session import Session
+
+    write_note(vault, "memory/long_term/concrete/Work.md", "Work", "# Work\n\nI work at Acme as a backend engineer.\n")
+    session = Session(vault, model="offline")
+    try:
+        session.reflector.reflect_now("Where do I work these days?", "You work at Acme as a backend engineer.")
+    finally:
+        session.close()
+    vault.promote(force=True)
+    turn = vault.ask("Where do I work these days?")   # the past question matches it best
+    assert turn.excerpts and "**AI:**" in turn.excerpts[0].text
+    assert any(e.text == "I work at Acme as a backend engineer." for e in turn.excerpts), [e.text[:80] for e in turn.excerpts]
+
+
 def test_offline_answer_does_not_take_a_past_question_and_answer_for_a_memory(vault):
     assert "don't remember" in vault.ask("Where did I leave the red kayak paddle?").answer
     vault.promote(force=True)   # the question and braniac's answer are an archived event now

@@ -93,7 +93,7 @@ def _passages_of(path: str, need_meta: bool) -> tuple[str | None, str | None, _P
             if text.startswith("### "):
                 text = _dated(text)
             counts = _counts(text)
-            parts.append((text, frozenset(EVENT_ID_IN_TEXT.findall(text)), frozenset(counts), counts))
+            parts.append((text, _cited(text), frozenset(counts), counts))
     if len(_cache) >= _CACHE_SIZE and key not in _cache:
         _cache.pop(next(iter(_cache)))
     _cache[key] = cached = (title, uuid, parts)
@@ -103,6 +103,20 @@ def _passages_of(path: str, need_meta: bool) -> tuple[str | None, str | None, _P
 def is_exchange(text: str) -> bool:
     """Is this an archived event that holds the assistant's reply after the person's words?"""
     return text.startswith("### ") and _ANSWER in text
+
+
+def _cited(text: str) -> frozenset[str]:
+    """The events a passage rests on: a claim's citations; an archived event itself (an answer
+    of braniac's that quoted other events, with their ids, rests on none of them)."""
+    return frozenset(EVENT_ID_IN_TEXT.findall(text.partition(_ANSWER)[0] if text.startswith("### ") else text))
+
+
+def said_terms(text: str, words: frozenset[str]) -> frozenset[str]:
+    """A passage's terms that stand for what it remembers: in an archived exchange the person's
+    words, not the assistant's answer (which may quote memories); elsewhere `words`, all of them."""
+    if not is_exchange(text):
+        return words
+    return frozenset(content_terms(text.partition(_ANSWER)[0]))
 
 
 def _counts(text: str) -> dict[str, float]:

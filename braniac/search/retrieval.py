@@ -24,11 +24,9 @@
    references", "I prefer minimal dependencies") rises when it matches (standing.py).
 7. The current value wins: of two passages stating different values of one thing (or taking a
    decision back), the later ranks above; the older is labelled history, dated (currency.py).
-8. A passage whose events are already cited by a better one is skipped, and a part of an event
-   (a digest line) gives way to the fullest passage of that event: the same claim kept in an
-   entity note, a topic note, a digest and the events archive enters the working memory once.
-9. A long answer of the assistant enters as its window that matches the prompt (excerpts.py);
-   the distinctness test of step 8 looks at what enters.
+8. Each memory enters once (distinct.py): the same claim kept in an entity note, a topic note,
+   a digest and the events archive; and a long answer of the assistant enters as its window
+   that matches the prompt (excerpts.py).
 """
 from __future__ import annotations
 
@@ -43,7 +41,7 @@ from ..infra.date_spans import date_spans
 from ..model.types import Excerpt
 from ..vault.layout import TIERS, event_day, event_day_rel, event_id_of_file, event_order, event_rel
 from .currency import rank_current
-from .excerpts import trim_answer
+from .distinct import distinct
 from .focus import lift_speakers
 from .passages import MAX_PASSAGE_CHARS, Passage, content_terms, is_exchange, note_passages
 from .ranking import B, K1
@@ -108,7 +106,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     lift_speakers(passages, prompt)
     lift_standing(passages)
     rank_current(passages, frozenset(t for t, w in weights.items() if w >= 1.0))
-    chosen = _distinct(sorted(passages, key=lambda p: -p.score), limit, weights)
+    chosen = distinct(sorted(passages, key=lambda p: -p.score), limit, weights)
     excerpts, last_path = [], None
     for passage in chosen:
         # an archived event names itself (its ### id); other notes' titles are said once
@@ -344,57 +342,3 @@ def _score(passages: list[Passage], weights: dict[str, float], notes_found: int,
 def _prior(p: Passage, notes_found: int) -> float:
     """What a passage's note rank adds to its match."""
     return NOTE_PRIOR / (RRF_K + p.note_rank + 1) * RRF_K / max(notes_found, 1)
-
-
-def _distinct(passages: list[Passage], limit: int, weights: dict[str, float]) -> list[Passage]:
-    """Best first, skipping passages whose events are already cited or whose words repeat one
-    taken. A passage that is part of a fuller one of the same event (a digest's first sentence,
-    a claim that left out a short sentence) is replaced by the fuller one, at its own rank."""
-    fullest: dict[str, Passage] = {}
-    for p in passages:
-        if p.event and (p.event not in fullest or len(p.words) > len(fullest[p.event].words)):
-            fullest[p.event] = p
-    chosen: list[Passage] = []
-    words_by_event: dict[str, set[str]] = {}
-    postings: dict[str, list[int]] = {}       # term -> indexes in chosen of passages holding it
-    max_passages = max(limit, 1) * 8
-    for p in passages:
-        if p.score <= 0:
-            continue
-        whole = fullest.get(p.event) if p.event else None
-        if whole is not None and whole is not p and p.words <= whole.words:
-            p = Passage(p.note_rank, whole.title, whole.path, whole.uuid, whole.text, whole.cites, whole.words,
-                        whole.counts, p.score, p.match)
-        text = trim_answer(p.text, weights)
-        if text is not p.text:   # a long answer enters as its window: only the window's words are new
-            p = Passage(p.note_rank, p.title, p.path, p.uuid, text, p.cites, frozenset(content_terms(text)), p.counts,
-                        p.score, p.match, p.event)
-        if p.cites and all(e in words_by_event for e in p.cites):
-            known = set().union(*(words_by_event[e] for e in p.cites))
-            if len(p.words - known) < 0.25 * max(len(p.words), 1):
-                continue  # the same events, and hardly a word more
-        if _repeats(p.words, chosen, postings):
-            continue
-        for t in p.words:
-            postings.setdefault(t, []).append(len(chosen))
-        chosen.append(p)
-        for event in p.cites:
-            words_by_event.setdefault(event, set()).update(p.words)
-        if len(chosen) >= max_passages:
-            break
-    return chosen
-
-
-def _repeats(words: frozenset[str], chosen: list[Passage], postings: dict[str, list[int]]) -> bool:
-    """Does a passage already taken hold 90 % of these words? Such a passage holds at least one of
-    any (10 % + 1) of them, so only the passages holding one of the rarest few are compared."""
-    need = 0.9 * max(len(words), 1)
-    rare = sorted(words, key=lambda t: len(postings.get(t, ())))[:int(0.1 * len(words)) + 1]
-    seen: set[int] = set()
-    for t in rare:
-        for i in postings.get(t, ()):
-            if i not in seen:
-                seen.add(i)
-                if len(words & chosen[i].words) >= need:
-                    return True
-    return False
