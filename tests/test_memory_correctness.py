@@ -164,6 +164,7 @@ def test_a_changed_number_supersedes_and_ask_gives_the_current_one(vault):
     ("Invoices for the billing team go to ops@example.com now.", "Invoices for the billing team go to billing@example.com now."),
     ("The deploy key lives in the 1Password vault 'ops'.", "The deploy key lives in the 1Password vault 'infra'."),
     ("Deploys of the billing service happen on Tuesdays.", "Deploys of the billing service happen on Thursdays."),
+    ("My sister Ana lives in Porto with her two cats.", "Ana moved to Lisbon last month for her new job."),
 ])
 def test_values_that_differ_make_a_contradiction(vault, before, after):
     path = vault.ltm_root / "concrete" / "topics" / "billing.md"

@@ -169,6 +169,20 @@ def test_a_decision_taken_back_in_short_term_memory_is_answered_current_first(va
                      "changed my mind: the shed will be built from larch, cedar is too expensive"], facts
 
 
+def test_someone_who_moved_is_answered_where_they_live_now_then_where_they_lived(vault):
+    """"Ana moved to Lisbon" holds neither "sister" nor "live": it is where the sister lives now,
+    and the answer says so before the old home, labelled."""
+    _asked_after(vault, "Where does my sister live?",
+                 (2, "My sister Ana lives in Porto with her two cats."),
+                 (5, "The plumber is coming on Monday."),
+                 (9, "Ana moved to Lisbon last month for her new job."))
+    with clock.frozen(datetime(2025, 5, 30, 9, tzinfo=timezone.utc)):
+        answer = vault.ask("Where does my sister live?").answer
+    quoted = re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)
+    assert [("Lisbon" in text, "superseded on 2025-05-09" in source) for text, source in quoted] == [
+        (True, False), (False, True)], answer
+
+
 @pytest.mark.parametrize("later", [
     "I changed my mind about the shed door: it will slide instead of swing.",   # another side of the shed
     "Should I change my mind about cedar for the shed? Larch is cheaper.",      # a question takes nothing back

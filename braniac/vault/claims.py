@@ -322,13 +322,18 @@ def unmentioned(values: frozenset[str] | set[str], text: str) -> set[str]:
 _VALUE_VERB = re.compile(r"^(?P<subject>.+?)\b(?P<verb>is|are|was|lives in|works at|works as|moved to|prefers|likes)\b\s+(?P<value>.+)$", re.I)
 
 
-def contradicts(old: Fact, new: Fact) -> bool:
+def contradicts(old: Fact, new: Fact, *, one_value_only: bool = False) -> bool:
     """The same subject and relation with a different value ("Ana lives in Porto" / "Ana
-    lives in Lisbon"): the newer claim supersedes, the older goes to History."""
+    lives in Lisbon"): the newer claim supersedes, the older goes to History. `one_value_only`:
+    only for relations that have one value at a time (where someone lives or works), which two
+    statements in other words can share ("Ana moved to Lisbon for her new job")."""
     a, b = _VALUE_VERB.match(_plain(old.text)), _VALUE_VERB.match(_plain(new.text))
     if not a or not b:
         return False
-    same_verb = a["verb"].lower() == b["verb"].lower()
+    relation = [_RELATION.get(m["verb"].lower(), m["verb"].lower()) for m in (a, b)]
+    if one_value_only and relation[0] not in _ONE_VALUE:
+        return False
+    same_verb = relation[0] == relation[1]
     return same_verb and _same_subject(a["subject"], b["subject"], a["verb"].lower()) and \
         (set(textutil.content_words(a["value"])) != set(textutil.content_words(b["value"]))
          or bool(unmentioned(textutil.values(a["value"]), b["value"]))
@@ -336,6 +341,7 @@ def contradicts(old: Fact, new: Fact) -> bool:
 
 
 _ONE_VALUE = {"lives in", "works at", "works as", "moved to"}  # relations with one current value
+_RELATION = {"moved to": "lives in"}   # "Ana moved to Lisbon" says where she lives now
 
 
 def _same_subject(a: str, b: str, verb: str) -> bool:

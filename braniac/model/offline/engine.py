@@ -64,24 +64,26 @@ class OfflineModel:
             # the prompt's own words count most; context words (standing in for pronouns) less
             return textutil.overlap(query, text) + 0.3 * textutil.overlap(context, text)
 
-        quotes: list[_Quote] = []
+        pool: list[_Quote] = []   # every statement in the working memory, relevant or not
         for event in wm.stm_events:
             said = _statements(event.user)
-            score = relevance(said) if said else 0.0
-            if score > 0:
-                quotes.append(_Quote(score + 0.05, _best_sentences(said, query | context),
-                                     f"short-term memory, event {event.id}", event.id, said=said))
+            if said:
+                score = relevance(said)
+                pool.append(_Quote(score + 0.05, _best_sentences(said, query | context),
+                                   f"short-term memory, event {event.id}", event.id, said=said, matched=score > 0))
         for rank, excerpt in enumerate(wm.excerpts):
             said, when, superseded = _evidence(excerpt.text)
-            score = relevance(excerpt.title + " " + said) if said else 0.0
-            if score > 0:
+            if said:
                 until = _SUPERSEDED.search(excerpt.text) if superseded else None
-                quotes.append(_Quote(score - rank * 0.01, _best_sentences(said, query | context), excerpt.path, when,
-                                     superseded, until.group(1) if until else None, said))
+                score = relevance(excerpt.title + " " + said)
+                pool.append(_Quote(score - rank * 0.01, _best_sentences(said, query | context), excerpt.path, when,
+                                   superseded, until.group(1) if until else None, said, score - rank * 0.01 > 0))
         # a single shared word out of many is chance, not relevance
         floor = 0.0 if len(query) <= 2 else min(0.34, 1.5 / len(query))
-        quotes = _current([q for q in quotes if q.score - 0.05 >= floor or q.score >= floor])
-        _taken_back(quotes, frozenset(map(textutil.stem, textutil.content_words(wm.prompt))))
+        quotes = _current([q for q in pool if q.matched and (q.score - 0.05 >= floor or q.score >= floor)])
+        about = frozenset(map(textutil.stem, textutil.content_words(wm.prompt)))
+        _taken_back(quotes, about)
+        quotes += _replacements(quotes, pool, about)
         # what is current first; what it replaced after it, as history, however well it matches
         # the words of the question ("what did I decide…" / "I decided to use cedar")
         quotes.sort(key=lambda q: (q.superseded, -q.score))
@@ -159,6 +161,7 @@ class _Quote:
     superseded: bool = False       # a claim in a note's History, or a statement taken back since
     until: str | None = None       # the day it was superseded, when known
     said: str = ""                 # the whole statement it quotes from
+    matched: bool = True           # it holds a word of the question (or of the context standing in for it)
 
 
 def _statements(said: str) -> str:
@@ -214,6 +217,30 @@ def _taken_back(quotes: list[_Quote], about: frozenset[str]) -> None:
                     takes_back(quote.said or quote.text, other.said or other.text, about):
                 quote.superseded, quote.until = True, other.when[:10]
                 break
+
+
+def _replacements(quotes: list[_Quote], pool: list[_Quote], about: frozenset[str]) -> list[_Quote]:
+    """For each quote that is history, the newest statement in the working memory that replaced
+    it ("Ana moved to Lisbon" for "My sister Ana lives in Porto"), though it holds few of the
+    question's words: the answer says what is true now, then what was."""
+    found: list[_Quote] = []
+    for old in [q for q in quotes if q.superseded and q.when]:
+        was = claims.Fact(_fact_text(old.said or old.text))
+        newer = [q for q in pool if q.when and not q.superseded and _moment(q.when) > _moment(old.when)
+                 and q not in quotes and q not in found]
+        for new in sorted(newer, key=lambda q: _moment(q.when), reverse=True):
+            now = claims.Fact(_fact_text(new.said or new.text))
+            if claims.contradicts(was, now, one_value_only=True) or claims.compare(was, now) == claims.CHANGED or \
+                    takes_back(was.text, now.text, about):
+                new.score = old.score
+                found.append(new)
+                break
+    return found
+
+
+def _fact_text(said: str) -> str:
+    fact = claims.parse_fact(said.split("\n", 1)[0])
+    return fact.text if fact is not None else said
 
 
 def _context_words(wm: WorkingMemory) -> list[str]:
