@@ -165,6 +165,8 @@ def test_a_changed_number_supersedes_and_ask_gives_the_current_one(vault):
     ("The deploy key lives in the 1Password vault 'ops'.", "The deploy key lives in the 1Password vault 'infra'."),
     ("Deploys of the billing service happen on Tuesdays.", "Deploys of the billing service happen on Thursdays."),
     ("My sister Ana lives in Porto with her two cats.", "Ana moved to Lisbon last month for her new job."),
+    ("I work at Acme as a backend engineer.", "I started a new job at Globex as a staff engineer."),
+    ("I live in Porto near the river.", "I moved to Lisbon for the new job."),
 ])
 def test_values_that_differ_make_a_contradiction(vault, before, after):
     path = vault.ltm_root / "concrete" / "topics" / "billing.md"
@@ -184,10 +186,15 @@ def test_values_that_differ_make_a_contradiction(vault, before, after):
 @pytest.mark.parametrize("before, after", [
     ("Room 12 is the meeting room for the design team.", "Room 14 is now the meeting room for the sales team."),
     ("Server 3 runs the billing service.", "Server 4 runs the search service."),
+    # "work at" after anything but "I" or "we" is a noun: not where John works
+    ("John: You mentioned your work at the homeless shelter, so I joined a fire brigade.",
+     "John: I work at the fire station on weekends now."),
+    ("I joined a gym near the office.", "I work at Acme as a backend engineer."),
 ])
 def test_two_numbered_things_each_with_its_own_value_are_both_current(vault, before, after):
     """Room 12 and Room 14 are two rooms, not one room whose value changed: the number in the
-    subject names the thing. Both claims stay current."""
+    subject names the thing. Both claims stay current, as do two statements of which one only
+    seems to say where someone works."""
     path = vault.ltm_root / "concrete" / "topics" / "rooms.md"
     note = FactNote.create(path, title="Rooms", summary="", tags=[], emotion="neutral", note_uuid="u-rooms")
     assert note.merge(Fact(f"2025-03-01 — {before}", ["2025-03-01T10:00:00Z"]), vault) == "added"

@@ -183,6 +183,23 @@ def test_someone_who_moved_is_answered_where_they_live_now_then_where_they_lived
         (True, False), (False, True)], answer
 
 
+@pytest.mark.parametrize("promoted", [False, True])
+def test_a_new_job_is_where_i_work_now_in_short_term_memory_and_after_promotion(vault, promoted):
+    with clock.frozen(datetime(2025, 5, 2, 10, tzinfo=timezone.utc)):
+        vault.remember("I work at Acme as a backend engineer.")
+        vault.remember("Had pizza with Tom on Friday.")
+    with clock.frozen(datetime(2025, 5, 9, 10, tzinfo=timezone.utc)):
+        vault.remember("I started a new job at Globex as a staff engineer.")
+    if promoted:
+        with clock.frozen(datetime(2025, 5, 9, 12, tzinfo=timezone.utc)):
+            vault.promote(force=True)
+    with clock.frozen(datetime(2025, 5, 10, 9, tzinfo=timezone.utc)):
+        answer = vault.ask("Where do I work?").answer
+    quoted = re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)
+    assert [("Globex" in text, "superseded on 2025-05-09" in source) for text, source in quoted] == [
+        (True, False), (False, True)], answer
+
+
 @pytest.mark.parametrize("later", [
     "I changed my mind about the shed door: it will slide instead of swing.",   # another side of the shed
     "Should I change my mind about cedar for the shed? Larch is cheaper.",      # a question takes nothing back

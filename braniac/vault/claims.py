@@ -319,7 +319,8 @@ def unmentioned(values: frozenset[str] | set[str], text: str) -> set[str]:
     return {v for v in values if v not in mentions and not (" " in v and v in lowered)}
 
 
-_VALUE_VERB = re.compile(r"^(?P<subject>.+?)\b(?P<verb>is|are|was|lives in|works at|works as|moved to|prefers|likes)\b\s+(?P<value>.+)$", re.I)
+_VALUE_VERB = re.compile(r"^(?P<subject>.+?)\b(?P<verb>is|are|was|lives? in|works? at|works? as|moved to|prefers|likes"
+                         r"|(?:started|got|took|found|landed) a (?:new )?job at|started working at)\b\s+(?P<value>.+)$", re.I)
 
 
 def contradicts(old: Fact, new: Fact, *, one_value_only: bool = False) -> bool:
@@ -327,24 +328,40 @@ def contradicts(old: Fact, new: Fact, *, one_value_only: bool = False) -> bool:
     lives in Lisbon"): the newer claim supersedes, the older goes to History. `one_value_only`:
     only for relations that have one value at a time (where someone lives or works), which two
     statements in other words can share ("Ana moved to Lisbon for her new job")."""
-    a, b = _VALUE_VERB.match(_plain(old.text)), _VALUE_VERB.match(_plain(new.text))
+    a, b = _relation_of(_plain(old.text)), _relation_of(_plain(new.text))
     if not a or not b:
         return False
-    relation = [_RELATION.get(m["verb"].lower(), m["verb"].lower()) for m in (a, b)]
+    relation = [_RELATION.get(" ".join(m["verb"].lower().split()), m["verb"].lower()) for m in (a, b)]
     if one_value_only and relation[0] not in _ONE_VALUE:
         return False
     same_verb = relation[0] == relation[1]
-    return same_verb and _same_subject(a["subject"], b["subject"], a["verb"].lower()) and \
+    return same_verb and _same_subject(a["subject"], b["subject"], relation[0]) and \
         (set(textutil.content_words(a["value"])) != set(textutil.content_words(b["value"]))
          or bool(unmentioned(textutil.values(a["value"]), b["value"]))
          and bool(unmentioned(textutil.values(b["value"]), a["value"])))
 
 
 _ONE_VALUE = {"lives in", "works at", "works as", "moved to"}  # relations with one current value
-_RELATION = {"moved to": "lives in"}   # "Ana moved to Lisbon" says where she lives now
+# "Ana moved to Lisbon" says where she lives now; "I started a new job at Globex", where I work
+_RELATION = {"moved to": "lives in", "live in": "lives in", "work at": "works at", "work as": "works as",
+             **{f"{verb} a {new}job at": "works at" for verb in ("started", "got", "took", "found", "landed")
+                for new in ("", "new ")}, "started working at": "works at"}
+_PERSON = frozenset({"i", "we"})   # the person themselves, who is the subject of "I work at…"
+
+
+def _relation_of(text: str) -> re.Match | None:
+    """Subject, verb and value; "work at" or "live in" only after "I" or "we" ("your work at the
+    shelter" is a noun, not where anyone works)."""
+    found = _VALUE_VERB.match(text)
+    if found and found["verb"].lower().startswith(("live ", "work ")) and \
+            (textutil.words(found["subject"]) or [""])[-1] not in _PERSON:
+        return None
+    return found
 
 
 def _same_subject(a: str, b: str, verb: str) -> bool:
+    if set(textutil.words(a)) | set(textutil.words(b)) <= _PERSON and textutil.words(a) and textutil.words(b):
+        return True   # "I work at Acme" / "I started a new job at Globex"
     wa, wb = set(textutil.content_words(a)), set(textutil.content_words(b))
     if not wa or not wb or textutil.numbers(a) != textutil.numbers(b):
         return False   # "Room 12" and "Room 14" are two rooms: a number in the subject names the thing

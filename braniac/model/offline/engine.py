@@ -82,8 +82,7 @@ class OfflineModel:
         floor = 0.0 if len(query) <= 2 else min(0.34, 1.5 / len(query))
         quotes = _current([q for q in pool if q.matched and (q.score - 0.05 >= floor or q.score >= floor)])
         about = frozenset(map(textutil.stem, textutil.content_words(wm.prompt)))
-        _taken_back(quotes, about)
-        quotes += _replacements(quotes, pool, about)
+        quotes += _replaced(quotes, pool, about)
         # what is current first; what it replaced after it, as history, however well it matches
         # the words of the question ("what did I decide…" / "I decided to use cedar")
         quotes.sort(key=lambda q: (q.superseded, -q.score))
@@ -205,37 +204,28 @@ def _current(quotes: list[_Quote]) -> list[_Quote]:
     return kept
 
 
-def _taken_back(quotes: list[_Quote], about: frozenset[str]) -> None:
-    """A statement that a newer one takes back ("I changed my mind: larch, cedar is too
-    expensive") is history, dated the day of the newer one: in short-term memory, before any
-    promotion has compared them, as in long-term memory."""
-    for quote in quotes:
-        if quote.superseded or not quote.when:
-            continue
-        for other in quotes:
-            if other.when and _moment(other.when) > _moment(quote.when) and \
-                    takes_back(quote.said or quote.text, other.said or other.text, about):
-                quote.superseded, quote.until = True, other.when[:10]
-                break
-
-
-def _replacements(quotes: list[_Quote], pool: list[_Quote], about: frozenset[str]) -> list[_Quote]:
-    """For each quote that is history, the newest statement in the working memory that replaced
-    it ("Ana moved to Lisbon" for "My sister Ana lives in Porto"), though it holds few of the
-    question's words: the answer says what is true now, then what was."""
-    found: list[_Quote] = []
-    for old in [q for q in quotes if q.superseded and q.when]:
+def _replaced(quotes: list[_Quote], pool: list[_Quote], about: frozenset[str]) -> list[_Quote]:
+    """Each quote that a newer statement in the working memory replaced is history, dated the
+    day of that statement ("I decided on cedar" / "I changed my mind: larch"; "I work at Acme" /
+    "I started a new job at Globex"), in short-term memory before any promotion compared them
+    as in long-term memory. The replacing statement is quoted too, though it may hold none of
+    the question's words ("Ana moved to Lisbon" for "where does my sister live?"): the answer
+    says what is true now, then what was. Returns the statements to add."""
+    added: list[_Quote] = []
+    for old in [q for q in quotes if q.when]:
         was = claims.Fact(_fact_text(old.said or old.text))
-        newer = [q for q in pool if q.when and not q.superseded and _moment(q.when) > _moment(old.when)
-                 and q not in quotes and q not in found]
+        newer = [q for q in pool if q.when and not q.superseded and _moment(q.when) > _moment(old.when)]
         for new in sorted(newer, key=lambda q: _moment(q.when), reverse=True):
             now = claims.Fact(_fact_text(new.said or new.text))
-            if claims.contradicts(was, now, one_value_only=True) or claims.compare(was, now) == claims.CHANGED or \
-                    takes_back(was.text, now.text, about):
-                new.score = old.score
-                found.append(new)
+            if takes_back(was.text, now.text, about) or claims.contradicts(was, now, one_value_only=True) or \
+                    claims.compare(was, now) == claims.CHANGED:
+                if not old.superseded:
+                    old.superseded, old.until = True, new.when[:10]
+                new.score = max(new.score, old.score)   # as relevant as what it replaced
+                if new not in quotes and new not in added:
+                    added.append(new)
                 break
-    return found
+    return added
 
 
 def _fact_text(said: str) -> str:
