@@ -285,6 +285,19 @@ def test_asking_again_after_a_promotion_brings_back_the_memories_not_only_the_la
     assert '- "I work at Acme as a backend engineer."' in again.answer, again.answer
 
 
+def test_a_question_asked_again_and_again_enters_once_beside_the_memory_it_asks_about(vault):
+    """Three past "where do I work?" exchanges are one question asked again: one of them enters
+    the working memory, not three above the memory itself."""
+    vault.remember("I work at Acme as a backend engineer.")
+    for _ in range(3):
+        vault.ask("Where do I work?")
+        vault.promote(force=True)
+    turn = vault.ask("Where do I work?")
+    asked = [e for e in turn.excerpts if '**User:** "Where do I work?"' in e.text]
+    assert len(asked) == 1 and any('**User:** "I work at Acme' in e.text for e in turn.excerpts), \
+        [e.text[:60] for e in turn.excerpts]
+
+
 def test_an_answer_that_repeats_a_memory_in_its_own_words_does_not_stand_in_for_it(vault):
     """A model's answer that says a memory again ("You work at Acme as a backend engineer") holds
     its words, not the memory: the person's own line still enters the working memory."""

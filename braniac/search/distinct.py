@@ -6,7 +6,8 @@ window that matches the prompt (excerpts.py): what is compared is what enters.
 
 What a passage taken holds is what it remembers: an archived exchange holds the person's words,
 not the answer, which may quote memories (with their event ids, or in its own words) and must
-not stand in for them.
+not stand in for them. And an exchange repeats one taken when the person's words do: a question
+asked again and again enters once.
 """
 from __future__ import annotations
 
@@ -42,7 +43,7 @@ def distinct(passages: list[Passage], limit: int, weights: dict[str, float]) -> 
             known = set().union(*(words_by_event[e] for e in p.cites))
             if len(p.words - known) < 0.25 * max(len(p.words), 1):
                 continue  # the same events, and hardly a word more
-        if _repeats(p.words, held, postings):
+        if _repeats(said_terms(p.text, p.words), held, postings):
             continue
         # what it holds is what it remembers: an answer of braniac's quoting a memory holds not it
         held.append(said_terms(p.text, p.words))

@@ -24,6 +24,7 @@ if TYPE_CHECKING:
 MAX_PASSAGE_CHARS = 1500
 ANSWER_WEIGHT = 0.2      # an assistant's answer word counts this much in an exchange's terms
 _ANSWER = "\n**AI:**"     # where an archived exchange's reply starts
+_PERSON = "**User:**"     # and the person's words
 _HEADING = re.compile(r"^#{1,6}\s")
 _LINK_ONLY = re.compile(rf"^[-*+]\s+{ANY_LINK}\s*(?:—.*)?$|^_\(none yet\)_$")
 
@@ -116,7 +117,7 @@ def said_terms(text: str, words: frozenset[str]) -> frozenset[str]:
     words, not the assistant's answer (which may quote memories); elsewhere `words`, all of them."""
     if not is_exchange(text):
         return words
-    return frozenset(content_terms(text.partition(_ANSWER)[0]))
+    return frozenset(content_terms(text.partition(_ANSWER)[0].partition(_PERSON)[2]))
 
 
 def _counts(text: str) -> dict[str, float]:
