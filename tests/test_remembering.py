@@ -251,6 +251,30 @@ def in_california(time_zone):
     time_zone("America/Los_Angeles")
 
 
+@pytest.mark.parametrize("question, days", [
+    ("What did I do last weekend?", ("2026-11-21", "2026-11-22")),   # its Saturday and Sunday, not the week
+    ("What did I do last Friday?", ("2026-11-20",)),
+    ("What did I do this past Sunday?", ("2026-11-22",)),
+])
+def test_what_i_did_last_weekend_or_last_friday_is_what_happened_those_days(vault, question, days):
+    """Asked on Thursday 26 November: the events of those days answer, though they share no
+    word with the question, before one that says "weekend" two weeks before."""
+    said = {"2026-11-14": "Visited my parents in Coimbra for the weekend.",
+            "2026-11-20": "Drinks with the team at the usual bar.",
+            "2026-11-21": "Went kayaking on the Tagus with Rui, then dinner in Belém.",
+            "2026-11-22": "Spent the morning fixing the bike's brakes.",
+            "2026-11-24": "Work was busy, shipped the billing fix."}
+    for day, text in said.items():
+        with clock.frozen(datetime.fromisoformat(day).replace(hour=15, tzinfo=timezone.utc)):
+            vault.remember(text)
+    with clock.frozen(datetime(2026, 11, 25, 12, tzinfo=timezone.utc)):
+        vault.promote(force=True)
+    with clock.frozen(datetime(2026, 11, 26, 12, tzinfo=timezone.utc)):
+        answer = vault.ask(question).answer
+    quoted = [text for text, _ in re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)]
+    assert quoted[:len(days)] and set(quoted[:len(days)]) == {said[d] for d in days}, answer
+
+
 def test_a_relative_day_counts_from_the_persons_own_day_not_utcs(vault, in_california):
     """04:00 UTC on 3 June is 21:00 on 2 June in California: "yesterday" is the 1st."""
     _live(vault, datetime(2025, 6, 3, 4, tzinfo=timezone.utc), "Ana: I adopted a cat called Pixel yesterday.")

@@ -24,9 +24,11 @@ _SPAN_PATTERNS = (
     ("m", re.compile(rf"\b(?:in|during|since|of|last|early|late|mid|before|after|until)\s+(?:mid-?|early\s+|late\s+)?{_MONTH}\b(?!\s+\d)", re.I)),
     ("y", re.compile(r"\b(?:in|during|since|of|year|before|after|until)\s+((?:19|20)\d{2})\b(?!-)", re.I)),
     ("rel", re.compile(r"\b(yesterday|today|tonight|last\s+(?:night|week|weekend|month|year)|this\s+(?:week|month|year)"
+                       r"|(?:last|this\s+past)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
                        r"|(\d+|a|an|one|two|three|four|five|six)\s+(days?|weeks?|months?|years?)\s+ago)\b", re.I)),
 )
 _NUMBER = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
 def date_spans(text: str, now=None) -> list[tuple[str, str]]:
@@ -100,9 +102,15 @@ def _relative(groups: tuple, today: date) -> tuple[date, date]:
         return today - timedelta(days=1), today - timedelta(days=1)
     if phrase == "this week":
         return today - timedelta(days=today.weekday()), today
-    if phrase in ("last week", "last weekend"):
+    if phrase == "last week":
         start = today - timedelta(days=today.weekday() + 7)
         return start, start + timedelta(days=6)
+    if phrase == "last weekend":   # the Saturday and Sunday of last week (as relative_times resolves it)
+        saturday = today - timedelta(days=today.weekday() + 2)
+        return saturday, saturday + timedelta(days=1)
+    if phrase.split()[-1] in _WEEKDAYS:   # "last Friday": the latest Friday before today
+        back = (today.weekday() - _WEEKDAYS.index(phrase.split()[-1])) % 7 or 7
+        return today - timedelta(days=back), today - timedelta(days=back)
     if phrase == "this month":
         return today.replace(day=1), today
     if phrase == "last month":

@@ -11,9 +11,10 @@ import re
 from dataclasses import dataclass
 from typing import Iterator
 
-from ...infra import textutil
+from ...infra import clock, textutil
+from ...infra.date_spans import date_spans
 from ...vault import claims, stm
-from ...vault.layout import EVENT_ID_IN_TEXT
+from ...vault.layout import EVENT_ID_IN_TEXT, event_day
 from ...vault.reversals import takes_back
 from . import organization, promotion
 from ..organization_types import OrganizationPlan, OrganizationRequest
@@ -80,6 +81,7 @@ class OfflineModel:
                                    superseded, until.group(1) if until else None, said, score - rank * 0.01 > 0))
         # a single shared word out of many is chance, not relevance
         floor = 0.0 if len(query) <= 2 else min(0.34, 1.5 / len(query))
+        _in_the_period(pool, wm)
         quotes = _current([q for q in pool if q.matched and (q.score - 0.05 >= floor or q.score >= floor)])
         about = frozenset(map(textutil.stem, textutil.content_words(wm.prompt)))
         quotes += _replaced(quotes, pool, about)
@@ -226,6 +228,24 @@ def _replaced(quotes: list[_Quote], pool: list[_Quote], about: frozenset[str]) -
                     added.append(new)
                 break
     return added
+
+
+def _in_the_period(pool: list[_Quote], wm: WorkingMemory) -> None:
+    """"What did I do last weekend?": what happened then answers it, whatever its words. A
+    statement on a day of the period the prompt names is relevant, above a word match."""
+    try:
+        today = clock.parse_iso(wm.now).astimezone() if wm.now else clock.now().astimezone()
+        spans = date_spans(wm.prompt, today)
+    except ValueError:
+        return
+    for quote in pool:
+        try:
+            day = event_day(quote.when).isoformat() if quote.when else ""
+        except ValueError:
+            continue
+        if day and any(start <= day <= end for start, end in spans):
+            quote.score += 1.0
+            quote.matched = True
 
 
 def _fact_text(said: str) -> str:
