@@ -315,6 +315,20 @@ def test_an_answer_that_repeats_a_memory_in_its_own_words_does_not_stand_in_for_
     assert any(e.text == "I work at Acme as a backend engineer." for e in turn.excerpts), [e.text[:80] for e in turn.excerpts]
 
 
+def test_what_do_i_need_to_do_is_answered_with_the_open_tasks(vault):
+    """"Call the plumber" shares no word with the question; a task done is not listed."""
+    vault.remember("Remind me to call the plumber about the leak.")
+    vault.remember("Remind me to book the dentist.")
+    vault.remember("Had lunch with Ana.")
+    doc = vault.read_stm()
+    assert doc.set_item_done(stm.TASKS, "book the dentist")   # ticked off by hand
+    vault.stm_path.write_text(doc.render(), encoding="utf-8")
+    answer = vault.ask("What do I need to do?").answer
+    quoted = [text for text, _ in re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)]
+    assert "call the plumber about the leak" in quoted, answer
+    assert not any("dentist" in q or "lunch" in q for q in quoted), answer
+
+
 def test_offline_answer_does_not_take_a_past_question_and_answer_for_a_memory(vault):
     assert "don't remember" in vault.ask("Where did I leave the red kayak paddle?").answer
     vault.promote(force=True)   # the question and braniac's answer are an archived event now

@@ -23,6 +23,7 @@ from ..types import Candidate, EventRecord, NoteDraft, Reflection, WorkingMemory
 NAME = "offline"
 _PRONOUNS = {"it", "that", "this", "he", "she", "they", "them", "him", "her", "his", "hers", "their", "those", "these"}
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
+_ASKS_TASKS = re.compile(r"\b(?:to-?dos?|tasks?|(?:need|have|got) to do|on my (?:list|plate)|remind(?:ers?)? me\b.*\?)", re.I)
 _SUPERSEDED = re.compile(r"\s—\s+superseded on (\d{4}-\d{2}-\d{2})\b")
 
 _TASK = re.compile(r"\b(?:remind me to|todo:?|to-do:?|task:|i need to|i have to|i must|don'?t let me forget to)\s+(.+?)(?:[.!?]|$)", re.I)
@@ -65,7 +66,7 @@ class OfflineModel:
             # the prompt's own words count most; context words (standing in for pronouns) less
             return textutil.overlap(query, text) + 0.3 * textutil.overlap(context, text)
 
-        pool: list[_Quote] = []   # every statement in the working memory, relevant or not
+        pool: list[_Quote] = _open_tasks(wm)   # every statement in the working memory, relevant or not
         for event in wm.stm_events:
             said = _statements(event.user)
             if said:
@@ -228,6 +229,18 @@ def _replaced(quotes: list[_Quote], pool: list[_Quote], about: frozenset[str]) -
                     added.append(new)
                 break
     return added
+
+
+def _open_tasks(wm: WorkingMemory) -> list[_Quote]:
+    """"What do I need to do?", "what's on my to-do list?": the open tasks of short-term memory
+    answer it, though "call the plumber" shares no word with it."""
+    if not _ASKS_TASKS.search(wm.prompt):
+        return []
+    try:
+        tasks = [item.text for item in stm.parse(wm.short_term).items(stm.TASKS) if item.done is False]
+    except ValueError:
+        return []
+    return [_Quote(1.05, text, "short-term memory, open task") for text in tasks]
 
 
 def _in_the_period(pool: list[_Quote], wm: WorkingMemory) -> None:
