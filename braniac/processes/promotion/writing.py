@@ -307,15 +307,18 @@ STATED = 0.8   # the share of a line's (stemmed) content words an event must say
 
 def stating_events(item: str, events: list[EventRecord]) -> list[str]:
     """The events that state a Structured Data line ("task done: book the train"): what the
-    person or the assistant said in them (never braniac's notes) holds the line's words and
-    every value it names. Reflection may have put the line in its own words; then no event
-    states it and it is recorded without a source, never with a guessed one."""
+    person said in them, or else what the assistant said (never braniac's notes), holds the
+    line's words and every value it names. The person's first: an answer that later quotes
+    their decision back to them is not when it was made. Reflection may have put the line in
+    its own words; then no event states it and it is recorded without a source, never with a
+    guessed one."""
     said = item.split(": ", 1)[-1]
     words = set(textutil.content_words(said))
     wanted = stated_values(said)
-    found = []
+    found: dict[str, list[str]] = {"User": [], "AI": []}
     for event in events:
-        text = "\n".join(v for k, v in event.fields.items() if k in ("User", "AI"))
-        if words and textutil.overlap(words, text) >= STATED and not unmentioned(wanted, text):
-            found.append(event.id)
-    return sorted(found)
+        for field in found:
+            text = event.fields.get(field, "")
+            if words and textutil.overlap(words, text) >= STATED and not unmentioned(wanted, text):
+                found[field].append(event.id)
+    return sorted(found["User"] or found["AI"])
