@@ -190,6 +190,11 @@ def test_values_that_differ_make_a_contradiction(vault, before, after):
     ("John: You mentioned your work at the homeless shelter, so I joined a fire brigade.",
      "John: I work at the fire station on weekends now."),
     ("I joined a gym near the office.", "I work at Acme as a backend engineer."),
+    # where someone lives or works is a named place, and the same name said more precisely is one
+    ("I work at Acme as a backend engineer.", "I work at home on Fridays."),
+    ("I work at Acme as a backend engineer.", "I work at Acme's Lisbon office now."),
+    ("I live in Lisbon near the river.", "We moved to Slack for team chat."),
+    ("I live in Lisbon near the river.", "I moved to the backend team."),
 ])
 def test_two_numbered_things_each_with_its_own_value_are_both_current(vault, before, after):
     """Room 12 and Room 14 are two rooms, not one room whose value changed: the number in the
@@ -327,6 +332,8 @@ def test_what_do_i_need_to_do_is_answered_with_the_open_tasks(vault):
     quoted = [text for text, _ in re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)]
     assert "call the plumber about the leak" in quoted, answer
     assert not any("dentist" in q or "lunch" in q for q in quoted), answer
+    other = vault.ask("Which task does the billing service run every night?").answer   # not the person's
+    assert "plumber" not in other, other
 
 
 def test_offline_answer_does_not_take_a_past_question_and_answer_for_a_memory(vault):

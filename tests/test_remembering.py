@@ -203,6 +203,9 @@ def test_a_new_job_is_where_i_work_now_in_short_term_memory_and_after_promotion(
 @pytest.mark.parametrize("later", [
     "I changed my mind about the shed door: it will slide instead of swing.",   # another side of the shed
     "Should I change my mind about cedar for the shed? Larch is cheaper.",      # a question takes nothing back
+    "I haven't changed my mind: the shed stays cedar.",                         # nor a denial
+    "I might change my mind about the cedar for the shed if larch gets cheaper.",   # nor a maybe
+    "The shed's cedar roof no longer leaks after the fix.",                      # "no longer" of the roof
 ])
 def test_a_change_of_mind_about_another_side_of_a_thing_leaves_the_first_decision_current(vault, later):
     """Taking back one thing names what it gives up; without a word of the older decision it is

@@ -335,6 +335,12 @@ def contradicts(old: Fact, new: Fact, *, one_value_only: bool = False) -> bool:
     if one_value_only and relation[0] not in _ONE_VALUE:
         return False
     same_verb = relation[0] == relation[1]
+    if same_verb and relation[0] in _NAMED_PLACE:
+        # where someone lives or works is a named place: "at home", "at night", "to the backend
+        # team" name none, and "Acme's Lisbon office" or "Lisbon, Portugal" is the same place said
+        # more precisely
+        named = [_named(m["value"]) for m in (a, b)]
+        return None not in named and named[0] != named[1] and _same_subject(a["subject"], b["subject"], relation[0])
     return same_verb and _same_subject(a["subject"], b["subject"], relation[0]) and \
         (set(textutil.content_words(a["value"])) != set(textutil.content_words(b["value"]))
          or bool(unmentioned(textutil.values(a["value"]), b["value"]))
@@ -349,12 +355,24 @@ _RELATION = {"moved to": "lives in", "live in": "lives in", "work at": "works at
 _PERSON = frozenset({"i", "we"})   # the person themselves, who is the subject of "I work at…"
 
 
+_NAMED_PLACE = {"lives in", "works at"}
+
+
+def _named(value: str) -> str | None:
+    """The name a value opens with ("Acme's Lisbon office": acme), or None."""
+    first = re.match(r"(?:the\s+)?([A-Z][\w-]*)", value.strip())
+    return first.group(1).lower() if first else None
+
+
 def _relation_of(text: str) -> re.Match | None:
     """Subject, verb and value; "work at" or "live in" only after "I" or "we" ("your work at the
-    shelter" is a noun, not where anyone works)."""
+    shelter" is a noun, not where anyone works), and "moved to" not after "we" ("we moved to
+    Slack" is a team's tool, not a home)."""
     found = _VALUE_VERB.match(text)
-    if found and found["verb"].lower().startswith(("live ", "work ")) and \
-            (textutil.words(found["subject"]) or [""])[-1] not in _PERSON:
+    if not found:
+        return None
+    verb, last = found["verb"].lower(), (textutil.words(found["subject"]) or [""])[-1]
+    if verb.startswith(("live ", "work ")) and last not in _PERSON or verb == "moved to" and last == "we":
         return None
     return found
 

@@ -12,12 +12,16 @@ from functools import lru_cache
 from ..infra import textutil
 
 # Words by which a person takes back what they said or decided before, in a sentence that asks
-# nothing ("should I change my mind?" takes nothing back). Not "instead", "rather than" or
+# nothing ("should I change my mind?" takes nothing back); "no longer" only of the person ("the
+# roof no longer leaks" takes nothing back). Not "instead", "rather than" or
 # "switched to": in a long message about code ("use flex instead of grid") or a preference ("a
 # UK style rather than a US one") they take nothing back (BEAM dev, with them: -0.7 / -0.6 at
 # 300 / 750 words; only in statements of 40 words or fewer: -0.4 at 300).
 _TAKEN_BACK = re.compile(r"\b(?:changed? (?:my|our) minds?|change of plans?|on second thought|scratch that|"
-                         r"decided against|(?:have|'ve) decided not to|no longer|not any ?more)\b")
+                         r"decided against|(?:have|'ve) decided not to"
+                         r"|(?:i|we)(?:'m|'re| am| are)? (?:no longer|not (?:\w+ ){1,3}any ?more))\b")
+# what says the taking back did not happen: "I haven't changed my mind", "I might change my mind"
+_NOT_DONE = re.compile(r"n't\b|\b(?:not|never|might|may|could|would|should|if|whether|maybe|perhaps)\b")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 # the words of taking back, never the value given up
 _TAKING_BACK_WORDS = frozenset(textutil.stem(w) for w in "changed change mind minds plan plans decided instead "
@@ -38,7 +42,12 @@ def takes_back(old: str, new: str, about: frozenset[str]) -> bool:
 @lru_cache(maxsize=4096)   # (retrieval compares each of the best passages with every later one)
 def _says_taken_back(text: str) -> bool:
     told = [s for s in _SENTENCE_END.split(text.lower()) if not s.rstrip().endswith("?")]
-    return any(_TAKEN_BACK.search(s) for s in told)
+    for sentence in told:
+        for cue in _TAKEN_BACK.finditer(sentence):
+            before = " ".join(sentence[:cue.start()].split()[-3:])
+            if not _NOT_DONE.search(before):
+                return True
+    return False
 
 
 @lru_cache(maxsize=4096)

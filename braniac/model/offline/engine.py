@@ -23,7 +23,9 @@ from ..types import Candidate, EventRecord, NoteDraft, Reflection, WorkingMemory
 NAME = "offline"
 _PRONOUNS = {"it", "that", "this", "he", "she", "they", "them", "him", "her", "his", "hers", "their", "those", "these"}
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
-_ASKS_TASKS = re.compile(r"\b(?:to-?dos?|tasks?|(?:need|have|got) to do|on my (?:list|plate)|remind(?:ers?)? me\b.*\?)", re.I)
+# the person asking what is left for them to do (not "which task does the billing job run?")
+_ASKS_TASKS = re.compile(r"\b(?:(?:my|our)\s+(?:open\s+)?(?:tasks|to-?dos?|to-do list)|(?:i|we)\s+(?:still\s+)?"
+                         r"(?:need|have|got)\s+to\s+do|on\s+my\s+(?:list|plate))\b", re.I)
 _SUPERSEDED = re.compile(r"\s—\s+superseded on (\d{4}-\d{2}-\d{2})\b")
 
 _TASK = re.compile(r"\b(?:remind me to|todo:?|to-do:?|task:|i need to|i have to|i must|don'?t let me forget to)\s+(.+?)(?:[.!?]|$)", re.I)
