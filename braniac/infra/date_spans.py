@@ -25,6 +25,7 @@ _SPAN_PATTERNS = (
     ("y", re.compile(r"\b(?:in|during|since|of|year|before|after|until)\s+((?:19|20)\d{2})\b(?!-)", re.I)),
     ("rel", re.compile(r"\b(yesterday|today|tonight|last\s+(?:night|week|weekend|month|year)|this\s+(?:week|month|year)"
                        r"|(?:last|this\s+past)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+                       r"|this\s+past\s+weekend"
                        r"|(\d+|a|an|one|two|three|four|five|six)\s+(days?|weeks?|months?|years?)\s+ago)\b", re.I)),
 )
 _NUMBER = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
@@ -105,7 +106,7 @@ def _relative(groups: tuple, today: date) -> tuple[date, date]:
     if phrase == "last week":
         start = today - timedelta(days=today.weekday() + 7)
         return start, start + timedelta(days=6)
-    if phrase == "last weekend":   # the Saturday and Sunday of last week (as relative_times resolves it)
+    if phrase in ("last weekend", "this past weekend"):   # last week's Saturday and Sunday (as relative_times has it)
         saturday = today - timedelta(days=today.weekday() + 2)
         return saturday, saturday + timedelta(days=1)
     if phrase.split()[-1] in _WEEKDAYS:   # "last Friday": the latest Friday before today
