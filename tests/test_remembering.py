@@ -118,6 +118,15 @@ def test_a_count_said_now_to_be_another_is_current_though_both_say_what_they_use
     assert stating and "10 cards" in stating[0], stating
 
 
+def test_a_count_said_in_words_that_changed_is_the_current_one(vault):
+    excerpts = _asked_after(vault, "How many kids does Tom have?",
+                            (2, "Tom has two kids, Leo and Mia."),
+                            (9, "Tom's wife had a baby girl, so Tom now has three kids."))
+    stating = [t for t in excerpts if re.search(r"\b(two|three) kids\b", t)]
+    assert stating and "three kids" in stating[0], stating
+    assert all("superseded on 2025-05-09" in t for t in stating if "two kids" in t), stating
+
+
 def test_two_counts_of_two_things_a_word_apart_are_both_current(vault):
     """"the launch day party" and "the demo day party": a noun the question names, qualified
     otherwise, is another thing, even a frequent one like "day"."""

@@ -142,6 +142,7 @@ def _changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool
     question, not the two statements' shared words, says what the thing is."""
     if len(asked) < 2:
         return False
+    old, new = _in_digits(old), _in_digits(new)
     before, after = textutil.numbers(old), textutil.numbers(new)
     if not (before - after and after - before):
         return False
@@ -153,6 +154,16 @@ def _changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool
         or now >= NEW_THING_SHARE and _says_new(old, new, asked))
     changed = changed or min(was, now) >= NEW_THING_SHARE and _same_frame(old, new, asked)
     return changed and not _qualified_otherwise(old, new, asked)
+
+
+_NUMBER_WORDS = {w: str(n) for n, w in enumerate("two three four five six seven eight nine ten eleven twelve".split(), 2)}
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
+
+
+def _in_digits(text: str) -> str:
+    """"Tom has two kids" as "Tom has 2 kids", so a count said in words compares with one said
+    in digits or other words ("now has three kids"). Not "one": "one of my friends" counts none."""
+    return _NUMBER_WORD.sub(lambda m: _NUMBER_WORDS[m.group(1).lower()], text)
 
 
 def _says_new(old: str, new: str, asked: frozenset[str]) -> bool:
