@@ -40,9 +40,9 @@ from .processes.sync import RemoteSyncReport
 from .processes.sync import sync as run_sync
 from .processes.sync.clone import clone as clone_vault
 from .processes.undo import UndoReport, WorkerRun, list_runs, require_repo
-from .search.meaning import fill as fill_vectors
 from .processes.undo import undo as run_undo
 from .search.index import Hit, SearchIndex, SyncReport
+from .search.meaning import fill as fill_vectors
 from .session import Session
 from .vault import doctor as doctor_module
 from .vault import stm

@@ -431,7 +431,9 @@ def test_the_idle_worker_asks_for_the_vectors_of_the_notes_it_promotes(vault, fa
     assert [t for r in fake.embedding_calls() for t in r.body["input"]] == [QUESTION]
 
 
-def test_notes_wait_for_their_vectors_while_the_model_fails(vault, fake, notices, monkeypatch):
+def _worker_after_a_failed_check(vault, fake, monkeypatch):
+    """An idle worker whose first check promoted _said's events while the embedding model
+    failed (it is asked again at the next check: no rest)."""
     from braniac.processes.idle import IdleWorker
 
     monkeypatch.setattr(embeddings, "RETRY_AFTER_S", 0.0)
@@ -439,8 +441,13 @@ def test_notes_wait_for_their_vectors_while_the_model_fails(vault, fake, notices
     _configure(vault, fake.base_url)
     fake.embedding_replies.extend([Fail.HTTP_500] * 3)
     worker = IdleWorker(vault)
+    worker.tick()
+    return worker
+
+
+def test_notes_wait_for_their_vectors_while_the_model_fails(vault, fake, notices, monkeypatch):
+    worker = _worker_after_a_failed_check(vault, fake, monkeypatch)
     try:
-        worker.tick()
         assert any("vectors of new notes wait" in n and "embedding" in n for n in notices), notices
         assert worker._unembedded, "the notes promotion wrote still wait"
         worker._last_check = 0.0   # the next check
@@ -508,15 +515,8 @@ def test_a_note_half_asked_when_the_model_changed_its_length_drains_on_the_next_
 
 def test_waiting_notes_are_not_embedded_while_the_person_is_talking(vault, fake, monkeypatch):
     """A turn's own call to a local model is not kept waiting behind the idle worker's."""
-    from braniac.processes.idle import IdleWorker
-
-    monkeypatch.setattr(embeddings, "RETRY_AFTER_S", 0.0)
-    _remembered(vault)
-    _configure(vault, fake.base_url)
-    fake.embedding_replies.extend([Fail.HTTP_500] * 3)
-    worker = IdleWorker(vault)
+    worker = _worker_after_a_failed_check(vault, fake, monkeypatch)
     try:
-        worker.tick()
         assert worker._unembedded
         vault.remember("A new thing said just now.")
         asked = len(fake.embedding_calls())

@@ -6,6 +6,8 @@ import re
 from calendar import monthrange
 from datetime import date, timedelta
 
+from .relative_times import WEEKDAYS
+
 _MONTHS = {m: i for i, names in enumerate((
     ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",), ("jun", "june"),
     ("jul", "july"), ("aug", "august"), ("sep", "sept", "september"), ("oct", "october"), ("nov", "november"),
@@ -24,12 +26,11 @@ _SPAN_PATTERNS = (
     ("m", re.compile(rf"\b(?:in|during|since|of|last|early|late|mid|before|after|until)\s+(?:mid-?|early\s+|late\s+)?{_MONTH}\b(?!\s+\d)", re.I)),
     ("y", re.compile(r"\b(?:in|during|since|of|year|before|after|until)\s+((?:19|20)\d{2})\b(?!-)", re.I)),
     ("rel", re.compile(r"\b(yesterday|today|tonight|last\s+(?:night|week|weekend|month|year)|this\s+(?:week|month|year)"
-                       r"|(?:last|this\s+past)\s+(?:monday|tuesday|wednesday|thursday|friday|saturday|sunday)"
+                       r"|(?:last|this\s+past)\s+(?:" + "|".join(WEEKDAYS) + ")"
                        r"|this\s+past\s+weekend"
                        r"|(\d+|a|an|one|two|three|four|five|six)\s+(days?|weeks?|months?|years?)\s+ago)\b", re.I)),
 )
 _NUMBER = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 
 
 def date_spans(text: str, now=None) -> list[tuple[str, str]]:
@@ -109,8 +110,8 @@ def _relative(groups: tuple, today: date) -> tuple[date, date]:
     if phrase in ("last weekend", "this past weekend"):   # last week's Saturday and Sunday (as relative_times has it)
         saturday = today - timedelta(days=today.weekday() + 2)
         return saturday, saturday + timedelta(days=1)
-    if phrase.split()[-1] in _WEEKDAYS:   # "last Friday": the latest Friday before today
-        back = (today.weekday() - _WEEKDAYS.index(phrase.split()[-1])) % 7 or 7
+    if phrase.split()[-1] in WEEKDAYS:   # "last Friday": the latest Friday before today
+        back = (today.weekday() - WEEKDAYS.index(phrase.split()[-1])) % 7 or 7
         return today - timedelta(days=back), today - timedelta(days=back)
     if phrase == "this month":
         return today.replace(day=1), today

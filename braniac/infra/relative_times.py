@@ -7,11 +7,11 @@ from datetime import date, timedelta
 
 _NUMBER = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
-_WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
+WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
                 "October", "November", "December")
 _RELATIVE_PHRASE = (
-    r"\b(?:(?P<dir>last|next|this past|this coming)\s+(?P<wd>" + "|".join(_WEEKDAYS) + r")"
+    r"\b(?:(?P<dir>last|next|this past|this coming)\s+(?P<wd>" + "|".join(WEEKDAYS) + r")"
     r"|(?P<day>yesterday|today|tonight|tomorrow|last night)"
     r"|(?P<pdir>last|next|this)\s+(?P<unit>week|weekend|month|year)"
     r"|(?P<n>\d+|a|an|one|two|three|four|five|six)\s+(?P<units>days?|weeks?|months?|years?)\s+ago)\b")
@@ -33,7 +33,7 @@ def resolve_relative(text: str, on: date) -> str:
     def absolute(m: re.Match) -> str:
         g = m.groupdict()
         if g["wd"]:
-            target = _WEEKDAYS.index(g["wd"].lower())
+            target = WEEKDAYS.index(g["wd"].lower())
             if g["dir"].lower() in ("last", "this past"):
                 back = (on.weekday() - target) % 7 or 7
                 return _iso(on - timedelta(days=back))

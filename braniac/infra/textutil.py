@@ -291,6 +291,12 @@ def stem(word: str) -> str:
 GENERIC_STEMS = frozenset(stem(w) for w in GENERIC_WORDS)   # GENERIC_WORDS as stemmed words are compared
 
 
+@lru_cache(maxsize=4096)
+def terms(text: str) -> frozenset[str]:
+    """A text's content words, stemmed: what braniac compares statements by."""
+    return frozenset(map(stem, content_words(text)))
+
+
 def overlap(query_words: set[str], text: str) -> float:
     """Share of the query's (stemmed) content words found in text."""
     if not query_words:

@@ -25,11 +25,10 @@ from ..infra.date_spans import MONTH_NAMES
 from ..vault import claims, stm
 from ..vault.reversals import takes_back
 from ..vault.layout import event_order, newest_event
-from .passages import Passage, content_terms
+from .passages import Passage
 
 CURRENCY_POOL = 24        # the best passages compared with each other (the top of the context; pairs: n²/2)
 HISTORY_LABEL = "_(history — superseded on {date})_"   # the words a History line ends with
-_SUPERSEDED_ON = re.compile(r"\s—\s+superseded on (\d{4}-\d{2}-\d{2})\b")
 _CLOCK = re.compile(r"^\d{2}:\d{2}\s+[—–-]\s+")        # a digest line opens with the event's time
 # words by which a statement says a number is not the old one any more: verbs of change
 # ("improved to 78%", "was adjusted to 1,350") and, weaker, hints ("has now reached 165", "became")
@@ -54,7 +53,7 @@ def statement(text: str) -> str:
         return stm.Event(heading[4:].strip(), text).fields.get("User", "")   # quotes, "> " lines decoded
     fact = claims.parse_fact(text.split("\n", 1)[0])
     said = fact.text if fact is not None else text
-    return _CLOCK.sub("", _SUPERSEDED_ON.sub("", said))
+    return _CLOCK.sub("", claims.SUPERSEDED_ON.sub("", said))
 
 
 def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset()) -> None:
@@ -71,7 +70,7 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset()) -
     facts = [claims.Fact(statement(p.text)) for p in best]
     until: dict[int, str] = {}                            # index in best -> the day it was superseded
     for i, p in enumerate(best):
-        marked = _SUPERSEDED_ON.search(p.text)
+        marked = claims.SUPERSEDED_ON.search(p.text)
         if marked:
             until[i] = marked.group(1)
     edges: list[tuple[int, int]] = []                     # (older, newer) statements of one thing
@@ -85,8 +84,8 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset()) -
             # one thing in other words shares most of its words (compare wants 80 %): cheap to rule out
             alike = 2 * len(old.words & new.words) >= min(len(old.words), len(new.words))
             # (where someone lives or works needs no shared words: "Ana lives in Porto" / "Ana moved to Lisbon")
-            if alike and (claims.compare(facts[i], facts[j]) == claims.CHANGED or claims.contradicts(facts[i], facts[j])) \
-                    or claims.contradicts(facts[i], facts[j], one_value_only=True) \
+            if alike and claims.compare(facts[i], facts[j]) == claims.CHANGED \
+                    or claims.contradicts(facts[i], facts[j], one_value_only=not alike) \
                     or _changed_for_the_question(facts[i].text, facts[j].text, asked) \
                     or takes_back(facts[i].text, facts[j].text, asked):
                 edges.append((i, j))
@@ -108,7 +107,7 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset()) -
         day = labelled.get(id(p))
         if day is None and p.event in old_events:
             day = min((d for words, d in old_events[p.event] if words <= p.words), default=None)
-        if day and not _SUPERSEDED_ON.search(p.text) and HISTORY_LABEL.format(date=day) not in p.text:
+        if day and not claims.SUPERSEDED_ON.search(p.text) and HISTORY_LABEL.format(date=day) not in p.text:
             p.text = _labelled(p.text, day)
 
 
@@ -122,12 +121,12 @@ def _bring_replacements(passages: list[Passage]) -> None:
     for p in passages:
         by_note.setdefault(p.path, []).append(p)
     for old in [p for p in passages if p.score > 0]:
-        marked = _SUPERSEDED_ON.search(old.text)
+        marked = claims.SUPERSEDED_ON.search(old.text)
         if marked is None:
             continue
         day, was = marked.group(1), claims.Fact(statement(old.text))
         for new in by_note[old.path]:
-            if new.score < old.score and new.cites and not _SUPERSEDED_ON.search(new.text) and \
+            if new.score < old.score and new.cites and not claims.SUPERSEDED_ON.search(new.text) and \
                     (newest_event(new.cites)[:10] == day or new.text.startswith(f"- {day} ")) and \
                     claims.contradicts(was, claims.Fact(statement(new.text)), one_value_only=True):
                 new.score = old.score
@@ -146,7 +145,7 @@ def _changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool
     before, after = textutil.numbers(old), textutil.numbers(new)
     if not (before - after and after - before):
         return False
-    was, now = (len(asked & _terms(text)) / len(asked) for text in (old, new))
+    was, now = (len(asked & textutil.terms(text)) / len(asked) for text in (old, new))
     said = new.lower()
     changed = was >= ASKED_SHARE and (
         now >= ASKED_SHARE and _CHANGE_HINTS.search(said) is not None
@@ -172,7 +171,7 @@ def _says_new(old: str, new: str, asked: frozenset[str]) -> bool:
     too, or a month (a "new kitchen table for 300 euros" is another thing)."""
     raw = re.findall(r"\w+", new)
     words = _tokens(new)
-    shared = asked & _terms(old)
+    shared = asked & textutil.terms(old)
     for i, w in enumerate(raw):
         if w != "new":
             continue
@@ -235,10 +234,6 @@ def _tokens(text: str) -> tuple[str, ...]:
         out.append(textutil.stem(word) if textutil.content_words(word) and not word.isdigit() else "")
     return tuple(out)
 
-
-@lru_cache(maxsize=4096)
-def _terms(text: str) -> frozenset[str]:
-    return frozenset(content_terms(text))
 
 
 def _labelled(text: str, day: str) -> str:

@@ -43,11 +43,12 @@ def distinct(passages: list[Passage], limit: int, weights: dict[str, float]) -> 
             known = set().union(*(words_by_event[e] for e in p.cites))
             if len(p.words - known) < 0.25 * max(len(p.words), 1):
                 continue  # the same events, and hardly a word more
-        if _repeats(said_terms(p.text, p.words), held, postings):
-            continue
         # what it holds is what it remembers: an answer of braniac's quoting a memory holds not it
-        held.append(said_terms(p.text, p.words))
-        for t in held[-1]:
+        own = said_terms(p.text, p.words)
+        if _repeats(own, held, postings):
+            continue
+        held.append(own)
+        for t in own:
             postings.setdefault(t, []).append(len(chosen))
         chosen.append(p)
         for event in p.cites:

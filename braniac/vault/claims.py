@@ -133,7 +133,7 @@ class FactNote:
         # a claim already superseded (in History, citing the same events) stays there: merging it
         # again, as the re-run after a killed promotion does, must not bring it back
         for old in self.facts(HISTORY):
-            base = Fact(_SUPERSEDED.sub("", old.text))
+            base = Fact(SUPERSEDED_ON.sub("", old.text))
             if (base.text == new.text or compare(base, new) == SAME) and set(new.sources) <= set(old.sources):
                 return "unchanged"
         replaced = None
@@ -183,7 +183,7 @@ class FactNote:
         return self.note.render()
 
 
-_SUPERSEDED = re.compile(r"\s+—\s+superseded on \d{4}-\d{2}-\d{2}$")
+SUPERSEDED_ON = re.compile(r"\s+—\s+superseded on (\d{4}-\d{2}-\d{2})\b")   # a History line's mark, and its day
 
 
 def _latest(sources: list[str]):
@@ -329,33 +329,29 @@ def contradicts(old: Fact, new: Fact, *, one_value_only: bool = False) -> bool:
     only for relations that have one value at a time (where someone lives or works), which two
     statements in other words can share ("Ana moved to Lisbon for her new job")."""
     a, b = _relation_of(_plain(old.text)), _relation_of(_plain(new.text))
-    if not a or not b:
+    if not a or not b or a[1] != b[1] or one_value_only and a[1] not in _ONE_VALUE:
         return False
-    relation = [_RELATION.get(" ".join(m["verb"].lower().split()), m["verb"].lower()) for m in (a, b)]
-    if one_value_only and relation[0] not in _ONE_VALUE:
+    (subject_a, relation, value_a), (subject_b, _, value_b) = a, b
+    if not _same_subject(subject_a, subject_b, relation):
         return False
-    same_verb = relation[0] == relation[1]
-    if same_verb and relation[0] in _NAMED_PLACE:
+    if relation in _NAMED_PLACE:
         # where someone lives or works is a named place: "at home", "at night", "to the backend
         # team" name none, and "Acme's Lisbon office" or "Lisbon, Portugal" is the same place said
         # more precisely
-        named = [_named(m["value"]) for m in (a, b)]
-        return None not in named and named[0] != named[1] and _same_subject(a["subject"], b["subject"], relation[0])
-    return same_verb and _same_subject(a["subject"], b["subject"], relation[0]) and \
-        (set(textutil.content_words(a["value"])) != set(textutil.content_words(b["value"]))
-         or bool(unmentioned(textutil.values(a["value"]), b["value"]))
-         and bool(unmentioned(textutil.values(b["value"]), a["value"])))
+        named = _named(value_a), _named(value_b)
+        return None not in named and named[0] != named[1]
+    return (set(textutil.content_words(value_a)) != set(textutil.content_words(value_b))
+            or bool(unmentioned(textutil.values(value_a), value_b))
+            and bool(unmentioned(textutil.values(value_b), value_a)))
 
 
-_ONE_VALUE = {"lives in", "works at", "works as", "moved to"}  # relations with one current value
+_ONE_VALUE = {"lives in", "works at", "works as"}  # relations with one current value
+_NAMED_PLACE = {"lives in", "works at"}            # whose value is a named place
 # "Ana moved to Lisbon" says where she lives now; "I started a new job at Globex", where I work
 _RELATION = {"moved to": "lives in", "live in": "lives in", "work at": "works at", "work as": "works as",
              **{f"{verb} a {new}job at": "works at" for verb in ("started", "got", "took", "found", "landed")
                 for new in ("", "new ")}, "started working at": "works at"}
 _PERSON = frozenset({"i", "we"})   # the person themselves, who is the subject of "I work at…"
-
-
-_NAMED_PLACE = {"lives in", "works at"}
 
 
 def _named(value: str) -> str | None:
@@ -364,17 +360,17 @@ def _named(value: str) -> str | None:
     return first.group(1).lower() if first else None
 
 
-def _relation_of(text: str) -> re.Match | None:
-    """Subject, verb and value; "work at" or "live in" only after "I" or "we" ("your work at the
-    shelter" is a noun, not where anyone works), and "moved to" not after "we" ("we moved to
+def _relation_of(text: str) -> tuple[str, str, str] | None:
+    """(subject, relation, value); "work at" or "live in" only after "I" or "we" ("your work at
+    the shelter" is a noun, not where anyone works), and "moved to" not after "we" ("we moved to
     Slack" is a team's tool, not a home)."""
     found = _VALUE_VERB.match(text)
     if not found:
         return None
-    verb, last = found["verb"].lower(), (textutil.words(found["subject"]) or [""])[-1]
+    verb, last = " ".join(found["verb"].lower().split()), (textutil.words(found["subject"]) or [""])[-1]
     if verb.startswith(("live ", "work ")) and last not in _PERSON or verb == "moved to" and last == "we":
         return None
-    return found
+    return found["subject"], _RELATION.get(verb, verb), found["value"]
 
 
 def _same_subject(a: str, b: str, verb: str) -> bool:

@@ -35,7 +35,7 @@ def takes_back(old: str, new: str, about: frozenset[str]) -> bool:
     side of the thing (the shed's door, not its wood), which stays current."""
     if not about or not _says_taken_back(new):
         return False
-    before, after = _terms(old), _terms(new)
+    before, after = textutil.terms(old), textutil.terms(new)
     return bool(about & before & after) and bool((before & after) - about - _TAKING_BACK_WORDS)
 
 
@@ -48,8 +48,3 @@ def _says_taken_back(text: str) -> bool:
             if not _NOT_DONE.search(before):
                 return True
     return False
-
-
-@lru_cache(maxsize=4096)
-def _terms(text: str) -> frozenset[str]:
-    return frozenset(map(textutil.stem, textutil.content_words(text)))

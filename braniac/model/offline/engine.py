@@ -26,7 +26,6 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 # the person asking what is left for them to do (not "which task does the billing job run?")
 _ASKS_TASKS = re.compile(r"\b(?:(?:my|our)\s+(?:open\s+)?(?:tasks|to-?dos?|to-do list)|(?:i|we)\s+(?:still\s+)?"
                          r"(?:need|have|got)\s+to\s+do|on\s+my\s+(?:list|plate))\b", re.I)
-_SUPERSEDED = re.compile(r"\s—\s+superseded on (\d{4}-\d{2}-\d{2})\b")
 
 _TASK = re.compile(r"\b(?:remind me to|todo:?|to-do:?|task:|i need to|i have to|i must|don'?t let me forget to)\s+(.+?)(?:[.!?]|$)", re.I)
 _GOAL = re.compile(r"\b(?:my goal is to|my goal is|goal:|i want to|i'?m trying to|i plan to|i hope to)\s+(.+?)(?:[.!?]|$)", re.I)
@@ -78,7 +77,7 @@ class OfflineModel:
         for rank, excerpt in enumerate(wm.excerpts):
             said, when, superseded = _evidence(excerpt.text)
             if said:
-                until = _SUPERSEDED.search(excerpt.text) if superseded else None
+                until = claims.SUPERSEDED_ON.search(excerpt.text) if superseded else None
                 score = relevance(excerpt.title + " " + said)
                 pool.append(_Quote(score - rank * 0.01, _best_sentences(said, query | context), excerpt.path, when,
                                    superseded, until.group(1) if until else None, said, score - rank * 0.01 > 0))
@@ -86,7 +85,7 @@ class OfflineModel:
         floor = 0.0 if len(query) <= 2 else min(0.34, 1.5 / len(query))
         _in_the_period(pool, wm)
         quotes = _current([q for q in pool if q.matched and (q.score - 0.05 >= floor or q.score >= floor)])
-        about = frozenset(map(textutil.stem, textutil.content_words(wm.prompt)))
+        about = textutil.terms(wm.prompt)
         quotes += _replaced(quotes, pool, about)
         # what is current first; what it replaced after it, as history, however well it matches
         # the words of the question ("what did I decide…" / "I decided to use cedar")
@@ -183,9 +182,9 @@ def _evidence(text: str) -> tuple[str, str | None, bool]:
         fields = event.fields
         said = fields.get("User", "") if fields else event.text
         # retrieval labels an event that a later one took back on the line after its heading
-        return _statements(said), event.id, bool(_SUPERSEDED.search(rest.partition("\n")[0]))
+        return _statements(said), event.id, bool(claims.SUPERSEDED_ON.search(rest.partition("\n")[0]))
     cited = EVENT_ID_IN_TEXT.findall(text)
-    return text, max(cited, key=_moment) if cited else None, bool(_SUPERSEDED.search(text))
+    return text, max(cited, key=_moment) if cited else None, bool(claims.SUPERSEDED_ON.search(text))
 
 
 def _moment(event_id: str | None) -> str:
@@ -217,10 +216,14 @@ def _replaced(quotes: list[_Quote], pool: list[_Quote], about: frozenset[str]) -
     the question's words ("Ana moved to Lisbon" for "where does my sister live?"): the answer
     says what is true now, then what was. Returns the statements to add."""
     added: list[_Quote] = []
+    newest_first = sorted((q for q in pool if q.when), key=lambda q: _moment(q.when), reverse=True)
     for old in [q for q in quotes if q.when]:
         was = claims.Fact(_fact_text(old.said or old.text))
-        newer = [q for q in pool if q.when and not q.superseded and _moment(q.when) > _moment(old.when)]
-        for new in sorted(newer, key=lambda q: _moment(q.when), reverse=True):
+        for new in newest_first:
+            if _moment(new.when) <= _moment(old.when):
+                break
+            if new.superseded:
+                continue
             now = claims.Fact(_fact_text(new.said or new.text))
             if takes_back(was.text, now.text, about) or claims.contradicts(was, now, one_value_only=True) or \
                     claims.compare(was, now) == claims.CHANGED:
@@ -238,10 +241,7 @@ def _open_tasks(wm: WorkingMemory) -> list[_Quote]:
     answer it, though "call the plumber" shares no word with it."""
     if not _ASKS_TASKS.search(wm.prompt):
         return []
-    try:
-        tasks = [item.text for item in stm.parse(wm.short_term).items(stm.TASKS) if item.done is False]
-    except ValueError:
-        return []
+    tasks = [item.text for item in stm.parse(wm.short_term).items(stm.TASKS) if item.done is False]
     return [_Quote(1.05, text, "short-term memory, open task") for text in tasks]
 
 
