@@ -195,6 +195,10 @@ def test_values_that_differ_make_a_contradiction(vault, before, after):
     ("I work at Acme as a backend engineer.", "I work at Acme's Lisbon office now."),
     ("I live in Lisbon near the river.", "We moved to Slack for team chat."),
     ("I live in Lisbon near the river.", "I moved to the backend team."),
+    # "it" could be anything, "I was" is a moment, and a praise is no value (a conversation's lines)
+    ("Joanna: It was inspired by personal experiences.", "Joanna: It was an amazing experience!"),
+    ("Nate: I was bored today, so I took my turtles out.", "Nate: I was already planning on watching it."),
+    ("Coconut milk ice cream is at the top of my list.", "Coconut milk ice cream is one of my favorites, I think."),
 ])
 def test_two_numbered_things_each_with_its_own_value_are_both_current(vault, before, after):
     """Room 12 and Room 14 are two rooms, not one room whose value changed: the number in the

@@ -278,6 +278,47 @@ def test_a_skill_is_titled_by_the_task_its_question_asks_not_the_rest_of_the_mes
     assert len(archived(vault)) == len(ids)   # the steps of "How do I fix it?" stay in its archived event
 
 
+PLAN = """Here is a plan:
+
+### 1. **Set Clear Time Limits**
+- **Time Blocks**: Give the database 30 minutes a day. More than that eats writing time.
+- **Timers**: Set a timer for each session.
+
+### 2. **Prioritize Writing**
+- **Writing First**: Write before you touch the database.
+
+### Example Plan
+1. **Set Clear Time Limits**:
+   - Allocate time blocks.
+2. **Prioritize Writing**:
+   - Write first.
+"""
+
+
+def test_a_skill_reads_the_steps_once_and_a_second_answer_adds_its_own(tmp_path):
+    """Steps that are headings ("### 1. **Set Clear Time Limits**") are steps, the "Example
+    Plan" that repeats them is not read again, and the steps of a second answer
+    to the same question are added beside the first: "Step 2" of one answer does not supersede
+    "Step 5" of another, they are places in two lists; a step said again strengthens."""
+    vault, _ = Vault.init(tmp_path / "vault")
+    fill(vault, [(0, "How do I keep the Notion database from eating my writing time?", PLAN)])
+    promote(vault, OfflineModel(), load_config(vault.root), force=True)
+    skill = vault.ltm_root / "skills/how-to-keep-the-notion-database-from-eating-my-writing-time.md"
+    steps = [re.sub(r"\s*\(\[.*$", "", l) for l in facts_of(skill)]
+    assert steps == ["- Step 1: Set Clear Time Limits", "- Step 2: Prioritize Writing"], steps
+    fill(vault, [(0, "How do I keep the Notion database from eating my writing time?",
+                  "1. Track your time with a timer.\n2. Review the week on Sunday.\n3. Set clear time limits.\n"
+                  "4. Keep the database simple.\n5. Set Strict Time Limits")],
+         start=T0 + timedelta(days=1))
+    promote(vault, OfflineModel(), load_config(vault.root), force=True)
+    text = skill.read_text(encoding="utf-8")
+    facts = facts_of(skill)
+    # four new steps beside the first answer's two ("Set Strict Time Limits" is another step,
+    # not a changed value of "Set Clear Time Limits"); "Set clear time limits." restates a step
+    assert "superseded" not in text and len(facts) == 6, text
+    assert facts[0].startswith("- Step 1: Set Clear Time Limits") and facts[0].count("2025-03-0") == 4, facts
+
+
 def test_cli_promote_writes_the_same_vault(filled):
     vault, ids = filled
     result = run_cli("--vault", vault.root, "promote", "--force")

@@ -303,3 +303,11 @@ def overlap(query_words: set[str], text: str) -> float:
         return 0.0
     found = {stem(w) for w in content_words(text)}
     return sum(1 for w in query_words if stem(w) in found) / len(query_words)
+
+
+def unmentioned(stated: frozenset[str] | set[str], text: str) -> set[str]:
+    """Those of the `stated` values that `text` (a claim, an event: not remembered) does not
+    mention at all."""
+    lowered = text.lower()
+    mentions = set(words(text)) | values(text)
+    return {v for v in stated if v not in mentions and not (" " in v and v in lowered)}

@@ -20,8 +20,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from ..infra import clock, textutil
+from ..infra.textutil import unmentioned  # noqa: F401  (promotion's, beside stated_values)
 from ..infra.relative_times import without_resolutions
-from . import folder_index, notes
+from . import folder_index, notes, relations
 from .folder_index import Entry
 from .links import ANY_LINK, find_links, make_link
 from .layout import event_rel, is_event_id
@@ -116,7 +117,8 @@ class FactNote:
 
     def merge(self, new: Fact, vault: "VaultStore", *, supersedes: str | None = None, log: bool = False) -> str:
         """Add one claim. Returns 'added', 'strengthened', 'superseded' or 'unchanged'. In a
-        `log` (a day's digest: one line per thing that happened) nothing is superseded."""
+        `log` (a day's digest: one line per thing that happened; a skill's steps) nothing is
+        superseded."""
         lines = self._get(FACTS)
         for i, line in enumerate(lines):
             old = parse_fact(line)
@@ -312,84 +314,16 @@ def stated_values(text: str) -> frozenset[str]:
     return _read(text).values
 
 
-def unmentioned(values: frozenset[str] | set[str], text: str) -> set[str]:
-    """Those of `values` that `text` (a claim, an event: not remembered) does not mention at all."""
-    lowered = text.lower()
-    mentions = set(textutil.words(text)) | textutil.values(text)
-    return {v for v in values if v not in mentions and not (" " in v and v in lowered)}
-
-
-_VALUE_VERB = re.compile(r"^(?P<subject>.+?)\b(?P<verb>is|are|was|lives? in|works? at|works? as|moved to|prefers|likes"
-                         r"|(?:started|got|took|found|landed) a (?:new )?job at|started working at)\b\s+(?P<value>.+)$", re.I)
-
-
 def contradicts(old: Fact, new: Fact, *, one_value_only: bool = False) -> bool:
     """The same subject and relation with a different value ("Ana lives in Porto" / "Ana
-    lives in Lisbon"): the newer claim supersedes, the older goes to History. `one_value_only`:
-    only for relations that have one value at a time (where someone lives or works), which two
-    statements in other words can share ("Ana moved to Lisbon for her new job")."""
-    a, b = _relation_of(_plain(old.text)), _relation_of(_plain(new.text))
-    if not a or not b or a[1] != b[1] or one_value_only and a[1] not in _ONE_VALUE:
-        return False
-    (subject_a, relation, value_a), (subject_b, _, value_b) = a, b
-    if not _same_subject(subject_a, subject_b, relation):
-        return False
-    if relation in _NAMED_PLACE:
-        # where someone lives or works is a named place: "at home", "at night", "to the backend
-        # team" name none, and "Acme's Lisbon office" or "Lisbon, Portugal" is the same place said
-        # more precisely
-        named = _named(value_a), _named(value_b)
-        return None not in named and named[0] != named[1]
-    return (set(textutil.content_words(value_a)) != set(textutil.content_words(value_b))
-            or bool(unmentioned(textutil.values(value_a), value_b))
-            and bool(unmentioned(textutil.values(value_b), value_a)))
-
-
-_ONE_VALUE = {"lives in", "works at", "works as"}  # relations with one current value
-_NAMED_PLACE = {"lives in", "works at"}            # whose value is a named place
-# "Ana moved to Lisbon" says where she lives now; "I started a new job at Globex", where I work
-_RELATION = {"moved to": "lives in", "live in": "lives in", "work at": "works at", "work as": "works as",
-             **{f"{verb} a {new}job at": "works at" for verb in ("started", "got", "took", "found", "landed")
-                for new in ("", "new ")}, "started working at": "works at"}
-_PERSON = frozenset({"i", "we"})   # the person themselves, who is the subject of "I work at…"
-
-
-def _named(value: str) -> str | None:
-    """The name a value opens with ("Acme's Lisbon office": acme), or None."""
-    first = re.match(r"(?:the\s+)?([A-Z][\w-]*)", value.strip())
-    return first.group(1).lower() if first else None
-
-
-def _relation_of(text: str) -> tuple[str, str, str] | None:
-    """(subject, relation, value); "work at" or "live in" only after "I" or "we" ("your work at
-    the shelter" is a noun, not where anyone works), and "moved to" not after "we" ("we moved to
-    Slack" is a team's tool, not a home)."""
-    found = _VALUE_VERB.match(text)
-    if not found:
-        return None
-    verb, last = " ".join(found["verb"].lower().split()), (textutil.words(found["subject"]) or [""])[-1]
-    if verb.startswith(("live ", "work ")) and last not in _PERSON or verb == "moved to" and last == "we":
-        return None
-    return found["subject"], _RELATION.get(verb, verb), found["value"]
-
-
-def _same_subject(a: str, b: str, verb: str) -> bool:
-    if set(textutil.words(a)) | set(textutil.words(b)) <= _PERSON and textutil.words(a) and textutil.words(b):
-        return True   # "I work at Acme" / "I started a new job at Globex"
-    wa, wb = set(textutil.content_words(a)), set(textutil.content_words(b))
-    if not wa or not wb or textutil.numbers(a) != textutil.numbers(b):
-        return False   # "Room 12" and "Room 14" are two rooms: a number in the subject names the thing
-    if wa == wb:
-        return True
-    # "My friend Tomas lives in Lisbon" / "Tomas lives in Porto": one subject when what they share
-    # is a name, for where someone lives or works only (never "is" or "likes", which have many values)
-    names = {w.lower() for w in re.findall(r"\b[A-Z][\w'’-]+", a)} & {w.lower() for w in re.findall(r"\b[A-Z][\w'’-]+", b)}
-    return verb in _ONE_VALUE and (wa <= wb or wb <= wa) and bool(names & wa & wb)
+    lives in Lisbon"): the newer claim supersedes, the older goes to History (`relations`)."""
+    return relations.contradicts(_plain(old.text), _plain(new.text), one_value_only=one_value_only)
 
 
 @lru_cache(maxsize=16384)
 def _plain(text: str) -> str:
     # claims open with their date, "2025-03-02: …" or (the offline engine's) "2025-03-02 — …"
-    # and what was said is compared, not the days braniac resolved its relative times to
+    # and what was said is compared, not the days braniac resolved its relative times to; a
+    # skill's "Step 3:" is a place in a list, not a value that a "Step 5:" changes
     text = without_resolutions(text)
-    return re.sub(r"^\d{4}-\d{2}-\d{2}(?::|\s+[—–-])\s*", "", text).strip().rstrip(".")
+    return re.sub(r"^(?:\d{4}-\d{2}-\d{2}(?::|\s+[—–-])|step \d+:)\s*", "", text, flags=re.I).strip().rstrip(".")

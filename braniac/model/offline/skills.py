@@ -11,7 +11,9 @@ from ..types import Candidate, EventRecord
 from .sentences import ABBREVIATIONS, sentences, split_speaker
 
 _HOW_TO = re.compile(r"\bhow (?:do|can|could|should|would) (?:i|we|you)\s+(.+)$|\bhow to\s+(.+)$", re.I)
-_STEP = re.compile(r"^\s*(?:\d+[.)]|step \d+:?)\s+(.+)$", re.I | re.M)  # numbered steps only
+# a numbered step, also as a heading ("### 2. **Prioritize Writing**"); numbered steps only
+_STEP = re.compile(r"^\s*(?:#{1,6}\s*)?(?:(\d+)[.)]|step (\d+):?)\s+(.+)$", re.I)
+_EMPHASIS = re.compile(r"(\*\*|__|\*)(?=\S)(.+?)(?<=\S)\1")
 
 
 def skills(events: list[EventRecord]) -> list[Candidate]:
@@ -84,4 +86,21 @@ def skill_task(question: str) -> str | None:
 
 def steps(event: EventRecord) -> list[str]:
     """The numbered steps of an event: the assistant's, or else the person's own."""
-    return _STEP.findall(event.ai) or _STEP.findall(event.user)
+    return numbered_steps(event.ai) or numbered_steps(event.user)
+
+
+def numbered_steps(text: str) -> list[str]:
+    """The first numbered list of a message (1, 2, 3… in order), also when its steps are headings
+    ("### 2. **Prioritize Writing**"). A list that starts again at 1 (the "Example Plan" that
+    repeats the steps) is not read. A step is its own line: the details under it stay in the
+    archived event the step cites (measured: with them, the skill notes crowd the person's own
+    facts out of a small context, BEAM dev -1.0 at 300 words)."""
+    found: list[str] = []
+    for line in without_code(text, inline=False).split("\n"):
+        step = _STEP.match(line)
+        number = int(step.group(1) or step.group(2)) if step else 0
+        if step and number == len(found) + 1:
+            found.append(" ".join(_EMPHASIS.sub(r"\2", step.group(3)).split()).rstrip(":"))
+        elif found and (step and number == 1 or line.lstrip().startswith("#")):
+            break   # a second list, or the next section
+    return found

@@ -124,7 +124,10 @@ def write_note(vault: "VaultStore", draft: NoteDraft, drafts: list[NoteDraft], p
         outcomes.clear()
         before = note.render()
         for claim in draft.claims:
-            outcome = note.merge(Fact(claim.text, list(claim.sources)), vault, supersedes=claim.supersedes)
+            # a skill's steps are a list: "Set clear goals" does not replace "Set daily goals"
+            # unless the model says it does
+            steps = draft.kind == "skills" and not claim.supersedes
+            outcome = note.merge(Fact(claim.text, list(claim.sources)), vault, supersedes=claim.supersedes, log=steps)
             outcomes[outcome] = outcomes.get(outcome, 0) + 1
         _link_related(vault, note, draft, drafts, places)
         if note.render() == before:

@@ -1,0 +1,95 @@
+"""Relations: what a statement says a thing is, where someone lives or works ("Ana lives in
+Porto": Ana, lives in, Porto), so that two statements giving one thing two values are seen as a
+change even when they are worded apart ("Ana moved to Lisbon for her new job")."""
+from __future__ import annotations
+
+import re
+
+from ..infra import textutil
+
+_VALUE_VERB = re.compile(r"^(?P<subject>.+?)\b(?P<verb>is|are|was|lives? in|works? at|works? as|moved to|prefers|likes"
+                         r"|(?:started|got|took|found|landed) a (?:new )?job at|started working at)\b\s+(?P<value>.+)$", re.I)
+ONE_VALUE = {"lives in", "works at", "works as"}  # relations with one current value
+_NAMED_PLACE = {"lives in", "works at"}           # whose value is a named place
+# "Ana moved to Lisbon" says where she lives now; "I started a new job at Globex", where I work
+_RELATION = {"moved to": "lives in", "live in": "lives in", "work at": "works at", "work as": "works as",
+             **{f"{verb} a {new}job at": "works at" for verb in ("started", "got", "took", "found", "landed")
+                for new in ("", "new ")}, "started working at": "works at"}
+_PERSON = frozenset({"i", "we"})   # the person themselves, who is the subject of "I work at…"
+_CLAUSE_END = re.compile(r"[:;.!?—–]|\s-\s")
+_ARTICLES = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their"})
+_SHORT_VALUE = 3   # content words: "is blue", "is Maria"; a longer "is…" describes, it does not set a value
+
+
+def contradicts(old: str, new: str, *, one_value_only: bool = False) -> bool:
+    """Two plain statements (no date, no citation) give one subject two values of one relation.
+    `one_value_only`: only for relations that have one value at a time (where someone lives or
+    works), which two statements in other words can share."""
+    a, b = relation_of(old), relation_of(new)
+    if not a or not b or a[1] != b[1] or one_value_only and a[1] not in ONE_VALUE:
+        return False
+    (subject_a, relation, value_a), (subject_b, _, value_b) = a, b
+    if not _same_subject(subject_a, subject_b, relation):
+        return False
+    if relation in _NAMED_PLACE:
+        # where someone lives or works is a named place: "at home", "at night", "to the backend
+        # team" name none, and "Acme's Lisbon office" or "Lisbon, Portugal" is the same place said
+        # more precisely
+        named = _named(value_a), _named(value_b)
+        return None not in named and named[0] != named[1]
+    words_a, words_b = set(textutil.content_words(value_a)), set(textutil.content_words(value_b))
+    if relation not in ONE_VALUE and not (_sets_a_value(value_a) and _sets_a_value(value_b)):
+        return False   # "ice cream is at the top of my list" / "…is one of my favorites": two praises
+    return (words_a != words_b
+            or bool(textutil.unmentioned(textutil.values(value_a), value_b))
+            and bool(textutil.unmentioned(textutil.values(value_b), value_a)))
+
+
+def relation_of(text: str) -> tuple[str, str, str] | None:
+    """(subject, relation, value). The subject is the clause right before the verb ("Joanna: It
+    was…" speaks of "it") and must name something: "it", "that", "there" could be anything. The
+    value is its first clause. "work at" or "live in" only after "I" or "we" ("your work at the
+    shelter" is a noun, not where anyone works), and "moved to" not after "we" ("we moved to
+    Slack" is a team's tool, not a home)."""
+    found = _VALUE_VERB.match(text)
+    if not found:
+        return None
+    subject = _CLAUSE_END.split(found["subject"])[-1].strip()
+    verb, said = " ".join(found["verb"].lower().split()), textutil.words(subject)
+    last = said[-1] if said else ""
+    if verb.startswith(("live ", "work ")) and last not in _PERSON or verb == "moved to" and last == "we":
+        return None
+    if not textutil.content_words(subject) and not (said and set(said) <= _PERSON):
+        return None
+    value = re.split(r"[,;:.!?—–]|\s-\s", found["value"], maxsplit=1)[0]
+    return subject, _RELATION.get(verb, verb), value
+
+
+def _sets_a_value(value: str) -> bool:
+    """A short value said outright ("blue", "Maria", "a nurse"), not a phrase that places or
+    ranks the thing ("at the top of my list", "one of my favorites", "so smooth")."""
+    said = textutil.words(value)
+    first = next((w for w in said if w not in _ARTICLES), "")
+    return bool(first) and first not in textutil.STOP_WORDS and len(textutil.content_words(value)) <= _SHORT_VALUE
+
+
+def _named(value: str) -> str | None:
+    """The name a value opens with ("Acme's Lisbon office": acme), or None."""
+    first = re.match(r"(?:the\s+)?([A-Z][\w-]*)", value.strip())
+    return first.group(1).lower() if first else None
+
+
+def _same_subject(a: str, b: str, verb: str) -> bool:
+    if set(textutil.words(a)) | set(textutil.words(b)) <= _PERSON:
+        # "I work at Acme" / "I started a new job at Globex"; but "I was bored" / "I was
+        # planning to watch it" are two moments, not one value changed
+        return verb in ONE_VALUE
+    wa, wb = set(textutil.content_words(a)), set(textutil.content_words(b))
+    if not wa or not wb or textutil.numbers(a) != textutil.numbers(b):
+        return False   # "Room 12" and "Room 14" are two rooms: a number in the subject names the thing
+    if wa == wb:
+        return True
+    # "My friend Tomas lives in Lisbon" / "Tomas lives in Porto": one subject when what they share
+    # is a name, for where someone lives or works only (never "is" or "likes", which have many values)
+    names = {w.lower() for w in re.findall(r"\b[A-Z][\w'’-]+", a)} & {w.lower() for w in re.findall(r"\b[A-Z][\w'’-]+", b)}
+    return verb in ONE_VALUE and (wa <= wb or wb <= wa) and bool(names & wa & wb)
