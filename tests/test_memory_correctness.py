@@ -340,6 +340,19 @@ def test_what_do_i_need_to_do_is_answered_with_the_open_tasks(vault):
     assert "plumber" not in other, other
 
 
+def test_what_do_i_need_to_do_with_nothing_open_says_so_and_quotes_nothing_unrelated(vault):
+    vault.remember("Remind me to book the dentist.")
+    vault.remember("Had lunch with Ana, she talked about Porto.")
+    vault.remember("The shed roof has a 15 degree slope.")
+    doc = vault.read_stm()
+    assert doc.set_item_done(stm.TASKS, "book the dentist")
+    vault.stm_path.write_text(doc.render(), encoding="utf-8")
+    answer = vault.ask("What do I need to do?").answer
+    assert answer.startswith("Nothing is open on your task list") and '- "' not in answer, answer
+    about = vault.ask("What do I still need to do for the shed?").answer   # what the question names is quoted
+    assert about.startswith("Nothing is open") and "15 degree slope" in about and "Ana" not in about, about
+
+
 def test_offline_answer_does_not_take_a_past_question_and_answer_for_a_memory(vault):
     assert "don't remember" in vault.ask("Where did I leave the red kayak paddle?").answer
     vault.promote(force=True)   # the question and braniac's answer are an archived event now

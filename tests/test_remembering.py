@@ -193,6 +193,33 @@ def test_someone_who_moved_is_answered_where_they_live_now_then_where_they_lived
 
 
 @pytest.mark.parametrize("promoted", [False, True])
+def test_how_much_i_weigh_is_the_latest_weight_said_in_kilos_though_it_says_no_word_of_the_question(vault, promoted):
+    """"Down to 79 kg now" holds no word of "How much do I weigh?": the question asks a weight,
+    the statement gives one in its unit, and says it changed."""
+    with clock.frozen(datetime(2025, 10, 2, 10, tzinfo=timezone.utc)):
+        vault.remember("I started a diet this week, I weighed 84 kg then.")
+        vault.remember("My carry-on bag weighs too much for the budget airline.")
+        vault.remember("Lunch with Ana was nice.")
+    with clock.frozen(datetime(2025, 11, 20, 10, tzinfo=timezone.utc)):
+        vault.remember("Down to 79 kg now, the running helps.")
+    if promoted:
+        with clock.frozen(datetime(2025, 11, 20, 12, tzinfo=timezone.utc)):
+            vault.promote(force=True)
+    with clock.frozen(datetime(2025, 11, 21, 9, tzinfo=timezone.utc)):
+        answer = vault.ask("How much do I weigh?").answer
+        excerpts = vault.recall("How much do I weigh?").excerpts
+    quoted = re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)
+    assert "79 kg" in quoted[0][0] and "superseded" not in quoted[0][1], answer
+    assert [source for text, source in quoted if "84 kg" in text][0].endswith("superseded on 2025-11-20"), answer
+    assert not any("Ana" in text for text, _ in quoted), answer
+    if promoted:   # retrieval: the 79 kg event is found and ranks above the 84 kg one, labelled
+        said = [e.text for e in excerpts]
+        first = next(i for i, text in enumerate(said) if "79 kg" in text)
+        old = next(i for i, text in enumerate(said) if "84 kg" in text and "**AI:**" not in text)
+        assert first < old and "superseded on 2025-11-20" in said[old], said
+
+
+@pytest.mark.parametrize("promoted", [False, True])
 def test_a_new_job_is_where_i_work_now_in_short_term_memory_and_after_promotion(vault, promoted):
     with clock.frozen(datetime(2025, 5, 2, 10, tzinfo=timezone.utc)):
         vault.remember("I work at Acme as a backend engineer.")

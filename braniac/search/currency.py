@@ -20,7 +20,7 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from ..infra import textutil
+from ..infra import measures, textutil
 from ..infra.date_spans import MONTH_NAMES
 from ..vault import claims, stm
 from ..vault.reversals import takes_back
@@ -56,11 +56,13 @@ def statement(text: str) -> str:
     return _CLOCK.sub("", claims.SUPERSEDED_ON.sub("", said))
 
 
-def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset()) -> None:
+def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset(),
+                 measured: frozenset[str] = frozenset()) -> None:
     """Reorder and label in place (see the module's docstring). `asked`: the question's own
     terms; two long statements that both answer it, each with a number the other lacks, the
     newer one saying it changed or restating the count, are one thing with a new value
-    (_changed_for_the_question)."""
+    (_changed_for_the_question). `measured`: the measures it asks for (infra/measures.py), of
+    which a newer value said to have changed replaces the older ("Down to 79 kg now")."""
     _bring_replacements(passages)
     best = sorted((p for p in passages if p.score > 0 and p.cites), key=lambda p: -p.score)[:CURRENCY_POOL]
     if len(best) < 2:
@@ -87,7 +89,8 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset()) -
             if alike and claims.compare(facts[i], facts[j]) == claims.CHANGED \
                     or claims.contradicts(facts[i], facts[j], one_value_only=not alike) \
                     or _changed_for_the_question(facts[i].text, facts[j].text, asked) \
-                    or takes_back(facts[i].text, facts[j].text, asked):
+                    or takes_back(facts[i].text, facts[j].text, asked) \
+                    or measures.replaces(facts[i].text, facts[j].text, measured):
                 edges.append((i, j))
                 until[i] = min(until.get(i, when[j][:10]), when[j][:10])
     if not until:

@@ -19,7 +19,8 @@
    church, we played games") carries the match of what it follows up on to its answer, two
    turns after one of the three best hits.
 5. A prompt that names a time ("in May 2023", "on 13 October", "last week") lifts the passages
-   whose events happened then.
+   whose events happened then; one that asks a measure ("How much do I weigh?") lifts those that
+   give it in its unit ("Down to 79 kg now").
 6. What the person asked for once and for all ("Always use APA style when I ask about
    references", "I prefer minimal dependencies") rises when it matches (standing.py).
 7. The current value wins: of two passages stating different values of one thing (or taking a
@@ -36,7 +37,7 @@ from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
-from ..infra import clock, textutil
+from ..infra import clock, measures, textutil
 from ..infra.date_spans import date_spans
 from ..model.types import Excerpt
 from ..vault.layout import TIERS, event_day, event_day_rel, event_id_of_file, event_order, event_rel
@@ -67,6 +68,7 @@ THREAD_LEADERS = 3        # the best events whose follow-up question's answer is
 THREAD_GAP = timedelta(minutes=10)   # the most a follow-up and its answer lag in one conversation
 DATE_LIFT = 1.0           # an event on a date the prompt names scores (1 + DATE_LIFT) times
 SHORT_SPAN_DAYS = 3       # a period this short ("yesterday") brings all its events into the running
+MEASURE_LIFT = 1.0        # a passage giving the measure a question asks for scores (1 + this) times
 DAY_FLOOR = 1e-3          # the score of such an event that matches no word of the prompt
 MAX_DAY_EVENTS = 300      # events of one day read for that
 _DAYS_KEPT = 4096         # day folders whose events' order is kept
@@ -103,9 +105,11 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     spans = date_spans(prompt or " ".join(queries), clock.now().astimezone())   # the person's today
     if spans:
         _lift_dates(vault, passages, spans, len(ranked))
+    measured = measures.asked(prompt)
+    _lift_measures(passages, measured)
     lift_speakers(passages, prompt)
     lift_standing(passages)
-    rank_current(passages, frozenset(t for t, w in weights.items() if w >= 1.0))
+    rank_current(passages, frozenset(t for t, w in weights.items() if w >= 1.0), measured)
     chosen = distinct(sorted(passages, key=lambda p: -p.score), limit, weights)
     excerpts, last_path = [], None
     for passage in chosen:
@@ -177,6 +181,16 @@ def _lift_dates(vault: "VaultStore", passages: list[Passage], spans: list[tuple[
             if p.score <= 0 and any(start <= d <= end for d in days for start, end in short):
                 p.score = DAY_FLOOR
             p.score *= 1 + DATE_LIFT
+
+
+def _lift_measures(passages: list[Passage], kinds: frozenset[str]) -> None:
+    """A question asking how much someone weighs (how tall, how far, what it cost): the passages
+    that give that measure in its unit rise, "Down to 79 kg now" though it shares no word with it."""
+    if not kinds:
+        return
+    for p in passages:
+        if measures.states(p.text, kinds):
+            p.score = max(p.score, DAY_FLOOR) * (1 + MEASURE_LIFT)
 
 
 def _person_day(event_id: str) -> str:

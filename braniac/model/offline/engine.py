@@ -11,7 +11,7 @@ import re
 from dataclasses import dataclass
 from typing import Iterator
 
-from ...infra import clock, textutil
+from ...infra import clock, measures, textutil
 from ...infra.date_spans import date_spans
 from ...vault import claims, stm
 from ...vault.layout import EVENT_ID_IN_TEXT, event_day
@@ -56,6 +56,9 @@ class OfflineModel:
         context = _context_words(wm)
         if context:
             queries.append(" ".join(dict.fromkeys(prompt_words + context)))
+        asked = measures.asked(wm.prompt)
+        if asked:   # "How much do I weigh?" is answered in kilos: "Down to 79 kg now"
+            queries.append(" ".join([*prompt_words, measures.unit_words(asked)]))
         return list(dict.fromkeys(q for q in queries if q.strip()))
 
     # ---------------------------------------------------------------- answer
@@ -63,11 +66,16 @@ class OfflineModel:
         query = set(textutil.keywords(wm.prompt, limit=20)) | {w.lower() for n in textutil.entities(wm.prompt) for w in n.split()}
         context = {w.lower() for c in _context_words(wm) for w in c.split()} - query
 
+        asked = measures.asked(wm.prompt)
+
         def relevance(text: str) -> float:
-            # the prompt's own words count most; context words (standing in for pronouns) less
-            return textutil.overlap(query, text) + 0.3 * textutil.overlap(context, text)
+            # the prompt's own words count most; context words (standing in for pronouns) less;
+            # the measure the question asks for, given in its unit, as much as its words
+            return textutil.overlap(query, text) + 0.3 * textutil.overlap(context, text) + \
+                (0.5 if asked and measures.states(text, asked) else 0.0)
 
         pool: list[_Quote] = _open_tasks(wm)   # every statement in the working memory, relevant or not
+        no_tasks = not pool and bool(_ASKS_TASKS.search(wm.prompt))
         for event in wm.stm_events:
             said = _statements(event.user)
             if said:
@@ -86,7 +94,7 @@ class OfflineModel:
         _in_the_period(pool, wm)
         quotes = _current([q for q in pool if q.matched and (q.score - 0.05 >= floor or q.score >= floor)])
         about = textutil.terms(wm.prompt)
-        quotes += _replaced(quotes, pool, about)
+        quotes += _replaced(quotes, pool, about, asked)
         # what is current first; what it replaced after it, as history, however well it matches
         # the words of the question ("what did I decide…" / "I decided to use cedar")
         quotes.sort(key=lambda q: (q.superseded, -q.score))
@@ -94,6 +102,14 @@ class OfflineModel:
             best = quotes[0].score
             quotes = [q for q in quotes if q.score >= 0.5 * best]  # the clearly relevant ones only
         topic = ", ".join(sorted(query)[:6] or sorted(context)[:6]) or "that"
+        if no_tasks:
+            # "what do I need to do?" with nothing open: say so, and quote only what the question
+            # itself names ("…for the shed?"), not the latest statements standing in for a pronoun
+            yield "Nothing is open on your task list in short-term memory."
+            quotes = [q for q in quotes if textutil.overlap(query, q.said or q.text) > 0]
+            if not quotes:
+                return
+            yield "\n"
         if not quotes:
             if _is_statement(wm.prompt) and query:
                 yield f"Noted in short-term memory (about {topic}). I don't remember anything related yet."
@@ -208,7 +224,8 @@ def _current(quotes: list[_Quote]) -> list[_Quote]:
     return kept
 
 
-def _replaced(quotes: list[_Quote], pool: list[_Quote], about: frozenset[str]) -> list[_Quote]:
+def _replaced(quotes: list[_Quote], pool: list[_Quote], about: frozenset[str],
+              measured: frozenset[str] = frozenset()) -> list[_Quote]:
     """Each quote that a newer statement in the working memory replaced is history, dated the
     day of that statement ("I decided on cedar" / "I changed my mind: larch"; "I work at Acme" /
     "I started a new job at Globex"), in short-term memory before any promotion compared them
@@ -226,7 +243,7 @@ def _replaced(quotes: list[_Quote], pool: list[_Quote], about: frozenset[str]) -
                 continue
             now = claims.Fact(_fact_text(new.said or new.text))
             if takes_back(was.text, now.text, about) or claims.contradicts(was, now, one_value_only=True) or \
-                    claims.compare(was, now) == claims.CHANGED:
+                    claims.compare(was, now) == claims.CHANGED or measures.replaces(was.text, now.text, measured):
                 if not old.superseded:
                     old.superseded, old.until = True, new.when[:10]
                 new.score = max(new.score, old.score)   # as relevant as what it replaced
