@@ -295,6 +295,10 @@ def in_california(time_zone):
     ("What did I do last Friday?", ("2026-11-20",)),
     ("What did I do this past Sunday?", ("2026-11-22",)),
     ("What did I do this past weekend?", ("2026-11-21", "2026-11-22")),
+    ("What did I do over the weekend?", ("2026-11-21", "2026-11-22")),
+    ("What did I do on Saturday?", ("2026-11-21",)),
+    # a day named without its year is no anchor: the person's last weekend
+    ("What did I do last weekend, before the 5 December deadline?", ("2026-11-21", "2026-11-22")),
 ])
 def test_what_i_did_last_weekend_or_last_friday_is_what_happened_those_days(vault, question, days):
     """Asked on Thursday 26 November: the events of those days answer, though they share no

@@ -29,7 +29,12 @@ _SPAN_PATTERNS = (
                        r"|(?:last|this\s+past)\s+(?:" + "|".join(WEEKDAYS) + ")"
                        r"|this\s+past\s+weekend"
                        r"|(\d+|a|an|one|two|three|four|five|six)\s+(days?|weeks?|months?|years?)\s+ago)\b", re.I)),
+    # asked in the past tense only: "what did I do over the weekend / on Saturday?" (not "what
+    # am I doing on Saturday?"): the latest such days
+    ("past", re.compile(r"\b(?:over|on|during|at)\s+the\s+weekend\b|\bthis\s+weekend\b"
+                        r"|\bon\s+(?:" + "|".join(WEEKDAYS) + r")\b", re.I)),
 )
+_PAST_TENSE = re.compile(r"\b(?:did|was|were|had|happened|went)\b", re.I)
 _NUMBER = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
 
@@ -37,9 +42,11 @@ def date_spans(text: str, now=None) -> list[tuple[str, str]]:
     """The periods a text names, as inclusive (first day, last day) ISO dates: a day ("13 October,
     2023", "2023-10-13"), a month ("May 2023"; "in June" is the latest June not after `now`), a
     year ("in 2022"), or a time relative to `now` ("yesterday", "last week", "two months ago"),
-    or to the day the text names ("the week before 10 April, 2023")."""
+    or to the day the text names with its year ("last week, 10 April 2023"). Asked in the past
+    tense, "over the weekend" and "on Saturday" are the latest such days."""
     today = now.date() if now is not None else None
     spans: list[tuple[str, str]] = []
+    dated: list[tuple[str, str]] = []   # days named with their year
     taken: list[tuple[int, int]] = []
 
     def add(start: date, end: date, where: tuple[int, int]) -> None:
@@ -60,15 +67,12 @@ def date_spans(text: str, now=None) -> list[tuple[str, str]]:
         for m in pattern.finditer(text):
             g = m.groups()
             try:
-                if kind == "ymd":
-                    d = date(int(g[0]), int(g[1]), int(g[2]))
+                if kind in ("ymd", "dmy", "mdy"):
+                    year, month, day = (g[0], g[1], g[2]) if kind == "ymd" else (g[2], g[1], g[0]) if kind == "dmy" \
+                        else (g[2], g[0], g[1])
+                    d = date(int(year), int(month) if month.isdigit() else _MONTHS[month.lower().rstrip(".")], int(day))
                     add(d, d, m.span())
-                elif kind == "dmy":
-                    d = date(int(g[2]), _MONTHS[g[1].lower().rstrip(".")], int(g[0]))
-                    add(d, d, m.span())
-                elif kind == "mdy":
-                    d = date(int(g[2]), _MONTHS[g[0].lower().rstrip(".")], int(g[1]))
-                    add(d, d, m.span())
+                    dated.append((d.isoformat(), d.isoformat()))
                 elif kind == "my":
                     add(*month_span(int(g[1]), _MONTHS[g[0].lower().rstrip(".")]), m.span())
                 elif kind in ("dm", "md"):
@@ -85,15 +89,29 @@ def date_spans(text: str, now=None) -> list[tuple[str, str]]:
                         add(*month_span(year, month), m.span(1))
                 elif kind == "y":
                     add(date(int(g[0]), 1, 1), date(int(g[0]), 12, 31), m.span(1))
+                elif kind == "past":
+                    if today is not None and _PAST_TENSE.search(text):
+                        add(*_latest(m.group(0), today), m.span())
                 else:
-                    # "the weekend before 10 April, 2023": relative to the day the text names, if any
-                    days = [date.fromisoformat(a) for a, b in spans if a == b]
+                    # "last week, 10 April 2023": relative to the day the text names with its year,
+                    # if any ("last weekend, before the 5 December deadline" is the person's last weekend)
+                    days = [date.fromisoformat(a) for a, b in dated]
                     anchor = max(days) if days else today
                     if anchor is not None:
                         add(*_relative(g, anchor), m.span())
             except (ValueError, KeyError):
                 continue
     return spans
+
+
+def _latest(phrase: str, today: date) -> tuple[date, date]:
+    """The latest weekend (this one, if it is under way) or the latest such weekday before today."""
+    named = phrase.lower().split()[-1]
+    if named == "weekend":
+        saturday = today - timedelta(days=(today.weekday() - 5) % 7)
+        return saturday, min(saturday + timedelta(days=1), today)
+    back = (today.weekday() - WEEKDAYS.index(named)) % 7 or 7
+    return today - timedelta(days=back), today - timedelta(days=back)
 
 
 def _relative(groups: tuple, today: date) -> tuple[date, date]:

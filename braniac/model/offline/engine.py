@@ -21,6 +21,9 @@ from ..organization_types import OrganizationPlan, OrganizationRequest
 from ..types import Candidate, EventRecord, NoteDraft, Reflection, WorkingMemory
 
 NAME = "offline"
+# a statement of the period the prompt names ranks above one that only holds all its words
+# ("Visited my parents for the weekend", two weeks before "what did I do over the weekend?")
+IN_THE_PERIOD = 1.5
 _PRONOUNS = {"it", "that", "this", "he", "she", "they", "them", "him", "her", "his", "hers", "their", "those", "these"}
 _SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 # the person asking what is left for them to do (not "which task does the billing job run?")
@@ -276,7 +279,7 @@ def _in_the_period(pool: list[_Quote], wm: WorkingMemory) -> None:
         except ValueError:
             continue
         if day and any(start <= day <= end for start, end in spans):
-            quote.score += 1.0
+            quote.score += IN_THE_PERIOD
             quote.matched = True
 
 
