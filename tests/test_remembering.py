@@ -192,6 +192,20 @@ def test_someone_who_moved_is_answered_where_they_live_now_then_where_they_lived
         (True, False), (False, True)], answer
 
 
+def test_a_deadline_that_moved_is_answered_new_date_first_in_short_term_memory(vault):
+    """Before any promotion: the two statements share "report" and a date each, and the newer
+    says it moved; the offline answer reads them as retrieval does after promotion."""
+    with clock.frozen(datetime(2025, 11, 3, 10, tzinfo=timezone.utc)):
+        vault.remember("The quarterly report is due on Friday 5 December.")
+        vault.remember("Lunch with Ana was nice.")
+    with clock.frozen(datetime(2025, 11, 20, 10, tzinfo=timezone.utc)):
+        vault.remember("The quarterly report deadline moved to 12 December.")
+        answer = vault.ask("When is the quarterly report due?").answer
+    quoted = re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)
+    assert [("12 December" in text, source.endswith("superseded on 2025-11-20")) for text, source in quoted] == [
+        (True, False), (False, True)], answer
+
+
 @pytest.mark.parametrize("promoted", [False, True])
 def test_how_much_i_weigh_is_the_latest_weight_said_in_kilos_though_it_says_no_word_of_the_question(vault, promoted):
     """"Down to 79 kg now" holds no word of "How much do I weigh?": the question asks a weight,
@@ -626,11 +640,11 @@ def test_a_standing_instruction_comes_before_reports_that_match_as_well(vault):
 def test_a_new_thing_or_a_numbered_item_is_not_a_changed_value():
     """What currency's wider rules must not read as a new value: another new thing, a place
     called New something, the next item of a numbered list."""
-    from braniac.search.currency import _changed_for_the_question
+    from braniac.vault.value_changes import changed_for_the_question
     from braniac.search.passages import content_terms
 
     def changed(old: str, new: str, question: str) -> bool:
-        return _changed_for_the_question(old, new, frozenset(content_terms(question)))
+        return changed_for_the_question(old, new, frozenset(content_terms(question)))
 
     assert not changed("My budget for the kitchen renovation is 5000 euros.",
                        "I bought a new kitchen table for 300 euros at the market.",

@@ -1,0 +1,128 @@
+"""A newer statement that gives another value of the thing a question asks about, in other
+words than the older one: long messages state a number among many other things, so the
+question, not the two statements' shared words, says what the thing is ("150 commits merged" /
+"commits merged into the main branch, which has now reached 165"). Used by retrieval's currency
+and by the offline answer, before and after promotion alike."""
+from __future__ import annotations
+
+import re
+from functools import lru_cache
+
+from ..infra import textutil
+from ..infra.date_spans import MONTH_NAMES
+
+# words by which a statement says a number is not the old one any more: verbs of change
+# ("improved to 78%", "was adjusted to 1,350") and, weaker, hints ("has now reached 165", "became")
+_CHANGE_VERBS = re.compile(r"\b(?:moved|changed|switched|updated|adjusted|increased|decreased|improved|raised|"
+                           r"lowered|reduced|grew|grown|dropped|extended|postponed|rescheduled)\b")
+_CHANGE_HINTS = re.compile(r"\b(?:now|no longer|instead|became)\b")
+# verbs frequent in questions: never the thing another word qualifies (_qualified_otherwise)
+_VERBS = frozenset(textutil.stem(w) for w in """use uses used using make makes made making get gets getting take
+takes taking try tries tried trying include includes included including""".split())
+# shares of the question's own words two statements must hold (changed_for_the_question)
+ASKED_SHARE = 0.6         # the older one; and the newer one when only a hint says it changed
+NEWER_SHARE = 0.4         # the newer one when a verb of change says so
+NEW_THING_SHARE = 0.25    # the newer one naming "the new April 25 deadline"; each, restating a count
+
+
+def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
+    """Two statements in other words of the one thing a question asks about ("150 commits
+    merged" / "commits merged into the main branch, which has now reached 165"): each states a
+    number the other does not, both hold enough of the question's words, and the newer says its
+    value changed (the more plainly, the fewer of the question's words it needs) or restates the
+    count in the same words with another number. A long message says many other things, so the
+    question, not the two statements' shared words, says what the thing is."""
+    if len(asked) < 2:
+        return False
+    old, new = _in_digits(old), _in_digits(new)
+    before, after = textutil.numbers(old), textutil.numbers(new)
+    if not (before - after and after - before):
+        return False
+    was, now = (len(asked & textutil.terms(text)) / len(asked) for text in (old, new))
+    said = new.lower()
+    changed = was >= ASKED_SHARE and (
+        now >= ASKED_SHARE and _CHANGE_HINTS.search(said) is not None
+        or now >= NEWER_SHARE and _CHANGE_VERBS.search(said) is not None
+        or now >= NEW_THING_SHARE and _says_new(old, new, asked))
+    changed = changed or min(was, now) >= NEW_THING_SHARE and _same_frame(old, new, asked)
+    return changed and not _qualified_otherwise(old, new, asked)
+
+
+_NUMBER_WORDS = {w: str(n) for n, w in enumerate("two three four five six seven eight nine ten eleven twelve".split(), 2)}
+_NUMBER_WORD = re.compile(r"\b(" + "|".join(_NUMBER_WORDS) + r")\b", re.I)
+
+
+def _in_digits(text: str) -> str:
+    """"Tom has two kids" as "Tom has 2 kids", so a count said in words compares with one said
+    in digits or other words ("now has three kids"). Not "one": "one of my friends" counts none."""
+    return _NUMBER_WORD.sub(lambda m: _NUMBER_WORDS[m.group(1).lower()], text)
+
+
+def _says_new(old: str, new: str, asked: frozenset[str]) -> bool:
+    """"the new sprint deadline of April 5", "my new April 25 deadline": "new" (not "New York")
+    before a number, every word between them a word of the question the older statement holds
+    too, or a month (a "new kitchen table for 300 euros" is another thing)."""
+    raw = re.findall(r"\w+", new)
+    words = _tokens(new)
+    shared = asked & textutil.terms(old)
+    for i, w in enumerate(raw):
+        if w != "new":
+            continue
+        between: list[str] = []
+        for j in range(i + 1, min(i + 7, len(raw))):
+            if raw[j][0].isdigit():
+                if any(t in shared for t in [*between, *words[j + 1:j + 2]]):
+                    return True
+                break
+            if words[j] and words[j] not in shared and raw[j].lower() not in MONTH_NAMES:
+                break
+            between.append(words[j])
+    return False
+
+
+def _same_frame(old: str, new: str, asked: frozenset[str]) -> bool:
+    """The newer restates the older's count in the same words with another value ("secured 3
+    interviews" / "secured 5 interviews"), the things counted a word of the question."""
+    was, now = dict(_counts(old)), dict(_counts(new))
+    return any(frame[1] in asked and now[frame] != was[frame] for frame in was.keys() & now.keys())
+
+
+@lru_cache(maxsize=4096)
+def _counts(text: str) -> tuple[tuple[tuple[str, str], frozenset[str]], ...]:
+    """((word before, things counted), the numbers between them): "secured 3 interviews". Only
+    a number before a plural is a count; "day 2 plan" or "chapter 3 draft" names an item."""
+    raw = re.findall(r"\w+", text.lower())
+    words = _tokens(text)
+    out: dict[tuple[str, str], set[str]] = {}
+    for i, w in enumerate(raw):
+        if w[0].isdigit() and 0 < i < len(raw) - 1 and words[i - 1] and words[i + 1] and _plural(raw[i + 1]):
+            out.setdefault((words[i - 1], words[i + 1]), set()).add(w)
+    return tuple((frame, frozenset(values)) for frame, values in out.items())
+
+
+def _plural(word: str) -> bool:
+    return word.endswith("s") and not word.endswith("ss") or word in ("people", "women", "men", "children")
+
+
+def _qualified_otherwise(old: str, new: str, asked: frozenset[str]) -> bool:
+    """Is the newer statement about another thing of the kind the question names? The older one
+    qualifies a question word by another ("the *design* team"), and the newer never does but
+    puts a word of its own before it ("the *sales* team now meets in room 14"): another team."""
+    before, after = _tokens(old), _tokens(new)
+    # a verb is no thing to qualify ("8 cards using Bootstrap" / "I tried using Bootstrap")
+    pairs = {(a, b) for a, b in zip(before, before[1:]) if a in asked and b in asked and b not in _VERBS}
+    for qualifier, word in pairs:
+        led_by = {a for a, b in zip(after, after[1:]) if b == word}
+        if led_by and qualifier not in led_by and any(a and a not in asked for a in led_by):
+            return True
+    return False
+
+
+@lru_cache(maxsize=4096)
+def _tokens(text: str) -> tuple[str, ...]:
+    """The statement's words in order, stemmed; "" for a word that says nothing (a stop word, a
+    number), so that "of" or "150" never counts as a qualifier."""
+    out = []
+    for word in re.findall(r"\w+", text.lower()):
+        out.append(textutil.stem(word) if textutil.content_words(word) and not word.isdigit() else "")
+    return tuple(out)
