@@ -167,6 +167,9 @@ def test_a_changed_number_supersedes_and_ask_gives_the_current_one(vault):
     ("My sister Ana lives in Porto with her two cats.", "Ana moved to Lisbon last month for her new job."),
     ("I work at Acme as a backend engineer.", "I started a new job at Globex as a staff engineer."),
     ("I live in Porto near the river.", "I moved to Lisbon for the new job."),
+    # a preference for one occasion has one current value; the old choice named as given up
+    ("I prefer tea in the morning, green tea mostly.", "These days I prefer coffee in the morning."),
+    ("I prefer tea with breakfast.", "I now prefer coffee over tea."),
 ])
 def test_values_that_differ_make_a_contradiction(vault, before, after):
     path = vault.ltm_root / "concrete" / "topics" / "billing.md"
@@ -199,6 +202,10 @@ def test_values_that_differ_make_a_contradiction(vault, before, after):
     ("Joanna: It was inspired by personal experiences.", "Joanna: It was an amazing experience!"),
     ("Nate: I was bored today, so I took my turtles out.", "Nate: I was already planning on watching it."),
     ("Coconut milk ice cream is at the top of my list.", "Coconut milk ice cream is one of my favorites, I think."),
+    # preferences for other occasions, of other things, or said more precisely
+    ("I prefer tea in the morning.", "I prefer wine in the evening."),
+    ("I prefer minimal dependencies.", "I prefer type hints in Python code."),
+    ("I prefer tea in the morning.", "I prefer green tea in the morning."),
 ])
 def test_two_numbered_things_each_with_its_own_value_are_both_current(vault, before, after):
     """Room 12 and Room 14 are two rooms, not one room whose value changed: the number in the

@@ -192,6 +192,41 @@ def test_someone_who_moved_is_answered_where_they_live_now_then_where_they_lived
         (True, False), (False, True)], answer
 
 
+@pytest.mark.parametrize("promoted", [False, True])
+def test_a_car_sold_is_no_longer_the_car_i_drive(vault, promoted):
+    """"I sold the Civic" holds no word of "What car do I drive?": it names the car the older
+    statement says the person drives, and says they parted with it."""
+    with clock.frozen(datetime(2025, 6, 2, 10, tzinfo=timezone.utc)):
+        vault.remember("I drive a 2012 Honda Civic, it's reliable.")
+        vault.remember("We drove the Civic to Porto for the festival.")
+        vault.remember("The plumber comes on Monday.")
+    with clock.frozen(datetime(2025, 11, 20, 10, tzinfo=timezone.utc)):
+        vault.remember("I sold the Civic and bought an electric bike instead.")
+    if promoted:
+        with clock.frozen(datetime(2025, 11, 20, 12, tzinfo=timezone.utc)):
+            vault.promote(force=True)
+    with clock.frozen(datetime(2025, 11, 21, 9, tzinfo=timezone.utc)):
+        answer = vault.ask("What car do I drive?").answer
+    quoted = re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)
+    assert "sold the Civic" in quoted[0][0] and "superseded" not in quoted[0][1], answer
+    assert [source for text, source in quoted if "I drive" in text][0].endswith("superseded on 2025-11-20"), answer
+    # what happened with it before stays as it was
+    assert not any(source.endswith("superseded on 2025-11-20") for text, source in quoted if "Porto" in text), answer
+
+
+def test_a_preference_for_the_same_occasion_changed_is_answered_new_first_in_short_term_memory(vault):
+    with clock.frozen(datetime(2025, 6, 2, 10, tzinfo=timezone.utc)):
+        vault.remember("I prefer tea in the morning, green tea mostly.")
+        vault.remember("I prefer wine in the evening.")
+    with clock.frozen(datetime(2025, 11, 20, 10, tzinfo=timezone.utc)):
+        vault.remember("These days I prefer coffee in the morning, tea keeps me sleepy.")
+        answer = vault.ask("What do I prefer to drink in the morning?").answer
+    quoted = re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)
+    assert "coffee" in quoted[0][0] and "superseded" not in quoted[0][1], answer
+    assert [source for text, source in quoted if "prefer tea" in text][0].endswith("superseded on 2025-11-20"), answer
+    assert not any("superseded" in source for text, source in quoted if "wine" in text), answer
+
+
 def test_a_deadline_that_moved_is_answered_new_date_first_in_short_term_memory(vault):
     """Before any promotion: the two statements share "report" and a date each, and the newer
     says it moved; the offline answer reads them as retrieval does after promotion."""

@@ -21,12 +21,13 @@ import re
 
 from ..infra import measures
 from ..vault import claims, stm
-from ..vault.reversals import takes_back
+from ..vault.reversals import gives_up, says_given_up, takes_back
 from ..vault.value_changes import changed_for_the_question
 from ..vault.layout import event_order, newest_event
 from .passages import Passage
 
 CURRENCY_POOL = 24        # the best passages compared with each other (the top of the context; pairs: n²/2)
+GIVEN_UP_POOL = 8          # passages parting with a named thing, compared though they match no word
 HISTORY_LABEL = "_(history — superseded on {date})_"   # the words a History line ends with
 _CLOCK = re.compile(r"^\d{2}:\d{2}\s+[—–-]\s+")        # a digest line opens with the event's time
 
@@ -52,6 +53,8 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset(),
     which a newer value said to have changed replaces the older ("Down to 79 kg now")."""
     _bring_replacements(passages)
     best = sorted((p for p in passages if p.score > 0 and p.cites), key=lambda p: -p.score)[:CURRENCY_POOL]
+    # "I sold the Civic" holds no word of "what car do I drive?": it joins the comparison
+    best += [p for p in passages if p.score <= 0 and p.cites and says_given_up(statement(p.text))][:GIVEN_UP_POOL]
     if len(best) < 2:
         return
     best.sort(key=lambda p: event_order(newest_event(p.cites)))   # oldest first: a later one can replace it
@@ -77,7 +80,8 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset(),
                     or claims.contradicts(facts[i], facts[j], one_value_only=not alike) \
                     or changed_for_the_question(facts[i].text, facts[j].text, asked) \
                     or takes_back(facts[i].text, facts[j].text, asked) \
-                    or measures.replaces(facts[i].text, facts[j].text, measured):
+                    or measures.replaces(facts[i].text, facts[j].text, measured) \
+                    or gives_up(facts[i].text, facts[j].text):
                 edges.append((i, j))
                 until[i] = min(until.get(i, when[j][:10]), when[j][:10])
     if not until:

@@ -24,7 +24,9 @@
 6. What the person asked for once and for all ("Always use APA style when I ask about
    references", "I prefer minimal dependencies") rises when it matches (standing.py).
 7. The current value wins: of two passages stating different values of one thing (or taking a
-   decision back), the later ranks above; the older is labelled history, dated (currency.py).
+   decision back, or parting with a thing: the named things the best passages say the person
+   has are searched for a "sold"), the later ranks above; the older is labelled history, dated
+   (currency.py).
 8. Each memory enters once (distinct.py): the same claim kept in an entity note, a topic note,
    a digest and the events archive; and a long answer of the assistant enters as its window
    that matches the prompt (excerpts.py).
@@ -41,7 +43,8 @@ from ..infra import clock, measures, textutil
 from ..infra.date_spans import date_spans
 from ..model.types import Excerpt
 from ..vault.layout import TIERS, event_day, event_day_rel, event_id_of_file, event_order, event_rel
-from .currency import rank_current
+from ..vault.reversals import had_things, says_given_up
+from .currency import rank_current, statement
 from .distinct import distinct
 from .focus import lift_speakers
 from .passages import MAX_PASSAGE_CHARS, Passage, content_terms, is_exchange, note_passages
@@ -68,6 +71,9 @@ THREAD_LEADERS = 3        # the best events whose follow-up question's answer is
 THREAD_GAP = timedelta(minutes=10)   # the most a follow-up and its answer lag in one conversation
 DATE_LIFT = 1.0           # an event on a date the prompt names scores (1 + DATE_LIFT) times
 SHORT_SPAN_DAYS = 3       # a period this short ("yesterday") brings all its events into the running
+PARTING_LEADERS = 5       # the best passages whose named things are searched for a parting
+PARTING_HITS = 10         # notes read for one
+_PARTING_WORDS = ("sold", "rid", "gave", "returned", "scrapped", "donated", "traded")
 MEASURE_LIFT = 1.0        # a passage giving the measure a question asks for scores (1 + this) times
 DAY_FLOOR = 1e-3          # the score of such an event that matches no word of the prompt
 MAX_DAY_EVENTS = 300      # events of one day read for that
@@ -105,6 +111,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     spans = date_spans(prompt or " ".join(queries), clock.now().astimezone())   # the person's today
     if spans:
         _lift_dates(vault, passages, spans, len(ranked))
+    _bring_partings(index, passages, len(ranked))
     measured = measures.asked(prompt)
     _lift_measures(passages, measured)
     lift_speakers(passages, prompt)
@@ -191,6 +198,22 @@ def _lift_measures(passages: list[Passage], kinds: frozenset[str]) -> None:
     for p in passages:
         if measures.states(p.text, kinds):
             p.score = max(p.score, DAY_FLOOR) * (1 + MEASURE_LIFT)
+
+
+def _bring_partings(index: "SearchIndex", passages: list[Passage], notes_found: int) -> None:
+    """"I drive a 2012 Honda Civic" answers "what car do I drive?"; "I sold the Civic", said
+    months later, holds none of its words. The named things the best passages say the person
+    has are searched for once more, and the statements of parting with them join the pool for
+    currency.py to compare."""
+    top = sorted((p for p in passages if p.score > 0), key=lambda p: -p.score)[:PARTING_LEADERS]
+    things = list(dict.fromkeys(t for p in top for t in had_things(statement(p.text))))
+    if not things:
+        return
+    have = {p.path for p in passages}
+    for hit in index.search(" ".join([*things[:6], *_PARTING_WORDS]), limit=PARTING_HITS, sync=False, excerpts=False):
+        if hit.kind in TIERS and hit.path not in have:
+            passages += [p for p in note_passages(index.vault, hit.path, notes_found, hit.title, hit.uuid)
+                         if says_given_up(statement(p.text))]
 
 
 def _person_day(event_id: str) -> str:

@@ -7,15 +7,18 @@ import re
 
 from ..infra import textutil
 
-_VALUE_VERB = re.compile(r"^(?P<subject>.+?)\b(?P<verb>is|are|was|lives? in|works? at|works? as|moved to|prefers|likes"
+_VALUE_VERB = re.compile(r"^(?P<subject>.+?)\b(?P<verb>is|are|was|lives? in|works? at|works? as|moved to|prefers?|likes"
                          r"|(?:started|got|took|found|landed) a (?:new )?job at|started working at)\b\s+(?P<value>.+)$", re.I)
-ONE_VALUE = {"lives in", "works at", "works as"}  # relations with one current value
+# relations with one current value (a preference: for one occasion, "tea | in the morning")
+ONE_VALUE = {"lives in", "works at", "works as", "prefers"}
 _NAMED_PLACE = {"lives in", "works at"}           # whose value is a named place
 # "Ana moved to Lisbon" says where she lives now; "I started a new job at Globex", where I work
-_RELATION = {"moved to": "lives in", "live in": "lives in", "work at": "works at", "work as": "works as",
+_RELATION = {"prefer": "prefers", "moved to": "lives in", "live in": "lives in", "work at": "works at", "work as": "works as",
              **{f"{verb} a {new}job at": "works at" for verb in ("started", "got", "took", "found", "landed")
                 for new in ("", "new ")}, "started working at": "works at"}
 _PERSON = frozenset({"i", "we"})   # the person themselves, who is the subject of "I work at…"
+_ADVERBS = frozenset("now really still actually also just usually generally definitely much even mostly "
+                     "honestly".split())
 _CLAUSE_END = re.compile(r"[:;.!?—–]|\s-\s")
 _ARTICLES = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their"})
 _SHORT_VALUE = 3   # content words: "is blue", "is Maria"; a longer "is…" describes, it does not set a value
@@ -31,6 +34,8 @@ def contradicts(old: str, new: str, *, one_value_only: bool = False) -> bool:
     (subject_a, relation, value_a), (subject_b, _, value_b) = a, b
     if not _same_subject(subject_a, subject_b, relation):
         return False
+    if relation == "prefers":
+        return _preference_changed(value_a, value_b)
     if relation in _NAMED_PLACE:
         # where someone lives or works is a named place: "at home", "at night", "to the backend
         # team" name none, and "Acme's Lisbon office" or "Lisbon, Portugal" is the same place said
@@ -56,13 +61,39 @@ def relation_of(text: str) -> tuple[str, str, str] | None:
         return None
     subject = _CLAUSE_END.split(found["subject"])[-1].strip()
     verb, said = " ".join(found["verb"].lower().split()), textutil.words(subject)
+    while len(said) > 1 and said[-1] in _ADVERBS:
+        said = said[:-1]   # "I now prefer", "we still live in"
     last = said[-1] if said else ""
+    if last in _PERSON:
+        subject, said = last, [last]   # "These days I prefer…": the person
     if verb.startswith(("live ", "work ")) and last not in _PERSON or verb == "moved to" and last == "we":
         return None
     if not textutil.content_words(subject) and not (said and set(said) <= _PERSON):
         return None
     value = re.split(r"[,;:.!?—–]|\s-\s", found["value"], maxsplit=1)[0]
     return subject, _RELATION.get(verb, verb), value
+
+
+# what a preference is about, after the thing preferred: "tea | in the morning"
+_FRAME = re.compile(r"\s(?:in|on|at|for|when|during|with|while|after|before|as|over|to|rather than|instead of|"
+                    r"more than)\s", re.I)
+_OVER = re.compile(r"\b(?:over|to|rather than|instead of|more than)\s+(.+)", re.I)
+
+
+def _preference_changed(was: str, now: str) -> bool:
+    """"I prefer tea in the morning" / "These days I prefer coffee in the morning": another thing
+    preferred for the same occasion, or the old choice named as the one given up ("I prefer
+    coffee over tea now"). Two preferences about different things ("minimal dependencies" /
+    "type hints") are both current."""
+    old_thing, old_frame = (_FRAME.split(was, maxsplit=1) + [""])[:2]
+    new_thing, new_frame = (_FRAME.split(now, maxsplit=1) + [""])[:2]
+    old_words, new_words = set(textutil.content_words(old_thing)), set(textutil.content_words(new_thing))
+    if not old_words or not new_words or old_words <= new_words or new_words <= old_words:
+        return False   # the same thing, or said more precisely ("tea" / "green tea")
+    given_up = _OVER.search(now)
+    if given_up and old_words <= set(textutil.content_words(given_up.group(1))):
+        return True
+    return bool(set(textutil.content_words(old_frame)) & set(textutil.content_words(new_frame)))
 
 
 def _sets_a_value(value: str) -> bool:

@@ -1,7 +1,8 @@
 """A statement that takes an earlier one back: "Actually I changed my mind: the shed will be
 built from larch, cedar is too expensive" after "For the garden shed I decided to use cedar
-boards". No number changes, so `claims.compare` sees two claims; the person sees one decision
-replaced. Retrieval (search/currency.py) ranks the newer one first and labels the older as
+boards"; "I sold the Civic" after "I drive a 2012 Honda Civic". No number changes, so
+`claims.compare` sees two claims; the person sees one decision replaced, one thing they no
+longer have. Retrieval (search/currency.py) ranks the newer one first and labels the older as
 history; the offline answer quotes them in that order.
 """
 from __future__ import annotations
@@ -48,3 +49,41 @@ def _says_taken_back(text: str) -> bool:
             if not _NOT_DONE.search(before):
                 return True
     return False
+
+
+# the person parting with a named thing: "I sold the Civic", "we finally got rid of our old Vespa"
+_GIVEN_UP = re.compile(r"\b(?i:i|we)\s+(?i:(?:just|finally|recently|already)\s+)?(?i:sold|gave away|got rid of|"
+                       r"returned|scrapped|donated|traded in)\s+(?i:(?:the|my|our|that|this|his|her)\s+)?"
+                       r"(?i:old\s+)?(?P<thing>[A-Z][\w-]+)")
+# the person having or using a thing: "I drive a 2012 Honda Civic", "my Civic"
+_HAVING = re.compile(r"\b(?:i|we)\s+(?:\w+\s+)?(?:drive|have|own|use|ride|keep|play|love)\b|\bmy\b|\bour\b", re.I)
+
+
+def says_given_up(text: str) -> bool:
+    """Does a statement say the person parted with a named thing? (A cheap test first.)"""
+    return _GIVEN_UP.search(text) is not None
+
+
+def gives_up(old: str, new: str) -> bool:
+    """Does `new` say the person parted with a named thing `old` says they have or use ("I sold
+    the Civic" / "I drive a 2012 Honda Civic")? What happened with it before ("we drove the Civic
+    to Porto") stays as it was: only a statement of having it becomes history."""
+    for parted in _GIVEN_UP.finditer(new):
+        thing = re.search(rf"\b{re.escape(parted['thing'])}\b", old)
+        if thing and _HAVING.search(old[:thing.start()]):
+            return True
+    return False
+
+
+_NAME_AFTER = re.compile(r"\s+(?:(?:a|an|the|my|our|\d{4}|old|new)\s+)*(?P<names>(?:[A-Z][\w-]+\s*)+)")
+
+
+def had_things(text: str) -> list[str]:
+    """The named things a statement says the person has or uses ("I drive a 2012 Honda Civic":
+    Honda, Civic), whose parting ("I sold the Civic") may have come since."""
+    found: list[str] = []
+    for having in _HAVING.finditer(text):
+        named = _NAME_AFTER.match(text, having.end())
+        if named:
+            found += named["names"].split()
+    return list(dict.fromkeys(found))

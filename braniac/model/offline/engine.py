@@ -15,7 +15,7 @@ from ...infra import clock, measures, textutil
 from ...infra.date_spans import date_spans
 from ...vault import claims, stm
 from ...vault.layout import EVENT_ID_IN_TEXT, event_day
-from ...vault.reversals import takes_back
+from ...vault.reversals import gives_up, takes_back
 from ...vault.value_changes import changed_for_the_question
 from . import organization, promotion
 from ..organization_types import OrganizationPlan, OrganizationRequest
@@ -248,7 +248,7 @@ def _replaced(quotes: list[_Quote], pool: list[_Quote], about: frozenset[str],
             now = claims.Fact(_fact_text(new.said or new.text))
             if takes_back(was.text, now.text, about) or claims.contradicts(was, now, one_value_only=True) or \
                     claims.compare(was, now) == claims.CHANGED or measures.replaces(was.text, now.text, measured) or \
-                    changed_for_the_question(was.text, now.text, about):
+                    changed_for_the_question(was.text, now.text, about) or gives_up(was.text, now.text):
                 if not old.superseded:
                     old.superseded, old.until = True, new.when[:10]
                 new.score = max(new.score, old.score)   # as relevant as what it replaced
