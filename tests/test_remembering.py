@@ -227,6 +227,14 @@ def test_a_preference_for_the_same_occasion_changed_is_answered_new_first_in_sho
     assert not any("superseded" in source for text, source in quoted if "wine" in text), answer
 
 
+def test_an_abbreviation_does_not_cut_a_quoted_memory_short(vault):
+    vault.remember("My dentist is Dr. Silva at the clinic on Rua Augusta.")
+    vault.remember("Lunch with Tom was nice.")
+    vault.promote(force=True)
+    answer = vault.ask("Who is my dentist?").answer
+    assert '"My dentist is Dr. Silva at the clinic on Rua Augusta."' in answer, answer
+
+
 def test_a_deadline_that_moved_is_answered_new_date_first_in_short_term_memory(vault):
     """Before any promotion: the two statements share "report" and a date each, and the newer
     says it moved; the offline answer reads them as retrieval does after promotion."""

@@ -18,6 +18,7 @@ from ...vault.layout import EVENT_ID_IN_TEXT, event_day
 from ...vault.reversals import gives_up, takes_back
 from ...vault.value_changes import changed_for_the_question
 from . import organization, promotion
+from .sentences import sentences
 from ..organization_types import OrganizationPlan, OrganizationRequest
 from ..types import Candidate, EventRecord, NoteDraft, Reflection, WorkingMemory
 
@@ -26,7 +27,6 @@ NAME = "offline"
 # ("Visited my parents for the weekend", two weeks before "what did I do over the weekend?")
 IN_THE_PERIOD = 1.5
 _PRONOUNS = {"it", "that", "this", "he", "she", "they", "them", "him", "her", "his", "hers", "their", "those", "these"}
-_SENTENCE = re.compile(r"(?<=[.!?])\s+|\n+")
 # the person asking what is left for them to do (not "which task does the billing job run?")
 _ASKS_TASKS = re.compile(r"\b(?:(?:my|our)\s+(?:open\s+)?(?:tasks|to-?dos?|to-do list)|(?:i|we)\s+(?:still\s+)?"
                          r"(?:need|have|got)\s+to\s+do|on\s+my\s+(?:list|plate))\b", re.I)
@@ -146,7 +146,7 @@ class OfflineModel:
         if when:
             parts.append("Dates: " + ", ".join(when) + ".")
         reflection = Reflection(thoughts=" ".join(parts) or "Recorded verbatim.")
-        statements = " ".join(s for s in _SENTENCE.split(user) if s.strip() and not s.strip().endswith("?"))
+        statements = " ".join(s for s in sentences(user) if s.strip() and not s.strip().endswith("?"))
         reflection.tasks = [_clean(m) for m in _TASK.findall(statements)]
         reflection.goals = [_clean(m) for m in _GOAL.findall(statements)]
         reflection.facts = [_clean(m) for m in _FACT.findall(statements)]
@@ -189,7 +189,7 @@ class _Quote:
 
 def _statements(said: str) -> str:
     """What the person stated: their words without the questions they asked."""
-    return " ".join(s.strip() for s in _SENTENCE.split(said.strip()) if s.strip() and not s.strip().endswith("?"))
+    return " ".join(s.strip() for s in sentences(said.strip()) if s.strip() and not s.strip().endswith("?"))
 
 
 def _evidence(text: str) -> tuple[str, str | None, bool]:
@@ -324,11 +324,11 @@ def _best_sentences(text: str, query: set[str], limit: int = 2, max_chars: int =
     text = re.sub(r"^\*\*(?:User|AI):\*\*\s*\"?(.*?)\"?\s*$", r"\1", text, flags=re.M)
     text = re.sub(r"^[-*]\s+(?:\d{4}-\d{2}-\d{2}|\d{2}:\d{2})\s+—\s+", "", text, flags=re.M)
     text = re.sub(r"^### \S+\s*$", "", text, flags=re.M)
-    sentences = [s.strip() for s in _SENTENCE.split(text) if s and s.strip() and not s.strip().startswith("#")]
-    if not sentences:
+    said = [s.strip() for s in sentences(text) if s and s.strip() and not s.strip().startswith("#")]
+    if not said:
         return text.strip()[:max_chars]
-    ranked = sorted(range(len(sentences)), key=lambda i: -textutil.overlap(query, sentences[i]))
+    ranked = sorted(range(len(said)), key=lambda i: -textutil.overlap(query, said[i]))
     chosen = sorted(ranked[:limit])
-    quote = " ".join(sentences[i] for i in chosen if textutil.overlap(query, sentences[i]) > 0) or sentences[ranked[0]]
+    quote = " ".join(said[i] for i in chosen if textutil.overlap(query, said[i]) > 0) or said[ranked[0]]
     quote = quote.replace('"', "'")
     return quote if len(quote) <= max_chars else quote[: max_chars - 1].rstrip() + "…"
