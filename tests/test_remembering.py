@@ -6,7 +6,7 @@ from __future__ import annotations
 import re
 import time
 from collections import Counter
-from datetime import datetime, timedelta, timezone
+from datetime import date, datetime, timedelta, timezone
 
 import pytest
 
@@ -329,6 +329,29 @@ def test_relative_times_are_resolved_against_the_events_own_day(vault):
     event = vault.root / "memory/long_term/events/2025/03/05"
     assert any("last Friday." in p.read_text(encoding="utf-8") and "2025-02-28" not in p.read_text(encoding="utf-8")
                for p in event.glob("2025-03-05T*.md"))
+
+
+@pytest.mark.parametrize("said, resolved", [
+    ("We visited Sintra on Saturday and the palace gardens were beautiful.", "on Saturday (2025-03-01)"),
+    ("On Saturday we hiked to the lighthouse.", "On Saturday (2025-03-01)"),
+    ("We had friends over on the weekend.", "on the weekend (weekend of 2025-03-01)"),
+    # a plan, a habit or a state: no day of the past
+    ("We will visit Sintra on Saturday.", None),
+    ("I go swimming on Saturdays.", None),
+    ("The gym is closed on Sunday.", None),
+    ("Yoga is on Tuesday, I booked it.", None),
+])
+def test_on_saturday_said_of_the_past_is_the_latest_saturday(vault, said, resolved):
+    """Said on Wednesday 5 March 2025: "on Saturday" in a sentence about the past is the 1st, and a
+    question about when finds the day."""
+    from braniac.infra.relative_times import resolve_relative, without_resolutions
+    text = resolve_relative(said, date(2025, 3, 5))
+    assert (resolved in text) if resolved else text == said, text
+    assert without_resolutions(text) == said
+    if resolved and "Sintra" in said:
+        _live(vault, datetime(2025, 3, 5, 10, tzinfo=timezone.utc), said)
+        with clock.frozen(datetime(2025, 6, 1, 9, tzinfo=timezone.utc)):
+            assert "2025-03-01" in vault.ask("When did we visit Sintra?").answer
 
 
 @pytest.fixture

@@ -14,7 +14,14 @@ _RELATIVE_PHRASE = (
     r"\b(?:(?P<dir>last|next|this past|this coming)\s+(?P<wd>" + "|".join(WEEKDAYS) + r")"
     r"|(?P<day>yesterday|today|tonight|tomorrow|last night)"
     r"|(?P<pdir>last|next|this)\s+(?P<unit>week|weekend|month|year)"
-    r"|(?P<n>\d+|a|an|one|two|three|four|five|six)\s+(?P<units>days?|weeks?|months?|years?)\s+ago)\b")
+    r"|(?P<n>\d+|a|an|one|two|three|four|five|six)\s+(?P<units>days?|weeks?|months?|years?)\s+ago"
+    r"|on\s+(?P<owd>" + "|".join(WEEKDAYS) + r")|(?:over|on|at)\s+the\s+(?P<oweekend>weekend))\b")
+# "on Saturday", "over the weekend" mean the latest one in a sentence about the past only
+# ("we visited Sintra on Saturday", not "we'll visit Sintra on Saturday")
+_PAST = re.compile(r"\b(?:i|we|he|she|they|you)\s+(?:\w+\s+)?(?:was|were|did|had|went|got|made|saw|met|took|"
+                   r"\w{3,}ed)\b", re.I)
+_CLAUSE_BOUNDS = re.compile(r"[,;:.!?\n]|\s(?:and|but|so|because)\s", re.I)
+_NOT_PAST = re.compile(r"\b(?:will|shall|going to|gonna|plan(?:ning)? to|next|every|usually|always)\b|'ll\b", re.I)
 _RESOLUTION = r"\s*\((?:week of |weekend of |around )?(?:\d{4}-\d{2}-\d{2}|[A-Z][a-z]+ \d{4}|\d{4})\)"
 _RELATIVE = re.compile(_RELATIVE_PHRASE + rf"(?!{_RESOLUTION})", re.I)
 _RESOLVED = re.compile(rf"({_RELATIVE_PHRASE}){_RESOLUTION}", re.I)
@@ -32,6 +39,11 @@ def resolve_relative(text: str, on: date) -> str:
     Once resolved, a text is left as it is (a claim merged again stays the same)."""
     def absolute(m: re.Match) -> str:
         g = m.groupdict()
+        if g["owd"] or g["oweekend"]:
+            target = WEEKDAYS.index(g["owd"].lower()) if g["owd"] else 5
+            back = (on.weekday() - target) % 7 or 7
+            day = on - timedelta(days=back)
+            return _iso(day) if g["owd"] else f"weekend of {_iso(day)}"
         if g["wd"]:
             target = WEEKDAYS.index(g["wd"].lower())
             if g["dir"].lower() in ("last", "this past"):
@@ -62,11 +74,23 @@ def resolve_relative(text: str, on: date) -> str:
         return _iso(back) if days == 1 else f"around {_iso(back)}"
 
     def replace(m: re.Match) -> str:
+        if (m.group("owd") or m.group("oweekend")) and not _about_the_past(text, m):
+            return m.group(0)
         try:
             return f"{m.group(0)} ({absolute(m)})"
         except (ValueError, OverflowError, KeyError):
             return m.group(0)
     return _RELATIVE.sub(replace, text)
+
+
+def _about_the_past(text: str, m: re.Match) -> bool:
+    """Is the clause that holds the match about the past ("we visited Sintra on Saturday"), not
+    a plan, a habit or a state ("yoga is on Tuesday, I booked it")?"""
+    bounds = [b.span() for b in _CLAUSE_BOUNDS.finditer(text)]
+    start = max((e for s, e in bounds if e <= m.start()), default=0)
+    end = min((s for s, e in bounds if s >= m.end()), default=len(text))
+    clause = text[start:end]
+    return bool(_PAST.search(clause)) and not _NOT_PAST.search(clause)
 
 
 def _iso(day: date) -> str:
