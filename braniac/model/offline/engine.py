@@ -15,6 +15,7 @@ from ...infra import clock, measures, textutil
 from ...infra.date_spans import date_spans
 from ...vault import claims, stm
 from ...vault.layout import EVENT_ID_IN_TEXT, event_day
+from ...vault.links import ANY_LINK
 from ...vault.reversals import gives_up, takes_back
 from ...vault.value_changes import changed_for_the_question
 from . import organization, promotion
@@ -26,6 +27,12 @@ NAME = "offline"
 # a statement of the period the prompt names ranks above one that only holds all its words
 # ("Visited my parents for the weekend", two weeks before "what did I do over the weekend?")
 IN_THE_PERIOD = 1.5
+_CITATION = re.compile(rf"\s*\(({ANY_LINK}(?:,\s*)?)+\)")   # a claim's links to its events
+# the words that name a period, which the period's days answer by themselves
+_PERIOD_WORDS = frozenset(textutil.stem(w) for w in (
+    "week weekend month year today yesterday tonight last past ago day days weeks months years morning "
+    "evening night afternoon monday tuesday wednesday thursday friday saturday sunday january february march "
+    "april may june july august september october november december").split())
 _PRONOUNS = {"it", "that", "this", "he", "she", "they", "them", "him", "her", "his", "hers", "their", "those", "these"}
 # the person asking what is left for them to do (not "which task does the billing job run?")
 _ASKS_TASKS = re.compile(r"\b(?:(?:my|our)\s+(?:open\s+)?(?:tasks|to-?dos?|to-do list)|(?:i|we)\s+(?:still\s+)?"
@@ -95,7 +102,7 @@ class OfflineModel:
                                    superseded, until.group(1) if until else None, said, score - rank * 0.01 > 0))
         # a single shared word out of many is chance, not relevance
         floor = 0.0 if len(query) <= 2 else min(0.34, 1.5 / len(query))
-        _in_the_period(pool, wm)
+        _in_the_period(pool, wm, query)
         quotes = _current([q for q in pool if q.matched and (q.score - 0.05 >= floor or q.score >= floor)])
         about = textutil.terms(wm.prompt)
         quotes += _replaced(quotes, pool, about, asked)
@@ -267,22 +274,29 @@ def _open_tasks(wm: WorkingMemory) -> list[_Quote]:
     return [_Quote(1.05, text, "short-term memory, open task") for text in tasks]
 
 
-def _in_the_period(pool: list[_Quote], wm: WorkingMemory) -> None:
+def _in_the_period(pool: list[_Quote], wm: WorkingMemory, query: set[str]) -> None:
     """"What did I do last weekend?": what happened then answers it, whatever its words. A
-    statement on a day of the period the prompt names is relevant, above a word match."""
+    statement on a day of the period the prompt names is relevant, above a word match; when the
+    question names more than the period ("how many times did I go running this week?"), only
+    the statements of that period that hold a word of it, if any do."""
     try:
         today = clock.parse_iso(wm.now).astimezone() if wm.now else clock.now().astimezone()
         spans = date_spans(wm.prompt, today)
     except ValueError:
         return
+    then = []
     for quote in pool:
         try:
             day = event_day(quote.when).isoformat() if quote.when else ""
         except ValueError:
             continue
         if day and any(start <= day <= end for start, end in spans):
-            quote.score += IN_THE_PERIOD
-            quote.matched = True
+            then.append(quote)
+    beyond = {w for w in query if textutil.stem(w) not in _PERIOD_WORDS}
+    named = [q for q in then if textutil.overlap(beyond, q.said or q.text) > 0] if beyond else []
+    for quote in named or then:
+        quote.score += IN_THE_PERIOD
+        quote.matched = True
 
 
 def _fact_text(said: str) -> str:
@@ -324,6 +338,7 @@ def _best_sentences(text: str, query: set[str], limit: int = 2, max_chars: int =
     text = re.sub(r"^\*\*(?:User|AI):\*\*\s*\"?(.*?)\"?\s*$", r"\1", text, flags=re.M)
     text = re.sub(r"^[-*]\s+(?:\d{4}-\d{2}-\d{2}|\d{2}:\d{2})\s+—\s+", "", text, flags=re.M)
     text = re.sub(r"^### \S+\s*$", "", text, flags=re.M)
+    text = claims.SUPERSEDED_ON.sub("", _CITATION.sub("", text))   # a claim's links and mark say where, not what
     said = [s.strip() for s in sentences(text) if s and s.strip() and not s.strip().startswith("#")]
     if not said:
         return text.strip()[:max_chars]
