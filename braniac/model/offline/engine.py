@@ -91,27 +91,28 @@ class OfflineModel:
             said = _statements(event.user)
             if said:
                 score = relevance(said)
-                pool.append(_Quote(score + 0.05, _best_sentences(said, query | context),
-                                   f"short-term memory, event {event.id}", event.id, said=said, matched=score > 0))
+                pool.append(_Quote(score, _best_sentences(said, query | context), f"short-term memory, event {event.id}",
+                                   event.id, said=said, matched=score > 0, order=0.05))
         for rank, excerpt in enumerate(wm.excerpts):
             said, when, superseded = _evidence(excerpt.text)
             if said:
                 until = claims.SUPERSEDED_ON.search(excerpt.text) if superseded else None
                 score = relevance(excerpt.title + " " + said)
-                pool.append(_Quote(score - rank * 0.01, _best_sentences(said, query | context), excerpt.path, when,
-                                   superseded, until.group(1) if until else None, said, score - rank * 0.01 > 0))
+                pool.append(_Quote(score, _best_sentences(said, query | context), excerpt.path, when, superseded,
+                                   until.group(1) if until else None, said, score > 0, order=-rank * 0.01))
         # a single shared word out of many is chance, not relevance
         floor = 0.0 if len(query) <= 2 else min(0.34, 1.5 / len(query))
         _in_the_period(pool, wm, query)
-        quotes = _current([q for q in pool if q.matched and (q.score - 0.05 >= floor or q.score >= floor)])
+        quotes = _current([q for q in pool if q.matched and q.score >= floor])
         about = textutil.terms(wm.prompt)
         quotes += _replaced(quotes, pool, about, asked)
         # what is current first; what it replaced after it, as history, however well it matches
         # the words of the question ("what did I decide…" / "I decided to use cedar")
-        quotes.sort(key=lambda q: (q.superseded, -q.score))
+        quotes.sort(key=lambda q: (q.superseded, -q.score - q.order))
         if quotes:
-            best = quotes[0].score
-            quotes = [q for q in quotes if q.score >= 0.5 * best]  # the clearly relevant ones only
+            # the clearly relevant ones only, by what they say (retrieval's order only breaks ties)
+            best = max(q.score for q in quotes)
+            quotes = [q for q in quotes if q.score >= 0.5 * best]
         topic = ", ".join(sorted(query)[:6] or sorted(context)[:6]) or "that"
         if no_tasks:
             # "what do I need to do?" with nothing open: say so, and quote only what the question
@@ -192,6 +193,7 @@ class _Quote:
     until: str | None = None       # the day it was superseded, when known
     said: str = ""                 # the whole statement it quotes from
     matched: bool = True           # it holds a word of the question (or of the context standing in for it)
+    order: float = 0.0             # a tiebreak: short-term memory first, then retrieval's rank
 
 
 def _statements(said: str) -> str:
