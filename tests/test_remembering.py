@@ -195,6 +195,26 @@ def test_someone_who_moved_is_answered_where_they_live_now_then_where_they_lived
 
 
 @pytest.mark.parametrize("promoted", [False, True])
+def test_a_flight_moved_to_another_time_is_answered_at_the_new_time(vault, promoted):
+    """"The airline moved my Berlin flight to 09:15" holds one word of the question; both give a
+    time of day of the flight, the newer says it moved. The standup's time is another thing's."""
+    with clock.frozen(datetime(2025, 11, 17, 10, tzinfo=timezone.utc)):
+        vault.remember("My flight to Berlin leaves Friday at 07:40 from terminal 1.")
+        vault.remember("Standup is at 09:30 every day, moved from 10:00.")
+    with clock.frozen(datetime(2025, 11, 19, 10, tzinfo=timezone.utc)):
+        vault.remember("The airline moved my Berlin flight to 09:15.")
+    if promoted:
+        with clock.frozen(datetime(2025, 11, 19, 12, tzinfo=timezone.utc)):
+            vault.promote(force=True)
+    with clock.frozen(datetime(2025, 11, 20, 9, tzinfo=timezone.utc)):
+        answer = vault.ask("What time is my flight on Friday?").answer
+    quoted = re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)
+    assert "09:15" in quoted[0][0] and "superseded" not in quoted[0][1], answer
+    assert [source for text, source in quoted if "07:40" in text][0].endswith("superseded on 2025-11-19"), answer
+    assert not any("Standup" in text for text, _ in quoted), answer
+
+
+@pytest.mark.parametrize("promoted", [False, True])
 def test_a_car_sold_is_no_longer_the_car_i_drive(vault, promoted):
     """"I sold the Civic" holds no word of "What car do I drive?": it names the car the older
     statement says the person drives, and says they parted with it."""

@@ -8,6 +8,8 @@ import re
 from dataclasses import dataclass
 from functools import lru_cache
 
+from . import textutil
+
 _NUMBER = r"\d[\d.,]*"
 
 
@@ -16,6 +18,9 @@ class Measure:
     asked: re.Pattern       # a question asking for it
     stated: re.Pattern      # a statement giving it
     words: str              # the words of its units, for the search
+    # the statement must also name what is asked about: a time of day is said of many things
+    # ("my flight to Berlin leaves at 07:40" for "what time is my flight?", not "standup at 09:30")
+    named: bool = False
 
 
 MEASURES = {
@@ -36,6 +41,10 @@ MEASURES = {
                                 r"|\bwhat did\b.*\b(?:cost|pay)\b|\bprice\b", re.I),
                      re.compile(rf"[$€£]\s?{_NUMBER}|{_NUMBER}\s*(?:dollars|euros?|eur|usd|gbp|bucks)\b", re.I),
                      "$ € £ euros dollars price cost paid"),
+    "time": Measure(re.compile(r"\b(?:at )?what time\b|\bhow early\b|\bwhen (?:does|do|is|will)\b.*\b(?:leaves?|starts?|"
+                               r"opens?|closes?|lands?|departs?|arrives?|begins?|ends?)\b", re.I),
+                    re.compile(r"\b\d{1,2}[:h]\d{2}\b|\b\d{1,2}\s?(?:am|pm|a\.m\.|p\.m\.)", re.I),
+                    "", named=True),
 }
 
 
@@ -53,21 +62,30 @@ def states(text: str, kinds: frozenset[str]) -> bool:
 
 
 def unit_words(kinds: frozenset[str]) -> str:
-    return " ".join(MEASURES[kind].words for kind in sorted(kinds))
+    return " ".join(MEASURES[kind].words for kind in sorted(kinds) if MEASURES[kind].words)
+
+
+def named_only(kinds: frozenset[str]) -> bool:
+    """Must a statement of these measures also name what the question asks about?"""
+    return all(MEASURES[kind].named for kind in kinds)
 
 
 # a newer statement saying its measure is not the old one any more ("Down to 79 kg now")
 _CHANGED = re.compile(r"\b(?:now|down to|up to|no longer|any ?more|dropped|lost|gained|put on|increased|decreased|"
-                      r"reached|went (?:up|down))\b", re.I)
+                      r"reached|went (?:up|down)|moved|changed|rescheduled|postponed|pushed|delayed|brought forward)\b",
+                      re.I)
 
 
-def replaces(old: str, new: str, kinds: frozenset[str]) -> bool:
+def replaces(old: str, new: str, kinds: frozenset[str], about: frozenset[str] = frozenset()) -> bool:
     """Does the newer statement give another value of the measure a question asks for, saying it
     changed ("I weighed 84 kg in October" / "Down to 79 kg now")? Both in its unit, each with a
-    value the other lacks."""
+    value the other lacks; for a measure said of many things (a time of day), both naming a
+    thing the question does (`about`: its stemmed words)."""
     if not kinds or not _CHANGED.search(new):
         return False
     for kind in kinds:
+        if MEASURES[kind].named and not about & textutil.terms(old) & textutil.terms(new):
+            continue
         stated = MEASURES[kind].stated
         before = {_digits(m.group(0)) for m in stated.finditer(old)}
         after = {_digits(m.group(0)) for m in stated.finditer(new)}

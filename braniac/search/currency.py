@@ -80,7 +80,7 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset(),
                     or claims.contradicts(facts[i], facts[j], one_value_only=not alike) \
                     or changed_for_the_question(facts[i].text, facts[j].text, asked) \
                     or takes_back(facts[i].text, facts[j].text, asked) \
-                    or measures.replaces(facts[i].text, facts[j].text, measured) \
+                    or measures.replaces(facts[i].text, facts[j].text, measured, asked) \
                     or gives_up(facts[i].text, facts[j].text):
                 edges.append((i, j))
                 until[i] = min(until.get(i, when[j][:10]), when[j][:10])

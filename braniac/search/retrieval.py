@@ -195,8 +195,9 @@ def _lift_measures(passages: list[Passage], kinds: frozenset[str]) -> None:
     that give that measure in its unit rise, "Down to 79 kg now" though it shares no word with it."""
     if not kinds:
         return
+    named = measures.named_only(kinds)   # a time of day: only the statements that match the question
     for p in passages:
-        if measures.states(p.text, kinds):
+        if (p.score > 0 or not named) and measures.states(p.text, kinds):
             p.score = max(p.score, DAY_FLOOR) * (1 + MEASURE_LIFT)
 
 

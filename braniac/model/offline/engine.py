@@ -82,8 +82,9 @@ class OfflineModel:
         def relevance(text: str) -> float:
             # the prompt's own words count most; context words (standing in for pronouns) less;
             # the measure the question asks for, given in its unit, as much as its words
-            return textutil.overlap(query, text) + 0.3 * textutil.overlap(context, text) + \
-                (0.5 if asked and measures.states(text, asked) else 0.0)
+            words = textutil.overlap(query, text) + 0.3 * textutil.overlap(context, text)
+            named = words > 0 or not measures.named_only(asked) if asked else False
+            return words + (0.5 if named and measures.states(text, asked) else 0.0)
 
         pool: list[_Quote] = _open_tasks(wm)   # every statement in the working memory, relevant or not
         no_tasks = not pool and bool(_ASKS_TASKS.search(wm.prompt))
@@ -256,7 +257,7 @@ def _replaced(quotes: list[_Quote], pool: list[_Quote], about: frozenset[str],
                 continue
             now = claims.Fact(_fact_text(new.said or new.text))
             if takes_back(was.text, now.text, about) or claims.contradicts(was, now, one_value_only=True) or \
-                    claims.compare(was, now) == claims.CHANGED or measures.replaces(was.text, now.text, measured) or \
+                    claims.compare(was, now) == claims.CHANGED or measures.replaces(was.text, now.text, measured, about) or \
                     changed_for_the_question(was.text, now.text, about) or gives_up(was.text, now.text):
                 if not old.superseded:
                     old.superseded, old.until = True, new.when[:10]
