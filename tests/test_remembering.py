@@ -421,8 +421,9 @@ def test_what_i_did_last_weekend_or_last_friday_is_what_happened_those_days(vaul
     assert quoted[:len(days)] and set(quoted[:len(days)]) == {said[d] for d in days}, answer
 
 
-def test_a_question_about_a_period_and_a_thing_quotes_that_periods_statements_of_the_thing(vault):
-    """"How many times did I go running this week?": this week's runs, not this week's lunch."""
+def test_a_question_about_a_period_and_a_thing_quotes_that_periods_statements_of_the_thing_first(vault):
+    """"How many times did I go running this week?": this week's runs first (then the rest of
+    the week: "ran 8k" is a run too, and holds no word of the question)."""
     for day, text in (("2026-11-23", "Went running along the river, 5 km."), ("2026-11-24", "Lunch with Tom was nice."),
                       ("2026-11-25", "Another run after work, 8 km this time."),
                       ("2026-11-10", "Running shoes are worn out, need new ones.")):
@@ -432,7 +433,7 @@ def test_a_question_about_a_period_and_a_thing_quotes_that_periods_statements_of
         answer = vault.ask("How many times did I go running this week?").answer
     quoted = [text for text, _ in re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)]
     assert set(quoted[:2]) == {"Went running along the river, 5 km.", "Another run after work, 8 km this time."}, answer
-    assert not any("Tom" in q for q in quoted), answer
+    assert not any("shoes" in q for q in quoted), answer   # not this week: a word of the question is not enough
 
 
 def test_a_relative_day_counts_from_the_persons_own_day_not_utcs(vault, in_california):

@@ -90,7 +90,9 @@ def date_spans(text: str, now=None) -> list[tuple[str, str]]:
                 elif kind == "y":
                     add(date(int(g[0]), 1, 1), date(int(g[0]), 12, 31), m.span(1))
                 elif kind == "past":
-                    if today is not None and _PAST_TENSE.search(text):
+                    # "this weekend" asked on a weekday is the coming one: nothing happened then yet
+                    this_weekend = m.group(0).lower().startswith("this") and today is not None and today.weekday() < 5
+                    if today is not None and _PAST_TENSE.search(text) and not this_weekend:
                         add(*_latest(m.group(0), today), m.span())
                 else:
                     # "last week, 10 April 2023": relative to the day the text names with its year,

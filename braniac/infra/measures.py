@@ -21,23 +21,25 @@ class Measure:
     # the statement must also name what is asked about: a time of day is said of many things
     # ("my flight to Berlin leaves at 07:40" for "what time is my flight?", not "standup at 09:30")
     named: bool = False
+    personal: bool = False  # a person's own (weight, height, age): whose it is must agree
 
 
 MEASURES = {
     "weight": Measure(re.compile(r"\b(?:weigh\w*|how heavy|weight)\b", re.I),
                       re.compile(rf"{_NUMBER}\s*(?:kg|kgs|kilos?|kilograms?|lbs?|pounds|stones?)\b", re.I),
-                      "kg kilos kilograms lbs pounds weight"),
+                      "kg kilos kilograms lbs pounds weight", personal=True),
     "height": Measure(re.compile(r"\b(?:how tall|height)\b", re.I),
                       re.compile(rf"{_NUMBER}\s*(?:cm|centimet(?:er|re)s?|m|met(?:er|re)s?|ft|feet|foot)\b"
                                  r"|\b\d['’]\s?\d{1,2}\b", re.I),
-                      "cm metres meters feet tall height"),
+                      "cm metres meters feet tall height", personal=True),
     "distance": Measure(re.compile(r"\b(?:how far|distance)\b", re.I),
                         re.compile(rf"{_NUMBER}\s*(?:km|kilomet(?:er|re)s?|miles?|mi)\b", re.I),
                         "km kilometres kilometers miles distance"),
     "age": Measure(re.compile(r"\bhow old\b", re.I),
                    re.compile(r"\b\d{1,3}\s*(?:years?|yrs?)[\s-]old\b|\bturn(?:s|ed)\s+\d{1,3}\b|\baged?\s+\d{1,3}\b", re.I),
-                   "years old turned age birthday"),
-    "price": Measure(re.compile(r"\bhow much\b.*\b(?:cost|costs|pay|paid|charge\w*|spen[dt]|price)\b"
+                   "years old turned age birthday", personal=True),
+    "price": Measure(re.compile(r"\bhow much\b(?!\s+time)(?:.*\b(?:cost|costs|pay|paid|charge\w*|spen[dt]|price)\b"
+                                r"|\s+(?:is|was|are|were)\s+(?:my|our|the|a|an)\b)"
                                 r"|\bwhat did\b.*\b(?:cost|pay)\b|\bprice\b", re.I),
                      re.compile(rf"[$€£]\s?{_NUMBER}|{_NUMBER}\s*(?:dollars|euros?|eur|usd|gbp|bucks)\b", re.I),
                      "$ € £ euros dollars price cost paid"),
@@ -56,9 +58,21 @@ def asked(prompt: str) -> frozenset[str]:
     return frozenset(kind for kind, m in MEASURES.items() if m.asked.search(prompt))
 
 
-def states(text: str, kinds: frozenset[str]) -> bool:
-    """Does a text give a measure of one of these kinds, in its unit?"""
-    return any(MEASURES[kind].stated.search(text) for kind in kinds)
+def states(text: str, kinds: frozenset[str], holders: frozenset[str] | None = None) -> bool:
+    """Does a text give a measure of one of these kinds, in its unit? With `holders` (the
+    question's, `holders_of`), a person's own measure counts only when it is theirs: "My
+    daughter now weighs 18 kg" does not say how much I weigh."""
+    for kind in kinds:
+        found = MEASURES[kind].stated.search(text)
+        if found and (holders is None or not MEASURES[kind].personal or _holders(text[:found.start()]) == holders):
+            return True
+    return False
+
+
+def holders_of(question: str) -> frozenset[str]:
+    """Whose measure a question asks for: none for the person ("how much do I weigh?"), "tom",
+    "daughter" ("how tall is my daughter?")."""
+    return _holders(question)
 
 
 def unit_words(kinds: frozenset[str]) -> str:
@@ -83,10 +97,18 @@ def replaces(old: str, new: str, kinds: frozenset[str], about: frozenset[str] = 
     thing the question does (`about`: its stemmed words)."""
     if not kinds or not _CHANGED.search(new):
         return False
+    # the newer names every thing of the question the older does ("the hotel in Tokyo is now
+    # €120" is not what "the flight to Tokyo" cost), the words of the measure and its day aside
+    if (about & textutil.terms(old)) - _MEASURE_WORDS - textutil.terms(new):
+        return False
     for kind in kinds:
         if MEASURES[kind].named and not about & textutil.terms(old) & textutil.terms(new):
             continue
         stated = MEASURES[kind].stated
+        first_old, first_new = stated.search(old), stated.search(new)
+        if not first_old or not first_new or MEASURES[kind].personal and \
+                _holders(old[:first_old.start()]) != _holders(new[:first_new.start()]):
+            continue   # "My daughter now weighs 18 kg" is not what I weigh
         before = {_digits(m.group(0)) for m in stated.finditer(old)}
         after = {_digits(m.group(0)) for m in stated.finditer(new)}
         if before and after and before - after and after - before:
@@ -94,5 +116,26 @@ def replaces(old: str, new: str, kinds: frozenset[str], about: frozenset[str] = 
     return False
 
 
+# words of a question that say which measure or which day, not what is measured
+_MEASURE_WORDS = frozenset(textutil.stem(w) for w in (
+    "weigh weight heavy tall height far distance old age cost costs price pay paid spend spent charge time early "
+    "leave start open close land depart arrive begin end today tomorrow yesterday week weekend monday tuesday "
+    "wednesday thursday friday saturday sunday").split())
+# whose measure it is: "my daughter", "Tom", "she"; none for the person themselves
+_HOLDER = re.compile(r"\b(?:my|our|his|her|their)\s+(\w+)|\b(he|she|they)\b", re.I)
+_NOT_HOLDERS = frozenset("january february march april may june july august september october november december "
+                         "monday tuesday wednesday thursday friday saturday sunday i".split())
+
+
+def _holders(said: str) -> frozenset[str]:
+    found = {next(g for g in m.groups() if g).lower() for m in _HOLDER.finditer(said)}
+    found |= {word.lower() for name in textutil.entities(said) for word in name.split()}
+    return frozenset(found - _NOT_HOLDERS - {"weight", "height", "age"})
+
+
 def _digits(said: str) -> str:
-    return re.sub(r"[^\d.]", "", said.replace(",", ".")).strip(".")
+    number = re.sub(r"[^\d.]", "", said.replace(",", ".")).strip(".")
+    try:
+        return f"{float(number):g}"   # "84.0 kg" is "84 kg"
+    except ValueError:
+        return number

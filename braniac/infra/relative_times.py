@@ -18,10 +18,14 @@ _RELATIVE_PHRASE = (
     r"|on\s+(?P<owd>" + "|".join(WEEKDAYS) + r")|(?:over|on|at)\s+the\s+(?P<oweekend>weekend))\b")
 # "on Saturday", "over the weekend" mean the latest one in a sentence about the past only
 # ("we visited Sintra on Saturday", not "we'll visit Sintra on Saturday")
-_PAST = re.compile(r"\b(?:i|we|he|she|they|you)\s+(?:\w+\s+)?(?:was|were|did|had|went|got|made|saw|met|took|"
-                   r"\w{3,}ed)\b", re.I)
+_PAST = re.compile(r"\b(?:i|we|he|she|they|you)\s+(?:(?!(?:am|is|are|be|been|being|will|would)\b)\w+\s+)?"
+                   r"(?:was|were|did|had|went|got|made|saw|met|took|\w{3,}ed)\b", re.I)
 _CLAUSE_BOUNDS = re.compile(r"[,;:.!?\n]|\s(?:and|but|so|because)\s", re.I)
-_NOT_PAST = re.compile(r"\b(?:will|shall|going to|gonna|plan(?:ning)? to|next|every|usually|always)\b|'ll\b", re.I)
+# a plan, a habit, an arrangement: "we agreed to meet on Friday", "I asked Tom to come over on
+# Saturday", "I would help her move on Saturday", "we are invited to the wedding on Saturday"
+_NOT_PAST = re.compile(r"\b(?:will|would|could|shall|going to|gonna|plan(?:ning)? to|next|every|usually|always)\b|'ll\b"
+                       r"|\b(?:am|is|are|'m|'re)\s+\w+ed\b|\bto\s+(?!(?:the|a|an|my|our|his|her|their|this|that|work|"
+                       r"school|bed|church|town)\b)(?-i:[a-z]+)\b", re.I)
 _RESOLUTION = r"\s*\((?:week of |weekend of |around )?(?:\d{4}-\d{2}-\d{2}|[A-Z][a-z]+ \d{4}|\d{4})\)"
 _RELATIVE = re.compile(_RELATIVE_PHRASE + rf"(?!{_RESOLUTION})", re.I)
 _RESOLVED = re.compile(rf"({_RELATIVE_PHRASE}){_RESOLUTION}", re.I)

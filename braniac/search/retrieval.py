@@ -113,7 +113,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
         _lift_dates(vault, passages, spans, len(ranked))
     _bring_partings(index, passages, len(ranked))
     measured = measures.asked(prompt)
-    _lift_measures(passages, measured)
+    _lift_measures(passages, measured, measures.holders_of(prompt))
     lift_speakers(passages, prompt)
     lift_standing(passages)
     rank_current(passages, frozenset(t for t, w in weights.items() if w >= 1.0), measured)
@@ -190,14 +190,14 @@ def _lift_dates(vault: "VaultStore", passages: list[Passage], spans: list[tuple[
             p.score *= 1 + DATE_LIFT
 
 
-def _lift_measures(passages: list[Passage], kinds: frozenset[str]) -> None:
+def _lift_measures(passages: list[Passage], kinds: frozenset[str], holders: frozenset[str]) -> None:
     """A question asking how much someone weighs (how tall, how far, what it cost): the passages
     that give that measure in its unit rise, "Down to 79 kg now" though it shares no word with it."""
     if not kinds:
         return
     named = measures.named_only(kinds)   # a time of day: only the statements that match the question
     for p in passages:
-        if (p.score > 0 or not named) and measures.states(p.text, kinds):
+        if (p.score > 0 or not named) and measures.states(statement(p.text), kinds, holders):
             p.score = max(p.score, DAY_FLOOR) * (1 + MEASURE_LIFT)
 
 

@@ -21,6 +21,8 @@ _ADVERBS = frozenset("now really still actually also just usually generally defi
                      "honestly".split())
 _CLAUSE_END = re.compile(r"[:;.!?—–]|\s-\s")
 _ARTICLES = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their"})
+_TITLE_STOP = re.compile(rf"\b({'|'.join(textutil.TITLES)})\.")
+_HEAD_END = re.compile(r"\s(?:at|in|on|from|with|for|near|since|of|who|which|that|and)\s", re.I)
 _SHORT_VALUE = 3   # content words: "is blue", "is Maria"; a longer "is…" describes, it does not set a value
 
 
@@ -35,16 +37,27 @@ def contradicts(old: str, new: str, *, one_value_only: bool = False) -> bool:
     if not _same_subject(subject_a, subject_b, relation):
         return False
     if relation == "prefers":
-        return _preference_changed(value_a, value_b)
+        return _preference_changed(value_a, value_b, new)
+    if relation == "likes":
+        return False   # one likes many things: "Ana likes jazz" and "Ana likes hiking" are both true
     if relation in _NAMED_PLACE:
         # where someone lives or works is a named place: "at home", "at night", "to the backend
         # team" name none, and "Acme's Lisbon office" or "Lisbon, Portugal" is the same place said
         # more precisely
         named = _named(value_a), _named(value_b)
         return None not in named and named[0] != named[1]
+    if relation not in ONE_VALUE:
+        # the value itself, before what places it ("Dr Silva | at the clinic", "a nurse | at the
+        # hospital"): "is at the top of my list" / "is one of my favorites" are two praises, and
+        # a value said more precisely ("a nurse" / "a night nurse") is no other value
+        value_a, value_b = (_HEAD_END.split(v, maxsplit=1)[0] for v in (value_a, value_b))
+        if not (_sets_a_value(value_a) and _sets_a_value(value_b)):
+            return False
+        if _kind_of(value_a) != _kind_of(value_b):
+            return False   # "is a nurse" / "is pregnant": what she is, and how she is
     words_a, words_b = set(textutil.content_words(value_a)), set(textutil.content_words(value_b))
-    if relation not in ONE_VALUE and not (_sets_a_value(value_a) and _sets_a_value(value_b)):
-        return False   # "ice cream is at the top of my list" / "…is one of my favorites": two praises
+    if words_a < words_b or words_b < words_a:
+        return False
     return (words_a != words_b
             or bool(textutil.unmentioned(textutil.values(value_a), value_b))
             and bool(textutil.unmentioned(textutil.values(value_b), value_a)))
@@ -70,21 +83,25 @@ def relation_of(text: str) -> tuple[str, str, str] | None:
         return None
     if not textutil.content_words(subject) and not (said and set(said) <= _PERSON):
         return None
-    value = re.split(r"[,;:.!?—–]|\s-\s", found["value"], maxsplit=1)[0]
+    # its first clause: a title's full stop ends none ("Dr. Silva at the clinic")
+    value = re.split(r"[,;:.!?—–]|\s-\s", _TITLE_STOP.sub(r"\1", found["value"]), maxsplit=1)[0]
     return subject, _RELATION.get(verb, verb), value
 
 
 # what a preference is about, after the thing preferred: "tea | in the morning"
 _FRAME = re.compile(r"\s(?:in|on|at|for|when|during|with|while|after|before|as|over|to|rather than|instead of|"
                     r"more than)\s", re.I)
+_PREFERENCE_CHANGED = re.compile(r"\b(?:now|these days|nowadays|lately|any ?more|instead|switched|changed|no longer)\b",
+                                 re.I)
 _OVER = re.compile(r"\b(?:over|to|rather than|instead of|more than)\s+(.+)", re.I)
 
 
-def _preference_changed(was: str, now: str) -> bool:
+def _preference_changed(was: str, now: str, whole_new: str) -> bool:
     """"I prefer tea in the morning" / "These days I prefer coffee in the morning": another thing
-    preferred for the same occasion, or the old choice named as the one given up ("I prefer
-    coffee over tea now"). Two preferences about different things ("minimal dependencies" /
-    "type hints") are both current."""
+    preferred for the same occasion, the newer saying the choice changed or naming the old one;
+    or the old choice named as the one given up ("I prefer coffee over tea now"). Two
+    preferences about different things ("minimal dependencies" / "type hints"; "aisle seats" /
+    "vegetarian meals" on long flights) are both current."""
     old_thing, old_frame = (_FRAME.split(was, maxsplit=1) + [""])[:2]
     new_thing, new_frame = (_FRAME.split(now, maxsplit=1) + [""])[:2]
     old_words, new_words = set(textutil.content_words(old_thing)), set(textutil.content_words(new_thing))
@@ -93,7 +110,17 @@ def _preference_changed(was: str, now: str) -> bool:
     given_up = _OVER.search(now)
     if given_up and old_words <= set(textutil.content_words(given_up.group(1))):
         return True
-    return bool(set(textutil.content_words(old_frame)) & set(textutil.content_words(new_frame)))
+    # the same occasion, and the newer says the choice changed: "vegetarian meals on long
+    # flights" is another preference beside "aisle seats on long flights"
+    occasion = set(textutil.content_words(_PREFERENCE_CHANGED.sub(" ", old_frame)))
+    return bool(occasion) and occasion == set(textutil.content_words(_PREFERENCE_CHANGED.sub(" ", new_frame))) and \
+        (_PREFERENCE_CHANGED.search(whole_new) is not None or old_words <= set(textutil.content_words(whole_new)))
+
+
+def _kind_of(value: str) -> bool:
+    """Does a value open with an article ("a nurse"), a kind of thing, not a state ("pregnant")?"""
+    said = textutil.words(value)
+    return bool(said) and said[0] in ("a", "an")
 
 
 def _sets_a_value(value: str) -> bool:

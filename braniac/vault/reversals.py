@@ -54,7 +54,7 @@ def _says_taken_back(text: str) -> bool:
 # the person parting with a named thing: "I sold the Civic", "we finally got rid of our old Vespa"
 _GIVEN_UP = re.compile(r"\b(?i:i|we)\s+(?i:(?:just|finally|recently|already)\s+)?(?i:sold|gave away|got rid of|"
                        r"returned|scrapped|donated|traded in)\s+(?i:(?:the|my|our|that|this|his|her)\s+)?"
-                       r"(?i:old\s+)?(?P<thing>[A-Z][\w-]+)")
+                       r"(?i:old\s+)?(?P<names>(?:[A-Z][\w-]*\s*)+)(?P<noun>[a-z]\w+)?")
 # the person having or using a thing: "I drive a 2012 Honda Civic", "my Civic"
 _HAVING = re.compile(r"\b(?:i|we)\s+(?:\w+\s+)?(?:drive|have|own|use|ride|keep|play|love)\b|\bmy\b|\bour\b", re.I)
 
@@ -66,11 +66,14 @@ def says_given_up(text: str) -> bool:
 
 def gives_up(old: str, new: str) -> bool:
     """Does `new` say the person parted with a named thing `old` says they have or use ("I sold
-    the Civic" / "I drive a 2012 Honda Civic")? What happened with it before ("we drove the Civic
-    to Porto") stays as it was: only a statement of having it becomes history."""
+    the Civic" / "I drive a 2012 Honda Civic")? The whole thing parted with, not only its brand
+    ("I returned the Sony TV" leaves "my Sony headphones" current). What happened with it before
+    ("we drove the Civic to Porto") stays as it was: only a statement of having it becomes history."""
+    had = _had(old)
     for parted in _GIVEN_UP.finditer(new):
-        thing = re.search(rf"\b{re.escape(parted['thing'])}\b", old)
-        if thing and _HAVING.search(old[:thing.start()]):
+        names, noun = parted["names"].split(), parted["noun"]
+        # a word after both names that differs ("Sony headphones" / "Sony speaker") is another thing
+        if any(set(names) <= set(own) and not (noun and after and noun != after) for own, after in had):
             return True
     return False
 
@@ -81,9 +84,15 @@ _NAME_AFTER = re.compile(r"\s+(?:(?:a|an|the|my|our|\d{4}|old|new)\s+)*(?P<names
 def had_things(text: str) -> list[str]:
     """The named things a statement says the person has or uses ("I drive a 2012 Honda Civic":
     Honda, Civic), whose parting ("I sold the Civic") may have come since."""
-    found: list[str] = []
+    return list(dict.fromkeys(name for names, _ in _had(text) for name in names))
+
+
+def _had(text: str) -> list[tuple[list[str], str | None]]:
+    """(the names of a thing the person has, the word right after them: "headphones", if any)."""
+    found = []
     for having in _HAVING.finditer(text):
         named = _NAME_AFTER.match(text, having.end())
         if named:
-            found += named["names"].split()
-    return list(dict.fromkeys(found))
+            after = re.match(r"[a-z]\w+", text[named.end():])
+            found.append((named["names"].split(), after.group(0) if after else None))
+    return found

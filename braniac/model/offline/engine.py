@@ -27,6 +27,7 @@ NAME = "offline"
 # a statement of the period the prompt names ranks above one that only holds all its words
 # ("Visited my parents for the weekend", two weeks before "what did I do over the weekend?")
 IN_THE_PERIOD = 1.5
+IN_THE_PERIOD_UNNAMED = 1.0   # one of the period that holds none of the question's other words
 _CITATION = re.compile(rf"\s*\(({ANY_LINK}(?:,\s*)?)+\)")   # a claim's links to its events
 # the words that name a period, which the period's days answer by themselves
 _PERIOD_WORDS = frozenset(textutil.stem(w) for w in (
@@ -38,6 +39,8 @@ _PRONOUNS = {"it", "that", "this", "he", "she", "they", "them", "him", "her", "h
 _ASKS_TASKS = re.compile(r"\b(?:(?:my|our)\s+(?:open\s+)?(?:tasks|to-?dos?|to-do list)|(?:i|we)\s+(?:still\s+)?"
                          r"(?:need|have|got)\s+to\s+do|on\s+my\s+(?:list|plate))\b", re.I)
 
+_TO_DO = re.compile(r"\b(?:i|we)\s+(?:really\s+)?(?:should|must|ought to|have to|need to|gotta|got to)\b|"
+                    r"^\s*(?:gotta|need to|have to|must)\b", re.I | re.M)
 _TASK = re.compile(r"\b(?:remind me to|todo:?|to-do:?|task:|i need to|i have to|i must|don'?t let me forget to)\s+(.+?)(?:[.!?]|$)", re.I)
 _GOAL = re.compile(r"\b(?:my goal is to|my goal is|goal:|i want to|i'?m trying to|i plan to|i hope to)\s+(.+?)(?:[.!?]|$)", re.I)
 # a decision, and a decision taken back ("I changed my mind: larch"), kept with its own words
@@ -77,14 +80,14 @@ class OfflineModel:
         query = set(textutil.keywords(wm.prompt, limit=20)) | {w.lower() for n in textutil.entities(wm.prompt) for w in n.split()}
         context = {w.lower() for c in _context_words(wm) for w in c.split()} - query
 
-        asked = measures.asked(wm.prompt)
+        asked, holders = measures.asked(wm.prompt), measures.holders_of(wm.prompt)
 
         def relevance(text: str) -> float:
             # the prompt's own words count most; context words (standing in for pronouns) less;
             # the measure the question asks for, given in its unit, as much as its words
             words = textutil.overlap(query, text) + 0.3 * textutil.overlap(context, text)
             named = words > 0 or not measures.named_only(asked) if asked else False
-            return words + (0.5 if named and measures.states(text, asked) else 0.0)
+            return words + (0.5 if named and measures.states(text, asked, holders) else 0.0)
 
         pool: list[_Quote] = _open_tasks(wm)   # every statement in the working memory, relevant or not
         no_tasks = not pool and bool(_ASKS_TASKS.search(wm.prompt))
@@ -117,9 +120,11 @@ class OfflineModel:
         topic = ", ".join(sorted(query)[:6] or sorted(context)[:6]) or "that"
         if no_tasks:
             # "what do I need to do?" with nothing open: say so, and quote only what the question
-            # itself names ("…for the shed?"), not the latest statements standing in for a pronoun
+            # itself names ("…for the shed?") or what reads as a to-do, not the latest statements
+            # standing in for a pronoun
             yield "Nothing is open on your task list in short-term memory."
-            quotes = [q for q in quotes if textutil.overlap(query, q.said or q.text) > 0]
+            quotes = [q for q in quotes if textutil.overlap(query, q.said or q.text) > 0 or
+                      _TO_DO.search(q.said or q.text)]   # "I should email Ana": a to-do not filed as a task
             if not quotes:
                 return
             yield "\n"
@@ -155,7 +160,7 @@ class OfflineModel:
         if when:
             parts.append("Dates: " + ", ".join(when) + ".")
         reflection = Reflection(thoughts=" ".join(parts) or "Recorded verbatim.")
-        statements = " ".join(s for s in sentences(user) if s.strip() and not s.strip().endswith("?"))
+        statements = " ".join(s for s in sentences(user, any_case=True) if s.strip() and not s.strip().endswith("?"))
         reflection.tasks = [_clean(m) for m in _TASK.findall(statements)]
         reflection.goals = [_clean(m) for m in _GOAL.findall(statements)]
         reflection.facts = [_clean(m) for m in _FACT.findall(statements)]
@@ -199,7 +204,7 @@ class _Quote:
 
 def _statements(said: str) -> str:
     """What the person stated: their words without the questions they asked."""
-    return " ".join(s.strip() for s in sentences(said.strip()) if s.strip() and not s.strip().endswith("?"))
+    return " ".join(s.strip() for s in sentences(said.strip(), any_case=True) if s.strip() and not s.strip().endswith("?"))
 
 
 def _evidence(text: str) -> tuple[str, str | None, bool]:
@@ -280,8 +285,8 @@ def _open_tasks(wm: WorkingMemory) -> list[_Quote]:
 def _in_the_period(pool: list[_Quote], wm: WorkingMemory, query: set[str]) -> None:
     """"What did I do last weekend?": what happened then answers it, whatever its words. A
     statement on a day of the period the prompt names is relevant, above a word match; when the
-    question names more than the period ("how many times did I go running this week?"), only
-    the statements of that period that hold a word of it, if any do."""
+    question names more than the period ("how many times did I go running this week?"), the
+    statements of that period that hold a word of it come first."""
     try:
         today = clock.parse_iso(wm.now).astimezone() if wm.now else clock.now().astimezone()
         spans = date_spans(wm.prompt, today)
@@ -296,9 +301,11 @@ def _in_the_period(pool: list[_Quote], wm: WorkingMemory, query: set[str]) -> No
         if day and any(start <= day <= end for start, end in spans):
             then.append(quote)
     beyond = {w for w in query if textutil.stem(w) not in _PERIOD_WORDS}
-    named = [q for q in then if textutil.overlap(beyond, q.said or q.text) > 0] if beyond else []
-    for quote in named or then:
-        quote.score += IN_THE_PERIOD
+    for quote in then:
+        # every statement of the period stays in (a run said "ran 8k" is still a run), those
+        # that hold the question's other words first ("running", not this week's lunch)
+        named = not beyond or textutil.overlap(beyond, quote.said or quote.text) > 0
+        quote.score += IN_THE_PERIOD if named else IN_THE_PERIOD_UNNAMED
         quote.matched = True
 
 
@@ -342,7 +349,7 @@ def _best_sentences(text: str, query: set[str], limit: int = 2, max_chars: int =
     text = re.sub(r"^[-*]\s+(?:\d{4}-\d{2}-\d{2}|\d{2}:\d{2})\s+—\s+", "", text, flags=re.M)
     text = re.sub(r"^### \S+\s*$", "", text, flags=re.M)
     text = claims.SUPERSEDED_ON.sub("", _CITATION.sub("", text))   # a claim's links and mark say where, not what
-    said = [s.strip() for s in sentences(text) if s and s.strip() and not s.strip().startswith("#")]
+    said = [s.strip() for s in sentences(text, any_case=True) if s and s.strip() and not s.strip().startswith("#")]
     if not said:
         return text.strip()[:max_chars]
     ranked = sorted(range(len(said)), key=lambda i: -textutil.overlap(query, said[i]))

@@ -8,6 +8,7 @@ from ...infra.textutil import TITLES
 
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}):\s+(.+)$", re.S)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“])|\n+")
+_ANY_CASE = re.compile(r"(?<=[.!?])\s+|\n+")
 # a full stop that ends no sentence ("Dr. Lee", "e.g. Python", "Python vs. Go"); not "etc.",
 # "No.", "St." or "Jr.", which end one as often ("I live on Main St.")
 ABBREVIATIONS = frozenset({t.lower() for t in TITLES} | set("vs e.g i.e eg ie approx".split()))
@@ -20,9 +21,12 @@ def split_speaker(text: str) -> tuple[str | None, str]:
     return None, text.strip()
 
 
-def sentences(text: str) -> list[str]:
+def sentences(text: str, *, any_case: bool = False) -> list[str]:
+    """The sentences of a text, a full stop after an abbreviation ending none. By default a
+    sentence starts with a capital, a digit or a quote; `any_case`: also lowercase, as people
+    type in a chat ("my new address is 12 rua augusta. can you keep that?")."""
     out, start = [], 0
-    for boundary in _SENTENCE.finditer(text):
+    for boundary in (_ANY_CASE if any_case else _SENTENCE).finditer(text):
         piece = text[start:boundary.start()]
         if "\n" not in boundary.group(0) and _ends_with_abbreviation(piece):
             continue

@@ -91,16 +91,24 @@ def steps(event: EventRecord) -> list[str]:
 
 def numbered_steps(text: str) -> list[str]:
     """The first numbered list of a message (1, 2, 3… in order), also when its steps are headings
-    ("### 2. **Prioritize Writing**"). A list that starts again at 1 (the "Example Plan" that
-    repeats the steps) is not read. A step is its own line: the details under it stay in the
-    archived event the step cites (measured: with them, the skill notes crowd the person's own
-    facts out of a small context, BEAM dev -1.0 at 300 words)."""
+    ("### 2. **Prioritize Writing**"). A list that starts again at 1 at the steps' own level (the
+    "Example Plan" that repeats the steps) is not read, and neither are a step's own sub-steps
+    or sub-headings. A step is its own line: the details under it stay in the archived event the
+    step cites (measured: with them, the skill notes crowd the person's own facts out of a small
+    context, BEAM dev -1.0 at 300 words)."""
     found: list[str] = []
+    level: tuple[int, int] | None = None   # (heading depth, indent) of the steps
     for line in without_code(text, inline=False).split("\n"):
         step = _STEP.match(line)
-        number = int(step.group(1) or step.group(2)) if step else 0
-        if step and number == len(found) + 1:
-            found.append(" ".join(_EMPHASIS.sub(r"\2", step.group(3)).split()).rstrip(":"))
-        elif found and (step and number == 1 or line.lstrip().startswith("#")):
-            break   # a second list, or the next section
+        depth = len(line.lstrip()) - len(line.lstrip().lstrip("#"))
+        here = (depth, len(line) - len(line.lstrip()))
+        if step:
+            number = int(step.group(1) or step.group(2))
+            if level is None and number == 1 or level == here and number == len(found) + 1:
+                level = level or here
+                found.append(" ".join(_EMPHASIS.sub(r"\2", step.group(3)).split()).rstrip(":"))
+            elif level == here and number == 1:
+                break   # the list again: a recap
+        elif found and depth and (not level[0] or depth <= level[0]):
+            break       # the next section (a heading no deeper than the steps')
     return found
