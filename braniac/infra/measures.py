@@ -86,7 +86,8 @@ def named_only(kinds: frozenset[str]) -> bool:
 
 # a newer statement saying its measure is not the old one any more ("Down to 79 kg now")
 _CHANGED = re.compile(r"\b(?:now|down to|up to|no longer|any ?more|dropped|lost|gained|put on|increased|decreased|"
-                      r"reached|went (?:up|down)|moved|changed|rescheduled|postponed|pushed|delayed|brought forward)\b",
+                      r"reached|went (?:up|down)|moved|changed|rescheduled|postponed|pushed|delayed|brought forward|"
+                      r"raised|lowered|reduced|cut|grew|turn(?:ed|s))\b",
                       re.I)
 
 
@@ -100,6 +101,9 @@ def replaces(old: str, new: str, kinds: frozenset[str], about: frozenset[str] = 
     # the newer names every thing of the question the older does ("the hotel in Tokyo is now
     # €120" is not what "the flight to Tokyo" cost), the words of the measure and its day aside
     if (about & textutil.terms(old)) - _MEASURE_WORDS - textutil.terms(new):
+        return False
+    # and every name the older gives ("my meeting with Tom" is not "my meeting with Ana")
+    if _names(old) - _names(new):
         return False
     for kind in kinds:
         if MEASURES[kind].named and not about & textutil.terms(old) & textutil.terms(new):
@@ -123,14 +127,20 @@ _MEASURE_WORDS = frozenset(textutil.stem(w) for w in (
     "wednesday thursday friday saturday sunday").split())
 # whose measure it is: "my daughter", "Tom", "she"; none for the person themselves
 _HOLDER = re.compile(r"\b(?:my|our|his|her|their)\s+(\w+)|\b(he|she|they)\b", re.I)
+_THE_SUBJECT = re.compile(r"(?:^|[.!?]\s+|\*\*User:\*\*\s*\"?)(?:the|a|an|our)\s+(\w+)", re.I)
 _NOT_HOLDERS = frozenset("january february march april may june july august september october november december "
                          "monday tuesday wednesday thursday friday saturday sunday i".split())
 
 
 def _holders(said: str) -> frozenset[str]:
     found = {next(g for g in m.groups() if g).lower() for m in _HOLDER.finditer(said)}
+    found |= {m.group(1).lower() for m in _THE_SUBJECT.finditer(said)}   # "The dog is up to…"
     found |= {word.lower() for name in textutil.entities(said) for word in name.split()}
     return frozenset(found - _NOT_HOLDERS - {"weight", "height", "age"})
+
+
+def _names(said: str) -> frozenset[str]:
+    return frozenset(word.lower() for name in textutil.entities(said) for word in name.split()) - _NOT_HOLDERS
 
 
 def _digits(said: str) -> str:

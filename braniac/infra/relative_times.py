@@ -25,7 +25,12 @@ _CLAUSE_BOUNDS = re.compile(r"[,;:.!?\n]|\s(?:and|but|so|because)\s", re.I)
 # Saturday", "I would help her move on Saturday", "we are invited to the wedding on Saturday"
 _NOT_PAST = re.compile(r"\b(?:will|would|could|shall|going to|gonna|plan(?:ning)? to|next|every|usually|always)\b|'ll\b"
                        r"|\b(?:am|is|are|'m|'re)\s+\w+ed\b|\bto\s+(?!(?:the|a|an|my|our|his|her|their|this|that|work|"
-                       r"school|bed|church|town)\b)(?-i:[a-z]+)\b", re.I)
+                       r"school|bed|church|town)\b)(?-i:[a-z]+)\b"
+                       # what is under way or to come: "Tom is getting married on Saturday", "she was
+                       # coming over on Saturday", "the party I mentioned is on Saturday", "I signed up for…"
+                       r"|\b(?:is|are|am|'s|'re|'m)\s+(?:\w+\s+)?\w+ing\b|\b(?:is|are)\s+on\b"
+                       r"|\b(?:was|were)\s+(?:coming|going|leaving|getting|flying|driving|moving|planning)\b"
+                       r"|\b(?:signed up|registered|enrolled)\b", re.I)
 _RESOLUTION = r"\s*\((?:week of |weekend of |around )?(?:\d{4}-\d{2}-\d{2}|[A-Z][a-z]+ \d{4}|\d{4})\)"
 _RELATIVE = re.compile(_RELATIVE_PHRASE + rf"(?!{_RESOLUTION})", re.I)
 _RESOLVED = re.compile(rf"({_RELATIVE_PHRASE}){_RESOLUTION}", re.I)

@@ -20,16 +20,22 @@ from __future__ import annotations
 import re
 
 from ..infra import measures
-from ..vault import claims, stm
+from ..vault import claims, relations, stm
 from ..vault.reversals import gives_up, says_given_up, takes_back
 from ..vault.value_changes import changed_for_the_question
 from ..vault.layout import event_order, newest_event
 from .passages import Passage
 
 CURRENCY_POOL = 24        # the best passages compared with each other (the top of the context; pairs: n²/2)
-GIVEN_UP_POOL = 8          # passages parting with a named thing, compared though they match no word
+GIVEN_UP_POOL = 8          # passages that may replace another, compared though they match no word
 HISTORY_LABEL = "_(history — superseded on {date})_"   # the words a History line ends with
 _CLOCK = re.compile(r"^\d{2}:\d{2}\s+[—–-]\s+")        # a digest line opens with the event's time
+
+
+def may_replace(said: str) -> bool:
+    """Could a statement replace an older one though it holds no word of the question? Parting
+    with a thing ("I sold the Civic"), or where the person lives or works now ("I moved to Porto")."""
+    return says_given_up(said) or relations.persons_relation(said) is not None
 
 
 def statement(text: str) -> str:
@@ -53,8 +59,9 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset(),
     which a newer value said to have changed replaces the older ("Down to 79 kg now")."""
     _bring_replacements(passages)
     best = sorted((p for p in passages if p.score > 0 and p.cites), key=lambda p: -p.score)[:CURRENCY_POOL]
-    # "I sold the Civic" holds no word of "what car do I drive?": it joins the comparison
-    best += [p for p in passages if p.score <= 0 and p.cites and says_given_up(statement(p.text))][:GIVEN_UP_POOL]
+    # "I sold the Civic" holds no word of "what car do I drive?", nor "I moved to Porto" of
+    # "where do I live?": they join the comparison
+    best += [p for p in passages if p.score <= 0 and p.cites and may_replace(statement(p.text))][:GIVEN_UP_POOL]
     if len(best) < 2:
         return
     best.sort(key=lambda p: event_order(newest_event(p.cites)))   # oldest first: a later one can replace it

@@ -21,8 +21,9 @@ JOURNAL = "braniac-files.jsonl"     # records changed since, appended by each sy
 COMPACT_AT = 2000                   # journal lines before the file list is rewritten whole
 # Bump when the schema, the storage or the file list changes. 2: plain (non-compound) segment
 # files, uuid-first link records, an index id in the file list. 3: an _index.md under archive/ is
-# of kind archive. 4: Obsidian wikilinks among a record's links.
-FORMAT = 4
+# of kind archive. 4: Obsidian wikilinks among a record's links. 5: the stemmer takes the doubled
+# consonant off "swimming" (documents.index_stem).
+FORMAT = 5
 
 
 class CorruptIndex(Exception):

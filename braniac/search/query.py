@@ -9,7 +9,7 @@ from ..infra.errors import NoteError
 from ..infra.fsio import MAX_TEXT_BYTES, open_regular
 from ..vault import notes
 from . import ranking
-from .documents import schema
+from .documents import analyzer, schema
 
 _PARSER = None
 _ANALYZER = None
@@ -138,7 +138,5 @@ def _find_words(body: str, words: set[str], most: int = 24) -> list[tuple[int, i
 def _analyze(word: str) -> list[str]:
     global _ANALYZER
     if _ANALYZER is None:
-        from whoosh.analysis import StemmingAnalyzer  # whoosh is imported on first use: it costs ~0.2 s
-
-        _ANALYZER = StemmingAnalyzer()
+        _ANALYZER = analyzer()
     return [t.text for t in _ANALYZER(word)]

@@ -43,8 +43,9 @@ from ..infra import clock, measures, textutil
 from ..infra.date_spans import date_spans
 from ..model.types import Excerpt
 from ..vault.layout import TIERS, event_day, event_day_rel, event_id_of_file, event_order, event_rel
-from ..vault.reversals import had_things, says_given_up
-from .currency import rank_current, statement
+from ..vault import relations
+from ..vault.reversals import had_things
+from .currency import may_replace, rank_current, statement
 from .distinct import distinct
 from .focus import lift_speakers
 from .passages import MAX_PASSAGE_CHARS, Passage, content_terms, is_exchange, note_passages
@@ -74,6 +75,7 @@ SHORT_SPAN_DAYS = 3       # a period this short ("yesterday") brings all its eve
 PARTING_LEADERS = 5       # the best passages whose named things are searched for a parting
 PARTING_HITS = 10         # notes read for one
 _PARTING_WORDS = ("sold", "rid", "gave", "returned", "scrapped", "donated", "traded")
+_CHANGE_WORDS = {"lives in": ("moved",), "works at": ("job", "working")}   # "I moved to…", "a new job at…"
 MEASURE_LIFT = 1.0        # a passage giving the measure a question asks for scores (1 + this) times
 DAY_FLOOR = 1e-3          # the score of such an event that matches no word of the prompt
 MAX_DAY_EVENTS = 300      # events of one day read for that
@@ -111,7 +113,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     spans = date_spans(prompt or " ".join(queries), clock.now().astimezone())   # the person's today
     if spans:
         _lift_dates(vault, passages, spans, len(ranked))
-    _bring_partings(index, passages, len(ranked))
+    _bring_changes(index, passages, len(ranked))
     measured = measures.asked(prompt)
     _lift_measures(passages, measured, measures.holders_of(prompt))
     lift_speakers(passages, prompt)
@@ -201,20 +203,25 @@ def _lift_measures(passages: list[Passage], kinds: frozenset[str], holders: froz
             p.score = max(p.score, DAY_FLOOR) * (1 + MEASURE_LIFT)
 
 
-def _bring_partings(index: "SearchIndex", passages: list[Passage], notes_found: int) -> None:
+def _bring_changes(index: "SearchIndex", passages: list[Passage], notes_found: int) -> None:
     """"I drive a 2012 Honda Civic" answers "what car do I drive?"; "I sold the Civic", said
-    months later, holds none of its words. The named things the best passages say the person
-    has are searched for once more, and the statements of parting with them join the pool for
-    currency.py to compare."""
+    months later, holds none of its words, nor does "I moved to Porto" of "where do I live?"
+    after "I live in Lisbon". The named things the best passages say the person has, and the
+    words by which one says a move or a new job, are searched for once more, and the statements
+    that may replace them join the pool for currency.py to compare."""
     top = sorted((p for p in passages if p.score > 0), key=lambda p: -p.score)[:PARTING_LEADERS]
-    things = list(dict.fromkeys(t for p in top for t in had_things(statement(p.text))))
-    if not things:
+    said = [statement(p.text) for p in top]
+    things = list(dict.fromkeys(t for s in said for t in had_things(s)))[:6]
+    words = [*things, *_PARTING_WORDS] if things else []
+    for s in said:
+        words += _CHANGE_WORDS.get(relations.persons_relation(s) or "", ())
+    if not words:
         return
     have = {p.path for p in passages}
-    for hit in index.search(" ".join([*things[:6], *_PARTING_WORDS]), limit=PARTING_HITS, sync=False, excerpts=False):
+    for hit in index.search(" ".join(dict.fromkeys(words)), limit=PARTING_HITS, sync=False, excerpts=False):
         if hit.kind in TIERS and hit.path not in have:
             passages += [p for p in note_passages(index.vault, hit.path, notes_found, hit.title, hit.uuid)
-                         if says_given_up(statement(p.text))]
+                         if may_replace(statement(p.text))]
 
 
 def _person_day(event_id: str) -> str:

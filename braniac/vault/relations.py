@@ -63,6 +63,13 @@ def contradicts(old: str, new: str, *, one_value_only: bool = False) -> bool:
             and bool(textutil.unmentioned(textutil.values(value_b), value_a)))
 
 
+def persons_relation(text: str) -> str | None:
+    """Where the person lives or works, as a statement says it ("I moved to Porto": lives in),
+    or None."""
+    found = relation_of(text)
+    return found[1] if found and found[0] in _PERSON and found[1] in _NAMED_PLACE else None
+
+
 def relation_of(text: str) -> tuple[str, str, str] | None:
     """(subject, relation, value). The subject is the clause right before the verb ("Joanna: It
     was…" speaks of "it") and must name something: "it", "that", "there" could be anything. The

@@ -13,7 +13,7 @@ from typing import Iterator
 
 from ...infra import clock, measures, textutil
 from ...infra.date_spans import date_spans
-from ...vault import claims, stm
+from ...vault import claims, relations, stm
 from ...vault.layout import EVENT_ID_IN_TEXT, event_day
 from ...vault.links import ANY_LINK
 from ...vault.reversals import gives_up, takes_back
@@ -39,6 +39,7 @@ _PRONOUNS = {"it", "that", "this", "he", "she", "they", "them", "him", "her", "h
 _ASKS_TASKS = re.compile(r"\b(?:(?:my|our)\s+(?:open\s+)?(?:tasks|to-?dos?|to-do list)|(?:i|we)\s+(?:still\s+)?"
                          r"(?:need|have|got)\s+to\s+do|on\s+my\s+(?:list|plate))\b", re.I)
 
+_ABOUT_ME = re.compile(r"\b(?:i|me|my|mine|we|us|our)\b", re.I)   # a question about the person
 _TO_DO = re.compile(r"\b(?:i|we)\s+(?:really\s+)?(?:should|must|ought to|have to|need to|gotta|got to)\b|"
                     r"^\s*(?:gotta|need to|have to|must)\b", re.I | re.M)
 _TASK = re.compile(r"\b(?:remind me to|todo:?|to-do:?|task:|i need to|i have to|i must|don'?t let me forget to)\s+(.+?)(?:[.!?]|$)", re.I)
@@ -81,13 +82,16 @@ class OfflineModel:
         context = {w.lower() for c in _context_words(wm) for w in c.split()} - query
 
         asked, holders = measures.asked(wm.prompt), measures.holders_of(wm.prompt)
+        personal = _ABOUT_ME.search(wm.prompt) is not None
 
         def relevance(text: str) -> float:
             # the prompt's own words count most; context words (standing in for pronouns) less;
             # the measure the question asks for, given in its unit, as much as its words
             words = textutil.overlap(query, text) + 0.3 * textutil.overlap(context, text)
             named = words > 0 or not measures.named_only(asked) if asked else False
-            return words + (0.5 if named and measures.states(text, asked, holders) else 0.0)
+            # "where do I live?": my own statement before my sister's, which holds as many of its words
+            own = 0.1 if words > 0 and personal and _whose(text) == holders else 0.0
+            return words + own + (0.5 if named and measures.states(text, asked, holders) else 0.0)
 
         pool: list[_Quote] = _open_tasks(wm)   # every statement in the working memory, relevant or not
         no_tasks = not pool and bool(_ASKS_TASKS.search(wm.prompt))
@@ -114,9 +118,11 @@ class OfflineModel:
         # the words of the question ("what did I decide…" / "I decided to use cedar")
         quotes.sort(key=lambda q: (q.superseded, -q.score - q.order))
         if quotes:
-            # the clearly relevant ones only, by what they say (retrieval's order only breaks ties)
+            # the clearly relevant ones only, by what they say (retrieval's order only breaks ties):
+            # more than half as relevant as the best ("Ana called about the meetup" holds half of
+            # "where does Ana work?"), the same before and after promotion
             best = max(q.score for q in quotes)
-            quotes = [q for q in quotes if q.score >= 0.5 * best]
+            quotes = [q for q in quotes if q.score > 0.5 * best]
         topic = ", ".join(sorted(query)[:6] or sorted(context)[:6]) or "that"
         if no_tasks:
             # "what do I need to do?" with nothing open: say so, and quote only what the question
@@ -307,6 +313,13 @@ def _in_the_period(pool: list[_Quote], wm: WorkingMemory, query: set[str]) -> No
         named = not beyond or textutil.overlap(beyond, quote.said or quote.text) > 0
         quote.score += IN_THE_PERIOD if named else IN_THE_PERIOD_UNNAMED
         quote.matched = True
+
+
+def _whose(said: str) -> frozenset[str] | None:
+    """Whose a statement is, by its subject: none for the person ("I live in Lisbon"), "sister"
+    ("My sister lives in Porto"), "ana" ("Ana's birthday is…"); None when it has no subject."""
+    found = relations.relation_of(claims.Fact(_fact_text(said)).text)
+    return measures.holders_of(found[0]) if found else None
 
 
 def _fact_text(said: str) -> str:

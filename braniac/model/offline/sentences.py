@@ -9,9 +9,9 @@ from ...infra.textutil import TITLES
 _SPEAKER = re.compile(r"^\s*([A-Z][\w'’.-]*(?: [A-Z][\w'’.-]*){0,2}):\s+(.+)$", re.S)
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z0-9\"'“])|\n+")
 _ANY_CASE = re.compile(r"(?<=[.!?])\s+|\n+")
-# a full stop that ends no sentence ("Dr. Lee", "e.g. Python", "Python vs. Go"); not "etc.",
+# a full stop that ends no sentence ("Dr. Lee", "e.g. Python", "Python vs. Go", "8 p.m. on Friday"); not "etc.",
 # "No.", "St." or "Jr.", which end one as often ("I live on Main St.")
-ABBREVIATIONS = frozenset({t.lower() for t in TITLES} | set("vs e.g i.e eg ie approx".split()))
+ABBREVIATIONS = frozenset({t.lower() for t in TITLES} | set("vs e.g i.e eg ie approx a.m p.m".split()))
 
 
 def split_speaker(text: str) -> tuple[str | None, str]:
@@ -38,4 +38,6 @@ def sentences(text: str, *, any_case: bool = False) -> list[str]:
 
 def _ends_with_abbreviation(piece: str) -> bool:
     words = piece[-12:].split()   # the tail only: a piece grows while abbreviations join it
-    return bool(words) and words[-1].endswith(".") and words[-1].lower().rstrip(".") in ABBREVIATIONS
+    # an abbreviation, or a name's initial ("Dr. M. Costa")
+    return bool(words) and words[-1].endswith(".") and (words[-1].lower().rstrip(".") in ABBREVIATIONS
+                                                        or re.fullmatch(r"[A-Z]\.", words[-1]) is not None)
