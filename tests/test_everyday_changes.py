@@ -261,7 +261,8 @@ def test_measures_read_as_a_person_means_them():
     from braniac.infra import measures, textutil
     about = textutil.terms("How much do I weigh?")
     assert not measures.replaces("I weigh 84.0 kg.", "I now weigh 84 kg.", measures.asked("How much do I weigh?"), about)
-    assert measures.asked("How much is my rent?") == {"price"}
+    assert measures.asked("How much is my rent?") == measures.asked("How much is Netflix?") == {"price"}
+    assert not measures.asked("How much is left of the cake?")
     assert not measures.asked("How much time did I spend running?")
 
 

@@ -39,7 +39,7 @@ MEASURES = {
                    re.compile(r"\b\d{1,3}\s*(?:years?|yrs?)[\s-]old\b|\bturn(?:s|ed)\s+\d{1,3}\b|\baged?\s+\d{1,3}\b", re.I),
                    "years old turned age birthday", personal=True),
     "price": Measure(re.compile(r"\bhow much\b(?!\s+time)(?:.*\b(?:cost|costs|pay|paid|charge\w*|spen[dt]|price)\b"
-                                r"|\s+(?:is|was|are|were)\s+(?:my|our|the|a|an)\b)"
+                                r"|\s+(?:is|was|are|were)\s+(?:(?:my|our|the|a|an)\b|(?-i:[A-Z])))"
                                 r"|\bwhat did\b.*\b(?:cost|pay)\b|\bprice\b", re.I),
                      re.compile(rf"[$€£]\s?{_NUMBER}|{_NUMBER}\s*(?:dollars|euros?|eur|usd|gbp|bucks)\b", re.I),
                      "$ € £ euros dollars price cost paid"),
