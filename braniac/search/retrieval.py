@@ -34,7 +34,6 @@
 from __future__ import annotations
 
 import math
-import re
 import os
 from dataclasses import dataclass
 from datetime import date, timedelta
@@ -44,9 +43,8 @@ from ..infra import clock, measures, textutil
 from ..infra.date_spans import date_spans
 from ..model.types import Excerpt
 from ..vault.layout import TIERS, event_day, event_day_rel, event_id_of_file, event_order, event_rel
-from ..vault import relations
-from ..vault.reversals import had_things
-from .currency import may_replace, rank_current, statement
+from .currency import rank_current, statement
+from .replacements import bring_replacements
 from .distinct import distinct
 from .focus import lift_speakers
 from .passages import MAX_PASSAGE_CHARS, Passage, content_terms, is_exchange, note_passages
@@ -73,12 +71,6 @@ THREAD_LEADERS = 3        # the best events whose follow-up question's answer is
 THREAD_GAP = timedelta(minutes=10)   # the most a follow-up and its answer lag in one conversation
 DATE_LIFT = 1.0           # an event on a date the prompt names scores (1 + DATE_LIFT) times
 SHORT_SPAN_DAYS = 3       # a period this short ("yesterday") brings all its events into the running
-PARTING_LEADERS = 5       # the best passages whose named things are searched for a parting
-PARTING_HITS = 10         # notes read for one
-_PARTING_WORDS = ("sold", "rid", "gave", "returned", "scrapped", "donated", "traded")
-_ASKS_NOW = re.compile(r"\b(?:do|does|am|is|are|now|current(?:ly)?|these days)\b", re.I)
-_ASKS_THEN = re.compile(r"\b(?:did|was|were|had|used to)\b", re.I)
-_CHANGE_WORDS = {"lives in": ("moved",), "works at": ("job", "working")}   # "I moved to…", "a new job at…"
 MEASURE_LIFT = 1.0        # a passage giving the measure a question asks for scores (1 + this) times
 DAY_FLOOR = 1e-3          # the score of such an event that matches no word of the prompt
 MAX_DAY_EVENTS = 300      # events of one day read for that
@@ -116,10 +108,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     spans = date_spans(prompt or " ".join(queries), clock.now().astimezone())   # the person's today
     if spans:
         _lift_dates(vault, passages, spans, len(ranked))
-    if _ASKS_NOW.search(prompt) and not _ASKS_THEN.search(prompt):
-        # what is true now ("what car do I drive?"), not what happened ("what did I…"): a second
-        # search costs a turn ~7 % on LoCoMo's questions, where it finds nothing to replace
-        _bring_changes(index, passages, len(ranked))
+    bring_replacements(index, passages, len(ranked), prompt)
     measured = measures.asked(prompt)
     _lift_measures(passages, measured, measures.holders_of(prompt))
     lift_speakers(passages, prompt)
@@ -207,27 +196,6 @@ def _lift_measures(passages: list[Passage], kinds: frozenset[str], holders: froz
     for p in passages:
         if (p.score > 0 or not named) and measures.states(statement(p.text), kinds, holders):
             p.score = max(p.score, DAY_FLOOR) * (1 + MEASURE_LIFT)
-
-
-def _bring_changes(index: "SearchIndex", passages: list[Passage], notes_found: int) -> None:
-    """"I drive a 2012 Honda Civic" answers "what car do I drive?"; "I sold the Civic", said
-    months later, holds none of its words, nor does "I moved to Porto" of "where do I live?"
-    after "I live in Lisbon". The named things the best passages say the person has, and the
-    words by which one says a move or a new job, are searched for once more, and the statements
-    that may replace them join the pool for currency.py to compare."""
-    top = sorted((p for p in passages if p.score > 0), key=lambda p: -p.score)[:PARTING_LEADERS]
-    said = [statement(p.text) for p in top]
-    things = list(dict.fromkeys(t for s in said for t in had_things(s)))[:6]
-    words = [*things, *_PARTING_WORDS] if things else []
-    for s in said:
-        words += _CHANGE_WORDS.get(relations.persons_relation(s) or "", ())
-    if not words:
-        return
-    have = {p.path for p in passages}
-    for hit in index.search(" ".join(dict.fromkeys(words)), limit=PARTING_HITS, sync=False, excerpts=False):
-        if hit.kind in TIERS and hit.path not in have:
-            passages += [p for p in note_passages(index.vault, hit.path, notes_found, hit.title, hit.uuid)
-                         if may_replace(statement(p.text))]
 
 
 def _person_day(event_id: str) -> str:
