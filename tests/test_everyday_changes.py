@@ -2,7 +2,7 @@
 with one product of a brand, someone else's weight, a hotel's price, a plan for this weekend, a
 lower-case message, a title's full stop, a plan for Saturday, nested steps, a to-do said as
 "I should"; a move found after promotion, a habit said with "-ing", mine before someone else's.
-Each case was a wrong answer found by one of two reviews of the rules that read changes
+Each case was a wrong answer found by one of three reviews of the rules that read changes
 (vault/relations.py, vault/reversals.py, infra/measures.py, infra/relative_times.py,
 infra/date_spans.py, the search index's stemmer, the offline engine)."""
 from __future__ import annotations
@@ -13,9 +13,11 @@ from datetime import date, datetime, timezone
 import pytest
 
 from braniac import Vault
-from braniac.infra import clock
+from braniac.infra import clock, measures, textutil
 from braniac.infra.relative_times import resolve_relative
+from braniac.model.offline.sentences import sentences
 from braniac.model.offline.skills import numbered_steps
+from braniac.search import documents
 from braniac.vault import relations, reversals
 
 
@@ -258,7 +260,6 @@ def test_two_true_statements_do_not_contradict(before, after):
 
 
 def test_measures_read_as_a_person_means_them():
-    from braniac.infra import measures, textutil
     about = textutil.terms("How much do I weigh?")
     assert not measures.replaces("I weigh 84.0 kg.", "I now weigh 84 kg.", measures.asked("How much do I weigh?"), about)
     assert measures.asked("How much is my rent?") == measures.asked("How much is Netflix?") == {"price"}
@@ -421,3 +422,173 @@ def test_who_do_i_drive_to_school_after_returning_anas_call(vault, promoted):
     quoted = _quoted(answer)
     assert quoted and "drive Ana" in quoted[0][0], answer
     assert not any("superseded" in s for t, s in quoted if "drive Ana" in t), answer
+
+
+# a third review: what the second's fixes broke ------------------------------------------------------
+
+# 1. The index stemmer now splits a word whose own last letters are a doubled "f" ---------------------
+
+@pytest.mark.parametrize("form, word", [("staffed", "staff"), ("staffing", "staff"), ("stuffing", "stuff"),
+                                        ("stuffed", "stuff"), ("sniffing", "sniff"), ("puffed", "puff")])
+def test_index_stem_keeps_a_double_f_that_belongs_to_the_word(form, word):
+    assert documents.index_stem(form) == documents.index_stem(word)
+
+
+def test_staff_finds_staffed_after_promotion(vault):
+    with _at(2025, 6, 2):
+        vault.remember("The new clinic is staffed by three nurses and Dr. Costa.")
+    with _at(2025, 6, 3):
+        vault.remember("The plumber comes on Monday.")
+    with _at(2025, 6, 3, 12):
+        vault.promote(force=True)
+    with _at(2025, 6, 6):
+        answer = vault.ask("Who is on the staff?").answer
+    assert "three nurses" in answer, answer
+
+
+def test_stuff_finds_stuffing_after_promotion(vault):
+    with _at(2025, 6, 2):
+        vault.remember("I made the stuffing with chestnuts and sage.")
+    with _at(2025, 6, 3):
+        vault.remember("The plumber comes on Monday.")
+    with _at(2025, 6, 3, 12):
+        vault.promote(force=True)
+    with _at(2025, 6, 6):
+        answer = vault.ask("What did I stuff the turkey with?").answer
+    assert "chestnuts" in answer, answer
+
+
+# 2. The second search for "moved" brings a move that is no move of home ------------------------------
+
+@pytest.mark.parametrize("later", ["Back in 2010 I moved to London for university.",
+                                   "I moved to Tuesday evenings for yoga."])
+def test_an_old_move_or_a_class_moved_does_not_replace_where_i_live_after_promotion(vault, later):
+    """Before promotion this was already wrong on eaee1b7 (short-term memory compares every
+    event); after promotion it is new: _bring_changes searches "moved" and may_replace lets it in."""
+    with _at(2025, 6, 2):
+        vault.remember("I live in Lisbon, near the river.")
+    with _at(2025, 6, 3):
+        vault.remember("The plumber comes on Monday.")
+    with _at(2025, 9, 5):
+        vault.remember(later)
+    with _at(2025, 9, 5, 12):
+        vault.promote(force=True)
+    with _at(2025, 9, 6):
+        answer = vault.ask("Where do I live?").answer
+    quoted = _quoted(answer)
+    assert "Lisbon" in quoted[0][0], answer
+    assert not any("superseded" in source for text, source in quoted if "Lisbon" in text), answer
+
+
+# 3. measures.replaces now wants every name of the older statement in the newer one -------------------
+
+def test_measures_a_name_said_beside_the_old_value_does_not_block_the_new_value():
+    weigh = "How much do I weigh?"
+    assert measures.replaces("I weigh 84 kg, Dr. Silva wants me under 80.", "Down to 79 kg now!",
+                             measures.asked(weigh), textutil.terms(weigh))
+    flight = "What time is my flight?"
+    assert measures.replaces("My flight to Berlin leaves Friday at 07:40.", "The airline moved my flight to 09:15.",
+                             measures.asked(flight), textutil.terms(flight))
+
+
+@pytest.mark.parametrize("promoted", [False, True])
+def test_down_to_79_kg_replaces_84_kg_said_with_my_doctors_name(vault, promoted):
+    with _at(2025, 6, 2):
+        vault.remember("I weigh 84 kg, Dr. Silva wants me under 80.")
+    with _at(2025, 6, 3):
+        vault.remember("The plumber comes on Monday.")
+    with _at(2025, 9, 5):
+        vault.remember("Down to 79 kg now!")
+    if promoted:
+        with _at(2025, 9, 5, 12):
+            vault.promote(force=True)
+    with _at(2025, 9, 6):
+        answer = vault.ask("How much do I weigh?").answer
+    quoted = _quoted(answer)
+    assert "79 kg" in quoted[0][0], answer
+    assert [s for t, s in quoted if "84 kg" in t][0].endswith("superseded on 2025-09-05"), answer
+
+
+@pytest.mark.parametrize("promoted", [False, True])
+def test_the_airline_moving_my_flight_replaces_its_time_though_it_does_not_repeat_berlin(vault, promoted):
+    with _at(2025, 6, 2):
+        vault.remember("My flight to Berlin with Ana leaves Friday at 07:40.")
+    with _at(2025, 6, 3):
+        vault.remember("The plumber comes on Monday.")
+    with _at(2025, 6, 4):
+        vault.remember("The airline moved my flight to 09:15.")
+    if promoted:
+        with _at(2025, 6, 4, 12):
+            vault.promote(force=True)
+    with _at(2025, 6, 5):
+        answer = vault.ask("What time is my flight?").answer
+    quoted = _quoted(answer)
+    assert "09:15" in quoted[0][0], answer
+    assert [s for t, s in quoted if "07:40" in t][0].endswith("superseded on 2025-06-04"), answer
+
+
+# 4. _NOT_PAST: past events told with "was driving", "Tom's wedding", "is working", "registered" -----
+
+@pytest.mark.parametrize("said", [
+    "I was driving to Porto on Saturday when my car broke down.",
+    "We went to Tom's wedding on Saturday in Sintra.",
+    "The boiler is working again since I fixed it on Saturday.",
+    "I registered the new car on Saturday at the DMV.",
+    "We were getting the kids ready on Saturday when Ana called.",
+])
+def test_a_past_event_on_saturday_keeps_its_date(said):
+    assert "on Saturday (2025-06-07)" in resolve_relative(said, date(2025, 6, 9))   # said on a Monday
+
+
+def test_when_did_my_car_break_down_after_promotion_gives_the_day(vault):
+    with _at(2025, 6, 9):
+        vault.remember("I was driving to Porto on Saturday when my car broke down.")
+    with _at(2025, 6, 10):
+        vault.remember("The plumber comes on Monday.")
+    with _at(2025, 6, 10, 12):
+        vault.promote(force=True)
+    with _at(2025, 6, 20):
+        answer = vault.ask("When did my car break down?").answer
+    assert "2025-06-07" in answer, answer
+
+
+# 5. "p.m." and a one-letter word ("vitamin D", "type A") now never end a sentence --------------------
+
+def test_sentences_end_after_p_m_and_a_one_letter_word_before_a_new_sentence():
+    assert sentences("Yoga is at 6 p.m. My sister lives in Porto.") == ["Yoga is at 6 p.m.", "My sister lives in Porto."]
+    assert sentences("I take vitamin D. My sister lives in Porto.") == ["I take vitamin D.", "My sister lives in Porto."]
+
+
+def test_what_vitamins_do_i_take_does_not_quote_my_sisters_old_address_as_current(vault):
+    """"I take vitamin D." and "My sister lives in Porto." are now one sentence: the answer about
+    vitamins quotes, unlabelled, where the sister lived before she moved."""
+    with _at(2025, 6, 2):
+        vault.remember("I take vitamin D. My sister lives in Porto.")
+    with _at(2025, 6, 3):
+        vault.remember("The plumber comes on Monday.")
+    with _at(2025, 9, 5):
+        vault.remember("My sister moved to Berlin.")
+    with _at(2025, 9, 5, 12):
+        vault.promote(force=True)
+    with _at(2025, 9, 6):
+        answer = vault.ask("What vitamins do I take?").answer
+    quoted = _quoted(answer)
+    assert quoted and quoted[0][0] == "I take vitamin D.", answer
+
+
+# 6. The relevance cut ("> half", with the 0.1 bonus on the best) drops my half of a two-person question
+
+@pytest.mark.parametrize("first, second, question, mine", [
+    ("I work at Acme as a designer.", "Tom works at Globex in Porto.", "Where do Tom and I work?", "Acme"),
+    ("I live in Lisbon.", "My sister lives in Porto.", "Where do my sister and I live?", "Lisbon"),
+])
+def test_a_question_about_someone_and_me_quotes_mine_too_after_promotion(vault, first, second, question, mine):
+    with _at(2025, 6, 2):
+        vault.remember(first)
+    with _at(2025, 6, 3):
+        vault.remember(second)
+    with _at(2025, 6, 3, 12):
+        vault.promote(force=True)
+    with _at(2025, 6, 6):
+        answer = vault.ask(question).answer
+    assert mine in answer, answer

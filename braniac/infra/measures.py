@@ -102,8 +102,9 @@ def replaces(old: str, new: str, kinds: frozenset[str], about: frozenset[str] = 
     # €120" is not what "the flight to Tokyo" cost), the words of the measure and its day aside
     if (about & textutil.terms(old)) - _MEASURE_WORDS - textutil.terms(new):
         return False
-    # and every name the older gives ("my meeting with Tom" is not "my meeting with Ana")
-    if _names(old) - _names(new):
+    # and, when the newer names anyone, every name the older gives ("my meeting with Tom" is
+    # not "my meeting with Ana"; "the airline moved my flight" repeats no name and may)
+    if _names(new) and _names(old) - _names(new):
         return False
     for kind in kinds:
         if MEASURES[kind].named and not about & textutil.terms(old) & textutil.terms(new):

@@ -28,9 +28,9 @@ _NOT_PAST = re.compile(r"\b(?:will|would|could|shall|going to|gonna|plan(?:ning)
                        r"school|bed|church|town)\b)(?-i:[a-z]+)\b"
                        # what is under way or to come: "Tom is getting married on Saturday", "she was
                        # coming over on Saturday", "the party I mentioned is on Saturday", "I signed up for…"
-                       r"|\b(?:is|are|am|'s|'re|'m)\s+(?:\w+\s+)?\w+ing\b|\b(?:is|are)\s+on\b"
-                       r"|\b(?:was|were)\s+(?:coming|going|leaving|getting|flying|driving|moving|planning)\b"
-                       r"|\b(?:signed up|registered|enrolled)\b", re.I)
+                       r"|\b(?:is|are|am|'re|'m)\s+(?:\w+\s+)?(?:coming|going|leaving|getting|flying|moving|visiting|"
+                       r"meeting|having|starting)\b|\b(?:is|are)\s+on\b"
+                       r"|\b(?:was|were)\s+(?:going to|coming over)\b|\bsigned up for\b", re.I)
 _RESOLUTION = r"\s*\((?:week of |weekend of |around )?(?:\d{4}-\d{2}-\d{2}|[A-Z][a-z]+ \d{4}|\d{4})\)"
 _RELATIVE = re.compile(_RELATIVE_PHRASE + rf"(?!{_RESOLUTION})", re.I)
 _RESOLVED = re.compile(rf"({_RELATIVE_PHRASE}){_RESOLUTION}", re.I)

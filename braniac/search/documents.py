@@ -30,11 +30,11 @@ _KINDS = (*TIERS, ARCHIVE)
 def index_stem(word: str) -> str:
     """Whoosh's Porter stemmer, with the step it leaves out: a stem that taking off -ing or -ed
     left on a doubled consonant loses one ("swimming", "swimm" -> "swim"; "planned" -> "plan";
-    not "calling" or "passing"), so "when do I swim?" finds "I go swimming"."""
+    not "calling", "passing" or "staffed"), so "when do I swim?" finds "I go swimming"."""
     from whoosh.lang.porter import stem
 
     found = stem(word)
-    if word.endswith(("ing", "ed")) and len(found) > 3 and found[-1] == found[-2] and found[-1] not in "aeioulsz":
+    if word.endswith(("ing", "ed")) and len(found) > 3 and found[-1] == found[-2] and found[-1] not in "aeioulszf":
         return found[:-1]
     return found
 

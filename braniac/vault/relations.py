@@ -21,6 +21,10 @@ _ADVERBS = frozenset("now really still actually also just usually generally defi
                      "honestly".split())
 _CLAUSE_END = re.compile(r"[:;.!?—–]|\s-\s")
 _ARTICLES = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their"})
+# a move told as a story of long ago, not where someone lives now
+_LONG_AGO = re.compile(r"\b(?:back in|years ago|when I was|as a (?:kid|child|student))\b", re.I)
+_CALENDAR = frozenset("monday tuesday wednesday thursday friday saturday sunday january february march april may "
+                      "june july august september october november december".split())
 _TITLE_STOP = re.compile(rf"\b({'|'.join(textutil.TITLES)})\.")
 _HEAD_END = re.compile(r"\s(?:at|in|on|from|with|for|near|since|of|who|which|that|and)\s", re.I)
 _SHORT_VALUE = 3   # content words: "is blue", "is Maria"; a longer "is…" describes, it does not set a value
@@ -92,6 +96,9 @@ def relation_of(text: str) -> tuple[str, str, str] | None:
         return None
     # its first clause: a title's full stop ends none ("Dr. Silva at the clinic")
     value = re.split(r"[,;:.!?—–]|\s-\s", _TITLE_STOP.sub(r"\1", found["value"]), maxsplit=1)[0]
+    if verb == "moved to" and (_LONG_AGO.search(text) or textutil.words(value)[:1] and
+                               textutil.words(value)[0] in _CALENDAR):
+        return None   # "Back in 2010 I moved to London", "I moved to Tuesday evenings for yoga"
     return subject, _RELATION.get(verb, verb), value
 
 

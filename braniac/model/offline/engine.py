@@ -27,6 +27,7 @@ NAME = "offline"
 # a statement of the period the prompt names ranks above one that only holds all its words
 # ("Visited my parents for the weekend", two weeks before "what did I do over the weekend?")
 IN_THE_PERIOD = 1.5
+MINE = 0.3   # the lead of a statement whose subject the question asks about, over as relevant ones
 IN_THE_PERIOD_UNNAMED = 1.0   # one of the period that holds none of the question's other words
 _CITATION = re.compile(rf"\s*\(({ANY_LINK}(?:,\s*)?)+\)")   # a claim's links to its events
 # the words that name a period, which the period's days answer by themselves
@@ -89,9 +90,14 @@ class OfflineModel:
             # the measure the question asks for, given in its unit, as much as its words
             words = textutil.overlap(query, text) + 0.3 * textutil.overlap(context, text)
             named = words > 0 or not measures.named_only(asked) if asked else False
-            # "where do I live?": my own statement before my sister's, which holds as many of its words
-            own = 0.1 if words > 0 and personal and _whose(text) == holders else 0.0
-            return words + own + (0.5 if named and measures.states(text, asked, holders) else 0.0)
+            return words + (0.5 if named and measures.states(text, asked, holders) else 0.0)
+
+        def mine(said: str, score: float) -> bool:
+            # "where do I live?": the statement whose subject the question asks about (the person's
+            # own, "I live in Lisbon", not "My sister lives in Porto"; "our dog", not the
+            # neighbour's) comes first among those as relevant
+            whose = _whose(said)
+            return score > 0 and (personal and whose == _ME or bool(holders) and whose == holders)
 
         pool: list[_Quote] = _open_tasks(wm)   # every statement in the working memory, relevant or not
         no_tasks = not pool and bool(_ASKS_TASKS.search(wm.prompt))
@@ -99,15 +105,18 @@ class OfflineModel:
             said = _statements(event.user)
             if said:
                 score = relevance(said)
+                own = mine(said, score)
                 pool.append(_Quote(score, _best_sentences(said, query | context), f"short-term memory, event {event.id}",
-                                   event.id, said=said, matched=score > 0, order=0.05))
+                                   event.id, said=said, matched=score > 0, order=0.05 + MINE * own, mine=own))
         for rank, excerpt in enumerate(wm.excerpts):
             said, when, superseded = _evidence(excerpt.text)
             if said:
                 until = claims.SUPERSEDED_ON.search(excerpt.text) if superseded else None
                 score = relevance(excerpt.title + " " + said)
+                own = mine(said, score)
                 pool.append(_Quote(score, _best_sentences(said, query | context), excerpt.path, when, superseded,
-                                   until.group(1) if until else None, said, score > 0, order=-rank * 0.01))
+                                   until.group(1) if until else None, said, score > 0, order=-rank * 0.01 + MINE * own,
+                                   mine=own))
         # a single shared word out of many is chance, not relevance
         floor = 0.0 if len(query) <= 2 else min(0.34, 1.5 / len(query))
         _in_the_period(pool, wm, query)
@@ -120,9 +129,10 @@ class OfflineModel:
         if quotes:
             # the clearly relevant ones only, by what they say (retrieval's order only breaks ties):
             # more than half as relevant as the best ("Ana called about the meetup" holds half of
-            # "where does Ana work?"), the same before and after promotion
+            # "where does Ana work?"), or half for the statement whose subject the question asks
+            # about ("where do Tom and I work?": "I work at Acme"), the same before and after promotion
             best = max(q.score for q in quotes)
-            quotes = [q for q in quotes if q.score > 0.5 * best]
+            quotes = [q for q in quotes if q.score > 0.5 * best or q.mine and q.score >= 0.5 * best]
         topic = ", ".join(sorted(query)[:6] or sorted(context)[:6]) or "that"
         if no_tasks:
             # "what do I need to do?" with nothing open: say so, and quote only what the question
@@ -206,6 +216,7 @@ class _Quote:
     said: str = ""                 # the whole statement it quotes from
     matched: bool = True           # it holds a word of the question (or of the context standing in for it)
     order: float = 0.0             # a tiebreak: short-term memory first, then retrieval's rank
+    mine: bool = False             # its subject is whom the question asks about (the person: "I live…")
 
 
 def _statements(said: str) -> str:
@@ -315,11 +326,16 @@ def _in_the_period(pool: list[_Quote], wm: WorkingMemory, query: set[str]) -> No
         quote.matched = True
 
 
+_ME = frozenset({"i"})
+
+
 def _whose(said: str) -> frozenset[str] | None:
-    """Whose a statement is, by its subject: none for the person ("I live in Lisbon"), "sister"
-    ("My sister lives in Porto"), "ana" ("Ana's birthday is…"); None when it has no subject."""
+    """Whose a statement is, by its subject: the person's (_ME: "I live in Lisbon"), "sister"
+    ("My sister lives in Porto"), "dog" ("Our dog is called Rex"); None when it has no subject."""
     found = relations.relation_of(claims.Fact(_fact_text(said)).text)
-    return measures.holders_of(found[0]) if found else None
+    if not found:
+        return None
+    return _ME if found[0].lower() in ("i", "we") else measures.holders_of(found[0])
 
 
 def _fact_text(said: str) -> str:

@@ -28,7 +28,7 @@ def sentences(text: str, *, any_case: bool = False) -> list[str]:
     out, start = [], 0
     for boundary in (_ANY_CASE if any_case else _SENTENCE).finditer(text):
         piece = text[start:boundary.start()]
-        if "\n" not in boundary.group(0) and _ends_with_abbreviation(piece):
+        if "\n" not in boundary.group(0) and _ends_with_abbreviation(piece, text[boundary.end():boundary.end() + 1]):
             continue
         out.append(piece)
         start = boundary.end()
@@ -36,8 +36,16 @@ def sentences(text: str, *, any_case: bool = False) -> list[str]:
     return [s.strip() for s in out if s.strip()]
 
 
-def _ends_with_abbreviation(piece: str) -> bool:
-    words = piece[-12:].split()   # the tail only: a piece grows while abbreviations join it
-    # an abbreviation, or a name's initial ("Dr. M. Costa")
-    return bool(words) and words[-1].endswith(".") and (words[-1].lower().rstrip(".") in ABBREVIATIONS
-                                                        or re.fullmatch(r"[A-Z]\.", words[-1]) is not None)
+def _ends_with_abbreviation(piece: str, following: str) -> bool:
+    """Does the piece end with a full stop that ends no sentence? A title or "e.g." always; "8
+    p.m." when the text goes on in lower case or with a number ("8 p.m. on Friday", not "6 p.m.
+    My sister…"); a name's initial after a name or a title ("Dr. M. Costa", not "vitamin D.")."""
+    words = piece[-24:].split()   # the tail only: a piece grows while abbreviations join it
+    if not words or not words[-1].endswith("."):
+        return False
+    last = words[-1].lower().rstrip(".")
+    if last in ("a.m", "p.m"):
+        return following[:1].islower() or following[:1].isdigit()
+    if re.fullmatch(r"[A-Z]\.", words[-1]):
+        return len(words) > 1 and words[-2][:1].isupper()
+    return last in ABBREVIATIONS
