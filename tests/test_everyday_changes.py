@@ -254,6 +254,11 @@ def test_what_do_i_need_to_do_does_not_hide_a_to_do_it_did_not_file(vault):
     ("My sister is a nurse.", "My sister is pregnant."),          # what she is, and how she is
     ("My sister is a nurse at the hospital.", "My sister is a nurse."),
     ("I work as a nurse.", "I work as a night shift nurse."),     # the same value, said more precisely
+    # a topic has many descriptions; a thing said to be something of the person's is no role
+    ("Gina: Dance is my passion.", "Gina: Dance is awesome for expressing yourself."),
+    ("Dance is my stress relief.", "Dance is my stress fix too."),
+    ("John: My family is my motivation.", "John: Yeah, my family is awesome."),
+    ("The Wolves are my team for sure.", "The Wolves are solid this year."),
 ])
 def test_two_true_statements_do_not_contradict(before, after):
     assert not relations.contradicts(before, after)

@@ -170,6 +170,7 @@ def test_a_changed_number_supersedes_and_ask_gives_the_current_one(vault):
     # a preference for one occasion has one current value; the old choice named as given up
     ("I prefer tea in the morning, green tea mostly.", "These days I prefer coffee in the morning."),
     ("I prefer tea with breakfast.", "I now prefer coffee over tea."),
+    ("I prefer running in the evening.", "I prefer running in the morning now, it is cooler."),
 ])
 def test_values_that_differ_make_a_contradiction(vault, before, after):
     path = vault.ltm_root / "concrete" / "topics" / "billing.md"
@@ -206,6 +207,8 @@ def test_values_that_differ_make_a_contradiction(vault, before, after):
     ("I prefer tea in the morning.", "I prefer wine in the evening."),
     ("I prefer minimal dependencies.", "I prefer type hints in Python code."),
     ("I prefer tea in the morning.", "I prefer green tea in the morning."),
+    ("I prefer tea in the morning.", "I now prefer tea in the evening too."),
+    ("I prefer tea in the morning.", "I prefer tea in the evening."),
 ])
 def test_two_numbered_things_each_with_its_own_value_are_both_current(vault, before, after):
     """Room 12 and Room 14 are two rooms, not one room whose value changed: the number in the

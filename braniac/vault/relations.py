@@ -20,6 +20,8 @@ _PERSON = frozenset({"i", "we"})   # the person themselves, who is the subject o
 _ADVERBS = frozenset("now really still actually also just usually generally definitely much even mostly "
                      "honestly".split())
 _CLAUSE_END = re.compile(r"[:;.!?—–]|\s-\s")
+_DEFINITE = re.compile(r"(?:the|my|our|his|her|their|your)\s|[A-Z][\w-]*['’]s\s", re.I)
+_POSSESSIVE = re.compile(r"\s*(?:my|our|his|her|their|your)\b", re.I)
 _ARTICLES = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their"})
 # a move told as a story of long ago, not where someone lives now
 _LONG_AGO = re.compile(r"\b(?:back in|years ago|when I was|as a (?:kid|child|student))\b", re.I)
@@ -59,6 +61,11 @@ def contradicts(old: str, new: str, *, one_value_only: bool = False) -> bool:
             return False
         if _kind_of(value_a) != _kind_of(value_b):
             return False   # "is a nurse" / "is pregnant": what she is, and how she is
+        if not _DEFINITE.match(subject_a) or _POSSESSIVE.match(value_a) or _POSSESSIVE.match(value_b):
+            # a role has one value ("my dentist is Dr. Silva", "the team lead is Maria"); a topic
+            # has many descriptions ("Dance is my passion" / "Dance is awesome"), and so has a
+            # thing said to be something of the person's ("my family is my motivation")
+            return False
     words_a, words_b = set(textutil.content_words(value_a)), set(textutil.content_words(value_b))
     if words_a < words_b or words_b < words_a:
         return False
@@ -107,20 +114,29 @@ _FRAME = re.compile(r"\s(?:in|on|at|for|when|during|with|while|after|before|as|o
                     r"more than)\s", re.I)
 _PREFERENCE_CHANGED = re.compile(r"\b(?:now|these days|nowadays|lately|any ?more|instead|switched|changed|no longer)\b",
                                  re.I)
+_AS_WELL = re.compile(r"\b(?:too|also|as well)\b", re.I)
 _OVER = re.compile(r"\b(?:over|to|rather than|instead of|more than)\s+(.+)", re.I)
 
 
 def _preference_changed(was: str, now: str, whole_new: str) -> bool:
     """"I prefer tea in the morning" / "These days I prefer coffee in the morning": another thing
     preferred for the same occasion, the newer saying the choice changed or naming the old one;
-    or the old choice named as the one given up ("I prefer coffee over tea now"). Two
+    or the old choice named as the one given up ("I prefer coffee over tea now"); or the same
+    thing at another time, said to have changed ("running in the morning now"). Two
     preferences about different things ("minimal dependencies" / "type hints"; "aisle seats" /
     "vegetarian meals" on long flights) are both current."""
     old_thing, old_frame = (_FRAME.split(was, maxsplit=1) + [""])[:2]
     new_thing, new_frame = (_FRAME.split(now, maxsplit=1) + [""])[:2]
     old_words, new_words = set(textutil.content_words(old_thing)), set(textutil.content_words(new_thing))
+    if old_words and old_words == new_words:
+        # the same thing at another time, said to have changed: "I prefer running in the evening" /
+        # "I prefer running in the morning now" (not "…in the morning too")
+        occasions = (set(textutil.content_words(_PREFERENCE_CHANGED.sub(" ", f))) for f in (old_frame, new_frame))
+        before, after = occasions
+        return bool(before and after and before != after and _PREFERENCE_CHANGED.search(whole_new)
+                    and not _AS_WELL.search(whole_new))
     if not old_words or not new_words or old_words <= new_words or new_words <= old_words:
-        return False   # the same thing, or said more precisely ("tea" / "green tea")
+        return False   # said more precisely ("tea" / "green tea")
     given_up = _OVER.search(now)
     if given_up and old_words <= set(textutil.content_words(given_up.group(1))):
         return True
