@@ -9,6 +9,7 @@ from dataclasses import dataclass
 from functools import lru_cache
 
 from . import textutil
+from .relative_times import CALENDAR_WORDS, WEEKDAYS
 
 _NUMBER = r"\d[\d.,]*"
 
@@ -124,20 +125,17 @@ def replaces(old: str, new: str, kinds: frozenset[str], about: frozenset[str] = 
 # words of a question that say which measure or which day, not what is measured
 _MEASURE_WORDS = frozenset(textutil.stem(w) for w in (
     "weigh weight heavy tall height far distance old age cost costs price pay paid spend spent charge time early "
-    "leave start open close land depart arrive begin end today tomorrow yesterday week weekend monday tuesday "
-    "wednesday thursday friday saturday sunday").split())
+    "leave start open close land depart arrive begin end today tomorrow yesterday week weekend").split() + list(WEEKDAYS))
 # whose measure it is: "my daughter", "Tom", "she"; none for the person themselves
 _HOLDER = re.compile(r"\b(?:my|our|his|her|their)\s+(\w+)|\b(he|she|they)\b", re.I)
 _THE_SUBJECT = re.compile(r"(?:^|[.!?]\s+|\*\*User:\*\*\s*\"?)(?:the|a|an|our)\s+(\w+)", re.I)
-_NOT_HOLDERS = frozenset("january february march april may june july august september october november december "
-                         "monday tuesday wednesday thursday friday saturday sunday i".split())
+_NOT_HOLDERS = CALENDAR_WORDS | {"i"}
 
 
 def _holders(said: str) -> frozenset[str]:
     found = {next(g for g in m.groups() if g).lower() for m in _HOLDER.finditer(said)}
     found |= {m.group(1).lower() for m in _THE_SUBJECT.finditer(said)}   # "The dog is up to…"
-    found |= {word.lower() for name in textutil.entities(said) for word in name.split()}
-    return frozenset(found - _NOT_HOLDERS - {"weight", "height", "age"})
+    return frozenset((found | _names(said)) - _NOT_HOLDERS - {"weight", "height", "age"})
 
 
 def _names(said: str) -> frozenset[str]:

@@ -10,6 +10,7 @@ _NUMBER = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
                 "October", "November", "December")
+CALENDAR_WORDS = frozenset(WEEKDAYS) | {m.lower() for m in _MONTH_NAMES}   # "monday", "may": a day, not a name
 _RELATIVE_PHRASE = (
     r"\b(?:(?P<dir>last|next|this past|this coming)\s+(?P<wd>" + "|".join(WEEKDAYS) + r")"
     r"|(?P<day>yesterday|today|tonight|tomorrow|last night)"

@@ -19,10 +19,9 @@ from __future__ import annotations
 
 import re
 
-from ..infra import measures
 from ..vault import claims, relations, stm
-from ..vault.reversals import gives_up, says_given_up, takes_back
-from ..vault.value_changes import changed_for_the_question
+from ..vault.reversals import says_given_up
+from ..vault.value_changes import replaced_for_the_question
 from ..vault.layout import event_order, newest_event
 from .passages import Passage
 
@@ -85,10 +84,7 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset(),
             # (where someone lives or works needs no shared words: "Ana lives in Porto" / "Ana moved to Lisbon")
             if alike and claims.compare(facts[i], facts[j]) == claims.CHANGED \
                     or claims.contradicts(facts[i], facts[j], one_value_only=not alike) \
-                    or changed_for_the_question(facts[i].text, facts[j].text, asked) \
-                    or takes_back(facts[i].text, facts[j].text, asked) \
-                    or measures.replaces(facts[i].text, facts[j].text, measured, asked) \
-                    or gives_up(facts[i].text, facts[j].text):
+                    or replaced_for_the_question(facts[i].text, facts[j].text, asked, measured):
                 edges.append((i, j))
                 until[i] = min(until.get(i, when[j][:10]), when[j][:10])
     if not until:

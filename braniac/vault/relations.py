@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from ..infra import textutil
+from ..infra.relative_times import CALENDAR_WORDS
 
 _VALUE_VERB = re.compile(r"^(?P<subject>.+?)\b(?P<verb>is|are|was|lives? in|works? at|works? as|moved to|prefers?|likes"
                          r"|(?:started|got|took|found|landed) a (?:new )?job at|started working at)\b\s+(?P<value>.+)$", re.I)
@@ -25,8 +26,6 @@ _POSSESSIVE = re.compile(r"\s*(?:my|our|his|her|their|your)\b", re.I)
 _ARTICLES = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their"})
 # a move told as a story of long ago, not where someone lives now
 _LONG_AGO = re.compile(r"\b(?:back in|years ago|when I was|as a (?:kid|child|student))\b", re.I)
-_CALENDAR = frozenset("monday tuesday wednesday thursday friday saturday sunday january february march april may "
-                      "june july august september october november december".split())
 _TITLE_STOP = re.compile(rf"\b({'|'.join(textutil.TITLES)})\.")
 _HEAD_END = re.compile(r"\s(?:at|in|on|from|with|for|near|since|of|who|which|that|and)\s", re.I)
 _SHORT_VALUE = 3   # content words: "is blue", "is Maria"; a longer "is…" describes, it does not set a value
@@ -104,7 +103,7 @@ def relation_of(text: str) -> tuple[str, str, str] | None:
     # its first clause: a title's full stop ends none ("Dr. Silva at the clinic")
     value = re.split(r"[,;:.!?—–]|\s-\s", _TITLE_STOP.sub(r"\1", found["value"]), maxsplit=1)[0]
     if verb == "moved to" and (_LONG_AGO.search(text) or textutil.words(value)[:1] and
-                               textutil.words(value)[0] in _CALENDAR):
+                               textutil.words(value)[0] in CALENDAR_WORDS):
         return None   # "Back in 2010 I moved to London", "I moved to Tuesday evenings for yoga"
     return subject, _RELATION.get(verb, verb), value
 
@@ -128,11 +127,10 @@ def _preference_changed(was: str, now: str, whole_new: str) -> bool:
     old_thing, old_frame = (_FRAME.split(was, maxsplit=1) + [""])[:2]
     new_thing, new_frame = (_FRAME.split(now, maxsplit=1) + [""])[:2]
     old_words, new_words = set(textutil.content_words(old_thing)), set(textutil.content_words(new_thing))
+    before, after = _occasion(old_frame), _occasion(new_frame)
     if old_words and old_words == new_words:
         # the same thing at another time, said to have changed: "I prefer running in the evening" /
         # "I prefer running in the morning now" (not "…in the morning too")
-        occasions = (set(textutil.content_words(_PREFERENCE_CHANGED.sub(" ", f))) for f in (old_frame, new_frame))
-        before, after = occasions
         return bool(before and after and before != after and _PREFERENCE_CHANGED.search(whole_new)
                     and not _AS_WELL.search(whole_new))
     if not old_words or not new_words or old_words <= new_words or new_words <= old_words:
@@ -142,9 +140,13 @@ def _preference_changed(was: str, now: str, whole_new: str) -> bool:
         return True
     # the same occasion, and the newer says the choice changed: "vegetarian meals on long
     # flights" is another preference beside "aisle seats on long flights"
-    occasion = set(textutil.content_words(_PREFERENCE_CHANGED.sub(" ", old_frame)))
-    return bool(occasion) and occasion == set(textutil.content_words(_PREFERENCE_CHANGED.sub(" ", new_frame))) and \
+    return bool(before) and before == after and \
         (_PREFERENCE_CHANGED.search(whole_new) is not None or old_words <= set(textutil.content_words(whole_new)))
+
+
+def _occasion(frame: str) -> set[str]:
+    """The words of a preference's occasion, without those that say it changed ("the morning now")."""
+    return set(textutil.content_words(_PREFERENCE_CHANGED.sub(" ", frame)))
 
 
 def _kind_of(value: str) -> bool:

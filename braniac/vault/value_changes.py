@@ -1,15 +1,17 @@
 """A newer statement that gives another value of the thing a question asks about, in other
 words than the older one: long messages state a number among many other things, so the
 question, not the two statements' shared words, says what the thing is ("150 commits merged" /
-"commits merged into the main branch, which has now reached 165"). Used by retrieval's currency
-and by the offline answer, before and after promotion alike."""
+"commits merged into the main branch, which has now reached 165"). `replaced_for_the_question`
+gathers every rule read against the question, for retrieval's currency and the offline answer,
+before and after promotion alike."""
 from __future__ import annotations
 
 import re
 from functools import lru_cache
 
-from ..infra import textutil
+from ..infra import measures, textutil
 from ..infra.date_spans import MONTH_NAMES
+from .reversals import gives_up, takes_back
 
 # words by which a statement says a number is not the old one any more: verbs of change
 # ("improved to 78%", "was adjusted to 1,350") and, weaker, hints ("has now reached 165", "became")
@@ -23,6 +25,16 @@ takes taking try tries tried trying include includes included including""".split
 ASKED_SHARE = 0.6         # the older one; and the newer one when only a hint says it changed
 NEWER_SHARE = 0.4         # the newer one when a verb of change says so
 NEW_THING_SHARE = 0.25    # the newer one naming "the new April 25 deadline"; each, restating a count
+
+
+def replaced_for_the_question(old: str, new: str, asked: frozenset[str],
+                              measured: frozenset[str] = frozenset()) -> bool:
+    """Does the newer statement replace the older, read against the question (its stemmed words
+    `asked`, the measures it asks for `measured`), where claims' own comparison sees two things?
+    Another value of what it asks about, a decision taken back or a thing parted with
+    (reversals.py), a measure said to have changed (infra/measures.py)."""
+    return changed_for_the_question(old, new, asked) or takes_back(old, new, asked) \
+        or measures.replaces(old, new, measured, asked) or gives_up(old, new)
 
 
 def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:

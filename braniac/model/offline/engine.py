@@ -13,11 +13,11 @@ from typing import Iterator
 
 from ...infra import clock, measures, textutil
 from ...infra.date_spans import date_spans
+from ...infra.relative_times import CALENDAR_WORDS
 from ...vault import claims, relations, stm
 from ...vault.layout import EVENT_ID_IN_TEXT, event_day
 from ...vault.links import ANY_LINK
-from ...vault.reversals import gives_up, takes_back
-from ...vault.value_changes import changed_for_the_question
+from ...vault.value_changes import replaced_for_the_question
 from . import organization, promotion
 from .sentences import sentences
 from ..organization_types import OrganizationPlan, OrganizationRequest
@@ -27,14 +27,14 @@ NAME = "offline"
 # a statement of the period the prompt names ranks above one that only holds all its words
 # ("Visited my parents for the weekend", two weeks before "what did I do over the weekend?")
 IN_THE_PERIOD = 1.5
-MINE = 0.3   # the lead of a statement whose subject the question asks about, over as relevant ones
 IN_THE_PERIOD_UNNAMED = 1.0   # one of the period that holds none of the question's other words
+MINE = 0.3   # the lead of a statement whose subject the question asks about, over as relevant ones
+_ME = frozenset({"i"})        # whose a statement is when its subject is the person (_whose)
 _CITATION = re.compile(rf"\s*\(({ANY_LINK}(?:,\s*)?)+\)")   # a claim's links to its events
 # the words that name a period, which the period's days answer by themselves
 _PERIOD_WORDS = frozenset(textutil.stem(w) for w in (
     "week weekend month year today yesterday tonight last past ago day days weeks months years morning "
-    "evening night afternoon monday tuesday wednesday thursday friday saturday sunday january february march "
-    "april may june july august september october november december").split())
+    "evening night afternoon").split() + sorted(CALENDAR_WORDS))
 _PRONOUNS = {"it", "that", "this", "he", "she", "they", "them", "him", "her", "his", "hers", "their", "those", "these"}
 # the person asking what is left for them to do (not "which task does the billing job run?")
 _ASKS_TASKS = re.compile(r"\b(?:(?:my|our)\s+(?:open\s+)?(?:tasks|to-?dos?|to-do list)|(?:i|we)\s+(?:still\s+)?"
@@ -278,9 +278,8 @@ def _replaced(quotes: list[_Quote], pool: list[_Quote], about: frozenset[str],
             if new.superseded:
                 continue
             now = claims.Fact(_fact_text(new.said or new.text))
-            if takes_back(was.text, now.text, about) or claims.contradicts(was, now, one_value_only=True) or \
-                    claims.compare(was, now) == claims.CHANGED or measures.replaces(was.text, now.text, measured, about) or \
-                    changed_for_the_question(was.text, now.text, about) or gives_up(was.text, now.text):
+            if claims.contradicts(was, now, one_value_only=True) or claims.compare(was, now) == claims.CHANGED or \
+                    replaced_for_the_question(was.text, now.text, about, measured):
                 if not old.superseded:
                     old.superseded, old.until = True, new.when[:10]
                 new.score = max(new.score, old.score)   # as relevant as what it replaced
@@ -324,9 +323,6 @@ def _in_the_period(pool: list[_Quote], wm: WorkingMemory, query: set[str]) -> No
         named = not beyond or textutil.overlap(beyond, quote.said or quote.text) > 0
         quote.score += IN_THE_PERIOD if named else IN_THE_PERIOD_UNNAMED
         quote.matched = True
-
-
-_ME = frozenset({"i"})
 
 
 def _whose(said: str) -> frozenset[str] | None:
