@@ -35,6 +35,25 @@ def _quoted(answer: str) -> list[tuple[str, str]]:
     return re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)
 
 
+def _say(vault, *said, promoted: bool, promote_on=None):
+    """Say each ((y, m, d[, h]), text) at its time; then, if `promoted`, promote (at `promote_on`,
+    or late on the last day)."""
+    for when, text in said:
+        with _at(*when):
+            vault.remember(text)
+    if promoted:
+        last = said[-1][0]
+        with _at(*(promote_on or (last[0], last[1], last[2], 23))):
+            vault.promote(force=True)
+
+
+def _ask_after(vault, question: str, *said, asked_on, promoted: bool = False, promote_on=None) -> str:
+    """`_say`, then ask at `asked_on`: the offline answer."""
+    _say(vault, *said, promoted=promoted, promote_on=promote_on)
+    with _at(*asked_on):
+        return vault.ask(question).answer
+
+
 # 1. Two preferences about different things of one occasion are both current --------------------
 
 def test_relations_two_preferences_for_one_occasion_about_different_things_do_not_contradict():
@@ -46,15 +65,12 @@ def test_relations_two_preferences_for_one_occasion_about_different_things_do_no
 
 @pytest.mark.parametrize("promoted", [False, True])
 def test_a_meal_preference_does_not_supersede_a_seat_preference(vault, promoted):
-    with _at(2025, 6, 2):
-        vault.remember("I prefer aisle seats on long flights.")
-    with _at(2025, 6, 5):
-        vault.remember("I prefer vegetarian meals on long flights.")
-    if promoted:
-        with _at(2025, 6, 5, 12):
-            vault.promote(force=True)
-    with _at(2025, 6, 6):
-        answer = vault.ask("What seat do I prefer on long flights?").answer
+    answer = _ask_after(vault, "What seat do I prefer on long flights?",
+                        ((2025, 6, 2), "I prefer aisle seats on long flights."),
+                        ((2025, 6, 5), "I prefer vegetarian meals on long flights."),
+                        promoted=promoted,
+                        promote_on=(2025, 6, 5, 12),
+                        asked_on=(2025, 6, 6))
     assert not any("superseded" in source for text, source in _quoted(answer) if "aisle" in text), answer
 
 
@@ -67,17 +83,13 @@ def test_gives_up_needs_the_thing_not_only_its_brand():
 
 @pytest.mark.parametrize("promoted", [False, True])
 def test_returning_a_sony_tv_does_not_take_back_my_sony_headphones(vault, promoted):
-    with _at(2025, 6, 2):
-        vault.remember("I love my Sony headphones, the noise cancelling is great.")
-    with _at(2025, 6, 3):
-        vault.remember("The plumber comes on Monday.")
-    with _at(2025, 9, 5):
-        vault.remember("I returned the Sony TV, the picture was too dark.")
-    if promoted:
-        with _at(2025, 9, 5, 12):
-            vault.promote(force=True)
-    with _at(2025, 9, 6):
-        answer = vault.ask("What headphones do I use?").answer
+    answer = _ask_after(vault, "What headphones do I use?",
+                        ((2025, 6, 2), "I love my Sony headphones, the noise cancelling is great."),
+                        ((2025, 6, 3), "The plumber comes on Monday."),
+                        ((2025, 9, 5), "I returned the Sony TV, the picture was too dark."),
+                        promoted=promoted,
+                        promote_on=(2025, 9, 5, 12),
+                        asked_on=(2025, 9, 6))
     quoted = _quoted(answer)
     assert "headphones" in quoted[0][0], answer
     assert not any("superseded" in source for text, source in quoted if "headphones" in text), answer
@@ -87,17 +99,13 @@ def test_returning_a_sony_tv_does_not_take_back_my_sony_headphones(vault, promot
 
 @pytest.mark.parametrize("promoted", [False, True])
 def test_my_daughters_weight_does_not_replace_mine(vault, promoted):
-    with _at(2025, 6, 2):
-        vault.remember("I weigh 84 kg, my doctor wants me under 80.")
-    with _at(2025, 6, 3):
-        vault.remember("The plumber comes on Monday.")
-    with _at(2025, 9, 5):
-        vault.remember("My daughter now weighs 18 kg, she grew so fast.")
-    if promoted:
-        with _at(2025, 9, 5, 12):
-            vault.promote(force=True)
-    with _at(2025, 9, 6):
-        answer = vault.ask("How much do I weigh?").answer
+    answer = _ask_after(vault, "How much do I weigh?",
+                        ((2025, 6, 2), "I weigh 84 kg, my doctor wants me under 80."),
+                        ((2025, 6, 3), "The plumber comes on Monday."),
+                        ((2025, 9, 5), "My daughter now weighs 18 kg, she grew so fast."),
+                        promoted=promoted,
+                        promote_on=(2025, 9, 5, 12),
+                        asked_on=(2025, 9, 6))
     quoted = _quoted(answer)
     assert "84 kg" in quoted[0][0], answer
     assert not any("superseded" in source for text, source in quoted if "84 kg" in text), answer
@@ -105,17 +113,13 @@ def test_my_daughters_weight_does_not_replace_mine(vault, promoted):
 
 @pytest.mark.parametrize("promoted", [False, True])
 def test_a_hotel_price_does_not_replace_what_the_flight_cost(vault, promoted):
-    with _at(2025, 6, 2):
-        vault.remember("The flight to Tokyo cost €850, booked it today.")
-    with _at(2025, 6, 3):
-        vault.remember("The plumber comes on Monday.")
-    with _at(2025, 6, 5):
-        vault.remember("The hotel in Tokyo is now €120 a night after the discount.")
-    if promoted:
-        with _at(2025, 6, 5, 12):
-            vault.promote(force=True)
-    with _at(2025, 6, 6):
-        answer = vault.ask("How much did the flight to Tokyo cost?").answer
+    answer = _ask_after(vault, "How much did the flight to Tokyo cost?",
+                        ((2025, 6, 2), "The flight to Tokyo cost €850, booked it today."),
+                        ((2025, 6, 3), "The plumber comes on Monday."),
+                        ((2025, 6, 5), "The hotel in Tokyo is now €120 a night after the discount."),
+                        promoted=promoted,
+                        promote_on=(2025, 6, 5, 12),
+                        asked_on=(2025, 6, 6))
     quoted = _quoted(answer)
     assert "€850" in quoted[0][0], answer
     assert not any("superseded" in source for text, source in quoted if "€850" in text), answer
@@ -144,15 +148,12 @@ def test_what_did_i_plan_for_this_weekend_asked_on_a_wednesday(vault, promoted):
 
 @pytest.mark.parametrize("promoted", [False, True])
 def test_a_lowercase_statement_followed_by_a_question_is_remembered(vault, promoted):
-    with _at(2025, 6, 2):
-        vault.remember("my sister's new address is 12 rua augusta in lisbon. can you keep that for me?")
-    with _at(2025, 6, 3):
-        vault.remember("The plumber comes on Monday.")
-    if promoted:
-        with _at(2025, 6, 3, 12):
-            vault.promote(force=True)
-    with _at(2025, 6, 6):
-        answer = vault.ask("What is my sister's address?").answer
+    answer = _ask_after(vault, "What is my sister's address?",
+                        ((2025, 6, 2), "my sister's new address is 12 rua augusta in lisbon. can you keep that for me?"),
+                        ((2025, 6, 3), "The plumber comes on Monday."),
+                        promoted=promoted,
+                        promote_on=(2025, 6, 3, 12),
+                        asked_on=(2025, 6, 6))
     assert "12 rua augusta" in answer, answer
 
 
@@ -162,17 +163,13 @@ def test_how_many_times_did_i_go_running_this_week_finds_every_run(vault):
     """In short-term memory every statement of the week is read; after promotion, retrieval
     finds "Ran 8k" only by its words (none of the question's): a known limit."""
     promoted = False
-    with _at(2025, 3, 3, 18):
-        vault.remember("Went running along the river after work, 5k.")
-    with _at(2025, 3, 4, 18):
-        vault.remember("Did laundry and cooked lasagna.")
-    with _at(2025, 3, 5, 7):
-        vault.remember("Ran 8k this morning, my legs are sore.")
-    if promoted:
-        with _at(2025, 3, 5, 12):
-            vault.promote(force=True)
-    with _at(2025, 3, 7):
-        answer = vault.ask("How many times did I go running this week?").answer
+    answer = _ask_after(vault, "How many times did I go running this week?",
+                        ((2025, 3, 3, 18), "Went running along the river after work, 5k."),
+                        ((2025, 3, 4, 18), "Did laundry and cooked lasagna."),
+                        ((2025, 3, 5, 7), "Ran 8k this morning, my legs are sore."),
+                        promoted=promoted,
+                        promote_on=(2025, 3, 5, 12),
+                        asked_on=(2025, 3, 7))
     assert "Went running" in answer and "Ran 8k" in answer, answer
 
 
@@ -238,12 +235,10 @@ def test_a_sub_heading_under_a_step_heading_does_not_end_the_steps():
 # 10. "What do I need to do?" hides a to-do said in words the task reader does not know ------------
 
 def test_what_do_i_need_to_do_does_not_hide_a_to_do_it_did_not_file(vault):
-    with _at(2025, 6, 2):
-        vault.remember("I should email Ana about the contract.")
-    with _at(2025, 6, 3):
-        vault.remember("The plumber comes on Monday.")
-    with _at(2025, 6, 4):
-        answer = vault.ask("What do I need to do this week?").answer
+    answer = _ask_after(vault, "What do I need to do this week?",
+                        ((2025, 6, 2), "I should email Ana about the contract."),
+                        ((2025, 6, 3), "The plumber comes on Monday."),
+                        asked_on=(2025, 6, 4))
     assert "email Ana" in answer, answer
 
 
@@ -275,16 +270,6 @@ def test_measures_read_as_a_person_means_them():
 # a second review: moves after promotion, someone else's weight, everyday words of change, "-ing"
 # habits in the index, plans for the coming Saturday, mine before someone else's, "p.m.", a call
 # returned --------------------------------------------------------------------------------------
-
-def _say(vault, *said, promoted: bool, promote_on=None):
-    for when, text in said:
-        with _at(*when):
-            vault.remember(text)
-    if promoted:
-        last = said[-1][0]
-        with _at(*(promote_on or (last[0], last[1], last[2], 23))):
-            vault.promote(force=True)
-
 
 # 1. "I moved to Porto" is lost after promotion ------------------------------------------------------
 
@@ -498,17 +483,13 @@ def test_measures_a_name_said_beside_the_old_value_does_not_block_the_new_value(
 
 @pytest.mark.parametrize("promoted", [False, True])
 def test_down_to_79_kg_replaces_84_kg_said_with_my_doctors_name(vault, promoted):
-    with _at(2025, 6, 2):
-        vault.remember("I weigh 84 kg, Dr. Silva wants me under 80.")
-    with _at(2025, 6, 3):
-        vault.remember("The plumber comes on Monday.")
-    with _at(2025, 9, 5):
-        vault.remember("Down to 79 kg now!")
-    if promoted:
-        with _at(2025, 9, 5, 12):
-            vault.promote(force=True)
-    with _at(2025, 9, 6):
-        answer = vault.ask("How much do I weigh?").answer
+    answer = _ask_after(vault, "How much do I weigh?",
+                        ((2025, 6, 2), "I weigh 84 kg, Dr. Silva wants me under 80."),
+                        ((2025, 6, 3), "The plumber comes on Monday."),
+                        ((2025, 9, 5), "Down to 79 kg now!"),
+                        promoted=promoted,
+                        promote_on=(2025, 9, 5, 12),
+                        asked_on=(2025, 9, 6))
     quoted = _quoted(answer)
     assert "79 kg" in quoted[0][0], answer
     assert [s for t, s in quoted if "84 kg" in t][0].endswith("superseded on 2025-09-05"), answer
@@ -516,17 +497,13 @@ def test_down_to_79_kg_replaces_84_kg_said_with_my_doctors_name(vault, promoted)
 
 @pytest.mark.parametrize("promoted", [False, True])
 def test_the_airline_moving_my_flight_replaces_its_time_though_it_does_not_repeat_berlin(vault, promoted):
-    with _at(2025, 6, 2):
-        vault.remember("My flight to Berlin with Ana leaves Friday at 07:40.")
-    with _at(2025, 6, 3):
-        vault.remember("The plumber comes on Monday.")
-    with _at(2025, 6, 4):
-        vault.remember("The airline moved my flight to 09:15.")
-    if promoted:
-        with _at(2025, 6, 4, 12):
-            vault.promote(force=True)
-    with _at(2025, 6, 5):
-        answer = vault.ask("What time is my flight?").answer
+    answer = _ask_after(vault, "What time is my flight?",
+                        ((2025, 6, 2), "My flight to Berlin with Ana leaves Friday at 07:40."),
+                        ((2025, 6, 3), "The plumber comes on Monday."),
+                        ((2025, 6, 4), "The airline moved my flight to 09:15."),
+                        promoted=promoted,
+                        promote_on=(2025, 6, 4, 12),
+                        asked_on=(2025, 6, 5))
     quoted = _quoted(answer)
     assert "09:15" in quoted[0][0], answer
     assert [s for t, s in quoted if "07:40" in t][0].endswith("superseded on 2025-06-04"), answer

@@ -76,6 +76,25 @@ def _asked_after(vault, question: str, *said: tuple[int, str]) -> list[str]:
         return [e.text for e in vault.ask(question).excerpts]
 
 
+def _day(year: int, month: int, day: int, hour: int = 10) -> datetime:
+    return datetime(year, month, day, hour, tzinfo=timezone.utc)
+
+
+def _quoted_after(vault, question: str, *said: tuple[datetime, str], asked_at: datetime,
+                  promoted: bool = False) -> tuple[list[tuple[str, str]], str]:
+    """Say each (moment, text); if `promoted`, promote two hours after the last; ask at `asked_at`.
+    The offline answer's quoted (text, source) lines, and the answer."""
+    for at, text in said:
+        with clock.frozen(at):
+            vault.remember(text)
+    if promoted:
+        with clock.frozen(said[-1][0] + timedelta(hours=2)):
+            vault.promote(force=True)
+    with clock.frozen(asked_at):
+        answer = vault.ask(question).answer
+    return re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M), answer
+
+
 def test_a_number_restated_in_the_same_words_with_another_value_is_the_current_one(vault):
     """No word says it changed: the same words around another number do."""
     excerpts = _asked_after(
@@ -196,17 +215,11 @@ def test_someone_who_moved_is_answered_where_they_live_now_then_where_they_lived
 def test_a_flight_moved_to_another_time_is_answered_at_the_new_time(vault, promoted):
     """"The airline moved my Berlin flight to 09:15" holds one word of the question; both give a
     time of day of the flight, the newer says it moved. The standup's time is another thing's."""
-    with clock.frozen(datetime(2025, 11, 17, 10, tzinfo=timezone.utc)):
-        vault.remember("My flight to Berlin leaves Friday at 07:40 from terminal 1.")
-        vault.remember("Standup is at 09:30 every day, moved from 10:00.")
-    with clock.frozen(datetime(2025, 11, 19, 10, tzinfo=timezone.utc)):
-        vault.remember("The airline moved my Berlin flight to 09:15.")
-    if promoted:
-        with clock.frozen(datetime(2025, 11, 19, 12, tzinfo=timezone.utc)):
-            vault.promote(force=True)
-    with clock.frozen(datetime(2025, 11, 20, 9, tzinfo=timezone.utc)):
-        answer = vault.ask("What time is my flight on Friday?").answer
-    quoted = re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)
+    quoted, answer = _quoted_after(vault, "What time is my flight on Friday?",
+                                   (_day(2025, 11, 17), "My flight to Berlin leaves Friday at 07:40 from terminal 1."),
+                                   (_day(2025, 11, 17), "Standup is at 09:30 every day, moved from 10:00."),
+                                   (_day(2025, 11, 19), "The airline moved my Berlin flight to 09:15."),
+                                   asked_at=_day(2025, 11, 20, 9), promoted=promoted)
     assert "09:15" in quoted[0][0] and "superseded" not in quoted[0][1], answer
     assert [source for text, source in quoted if "07:40" in text][0].endswith("superseded on 2025-11-19"), answer
     assert not any("Standup" in text for text, _ in quoted), answer
@@ -216,18 +229,12 @@ def test_a_flight_moved_to_another_time_is_answered_at_the_new_time(vault, promo
 def test_a_car_sold_is_no_longer_the_car_i_drive(vault, promoted):
     """"I sold the Civic" holds no word of "What car do I drive?": it names the car the older
     statement says the person drives, and says they parted with it."""
-    with clock.frozen(datetime(2025, 6, 2, 10, tzinfo=timezone.utc)):
-        vault.remember("I drive a 2012 Honda Civic, it's reliable.")
-        vault.remember("We drove the Civic to Porto for the festival.")
-        vault.remember("The plumber comes on Monday.")
-    with clock.frozen(datetime(2025, 11, 20, 10, tzinfo=timezone.utc)):
-        vault.remember("I sold the Civic and bought an electric bike instead.")
-    if promoted:
-        with clock.frozen(datetime(2025, 11, 20, 12, tzinfo=timezone.utc)):
-            vault.promote(force=True)
-    with clock.frozen(datetime(2025, 11, 21, 9, tzinfo=timezone.utc)):
-        answer = vault.ask("What car do I drive?").answer
-    quoted = re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)
+    quoted, answer = _quoted_after(vault, "What car do I drive?",
+                                   (_day(2025, 6, 2), "I drive a 2012 Honda Civic, it's reliable."),
+                                   (_day(2025, 6, 2), "We drove the Civic to Porto for the festival."),
+                                   (_day(2025, 6, 2), "The plumber comes on Monday."),
+                                   (_day(2025, 11, 20), "I sold the Civic and bought an electric bike instead."),
+                                   asked_at=_day(2025, 11, 21, 9), promoted=promoted)
     assert "sold the Civic" in quoted[0][0] and "superseded" not in quoted[0][1], answer
     assert [source for text, source in quoted if "I drive" in text][0].endswith("superseded on 2025-11-20"), answer
     # what happened with it before stays as it was
@@ -235,13 +242,11 @@ def test_a_car_sold_is_no_longer_the_car_i_drive(vault, promoted):
 
 
 def test_a_preference_for_the_same_occasion_changed_is_answered_new_first_in_short_term_memory(vault):
-    with clock.frozen(datetime(2025, 6, 2, 10, tzinfo=timezone.utc)):
-        vault.remember("I prefer tea in the morning, green tea mostly.")
-        vault.remember("I prefer wine in the evening.")
-    with clock.frozen(datetime(2025, 11, 20, 10, tzinfo=timezone.utc)):
-        vault.remember("These days I prefer coffee in the morning, tea keeps me sleepy.")
-        answer = vault.ask("What do I prefer to drink in the morning?").answer
-    quoted = re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)
+    quoted, answer = _quoted_after(vault, "What do I prefer to drink in the morning?",
+                                   (_day(2025, 6, 2), "I prefer tea in the morning, green tea mostly."),
+                                   (_day(2025, 6, 2), "I prefer wine in the evening."),
+                                   (_day(2025, 11, 20), "These days I prefer coffee in the morning, tea keeps me sleepy."),
+                                   asked_at=_day(2025, 11, 20))
     assert "coffee" in quoted[0][0] and "superseded" not in quoted[0][1], answer
     assert [source for text, source in quoted if "prefer tea" in text][0].endswith("superseded on 2025-11-20"), answer
     assert not any("superseded" in source for text, source in quoted if "wine" in text), answer
@@ -258,13 +263,11 @@ def test_an_abbreviation_does_not_cut_a_quoted_memory_short(vault):
 def test_a_deadline_that_moved_is_answered_new_date_first_in_short_term_memory(vault):
     """Before any promotion: the two statements share "report" and a date each, and the newer
     says it moved; the offline answer reads them as retrieval does after promotion."""
-    with clock.frozen(datetime(2025, 11, 3, 10, tzinfo=timezone.utc)):
-        vault.remember("The quarterly report is due on Friday 5 December.")
-        vault.remember("Lunch with Ana was nice.")
-    with clock.frozen(datetime(2025, 11, 20, 10, tzinfo=timezone.utc)):
-        vault.remember("The quarterly report deadline moved to 12 December.")
-        answer = vault.ask("When is the quarterly report due?").answer
-    quoted = re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)
+    quoted, answer = _quoted_after(vault, "When is the quarterly report due?",
+                                   (_day(2025, 11, 3), "The quarterly report is due on Friday 5 December."),
+                                   (_day(2025, 11, 3), "Lunch with Ana was nice."),
+                                   (_day(2025, 11, 20), "The quarterly report deadline moved to 12 December."),
+                                   asked_at=_day(2025, 11, 20))
     assert [("12 December" in text, source.endswith("superseded on 2025-11-20")) for text, source in quoted] == [
         (True, False), (False, True)], answer
 
@@ -298,17 +301,11 @@ def test_how_much_i_weigh_is_the_latest_weight_said_in_kilos_though_it_says_no_w
 
 @pytest.mark.parametrize("promoted", [False, True])
 def test_a_new_job_is_where_i_work_now_in_short_term_memory_and_after_promotion(vault, promoted):
-    with clock.frozen(datetime(2025, 5, 2, 10, tzinfo=timezone.utc)):
-        vault.remember("I work at Acme as a backend engineer.")
-        vault.remember("Had pizza with Tom on Friday.")
-    with clock.frozen(datetime(2025, 5, 9, 10, tzinfo=timezone.utc)):
-        vault.remember("I started a new job at Globex as a staff engineer.")
-    if promoted:
-        with clock.frozen(datetime(2025, 5, 9, 12, tzinfo=timezone.utc)):
-            vault.promote(force=True)
-    with clock.frozen(datetime(2025, 5, 10, 9, tzinfo=timezone.utc)):
-        answer = vault.ask("Where do I work?").answer
-    quoted = re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)
+    quoted, answer = _quoted_after(vault, "Where do I work?",
+                                   (_day(2025, 5, 2), "I work at Acme as a backend engineer."),
+                                   (_day(2025, 5, 2), "Had pizza with Tom on Friday."),
+                                   (_day(2025, 5, 9), "I started a new job at Globex as a staff engineer."),
+                                   asked_at=_day(2025, 5, 10, 9), promoted=promoted)
     assert [("Globex" in text, "superseded on 2025-05-09" in source) for text, source in quoted] == [
         (True, False), (False, True)], answer
 
