@@ -6,7 +6,7 @@ import re
 from calendar import monthrange
 from datetime import date, timedelta
 
-from .relative_times import WEEKDAYS
+from .relative_times import WEEKDAYS, latest_weekday
 
 _MONTHS = {m: i for i, names in enumerate((
     ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",), ("jun", "june"),
@@ -112,8 +112,8 @@ def _latest(phrase: str, today: date) -> tuple[date, date]:
     if named == "weekend":
         saturday = today - timedelta(days=(today.weekday() - 5) % 7)
         return saturday, min(saturday + timedelta(days=1), today)
-    back = (today.weekday() - WEEKDAYS.index(named)) % 7 or 7
-    return today - timedelta(days=back), today - timedelta(days=back)
+    day = latest_weekday(today, named)
+    return day, day
 
 
 def _relative(groups: tuple, today: date) -> tuple[date, date]:
@@ -131,8 +131,8 @@ def _relative(groups: tuple, today: date) -> tuple[date, date]:
         saturday = today - timedelta(days=today.weekday() + 2)
         return saturday, saturday + timedelta(days=1)
     if phrase.split()[-1] in WEEKDAYS:   # "last Friday": the latest Friday before today
-        back = (today.weekday() - WEEKDAYS.index(phrase.split()[-1])) % 7 or 7
-        return today - timedelta(days=back), today - timedelta(days=back)
+        day = latest_weekday(today, phrase.split()[-1])
+        return day, day
     if phrase == "this month":
         return today.replace(day=1), today
     if phrase == "last month":

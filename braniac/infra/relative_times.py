@@ -37,6 +37,12 @@ _RELATIVE = re.compile(_RELATIVE_PHRASE + rf"(?!{_RESOLUTION})", re.I)
 _RESOLVED = re.compile(rf"({_RELATIVE_PHRASE}){_RESOLUTION}", re.I)
 
 
+def latest_weekday(before: date, name: str) -> date:
+    """The latest day of that name before `before` ("Friday" said on a Wednesday: five days back;
+    on a Friday: a week back)."""
+    return before - timedelta(days=(before.weekday() - WEEKDAYS.index(name.lower())) % 7 or 7)
+
+
 def without_resolutions(text: str) -> str:
     """A text as the person said it: the dates `resolve_relative` added taken out again (two
     statements are compared by what was said, "today" on two days is the same claim)."""
@@ -50,16 +56,12 @@ def resolve_relative(text: str, on: date) -> str:
     def absolute(m: re.Match) -> str:
         g = m.groupdict()
         if g["owd"] or g["oweekend"]:
-            target = WEEKDAYS.index(g["owd"].lower()) if g["owd"] else 5
-            back = (on.weekday() - target) % 7 or 7
-            day = on - timedelta(days=back)
+            day = latest_weekday(on, g["owd"] or "saturday")
             return _iso(day) if g["owd"] else f"weekend of {_iso(day)}"
         if g["wd"]:
-            target = WEEKDAYS.index(g["wd"].lower())
             if g["dir"].lower() in ("last", "this past"):
-                back = (on.weekday() - target) % 7 or 7
-                return _iso(on - timedelta(days=back))
-            ahead = (target - on.weekday()) % 7 or 7
+                return _iso(latest_weekday(on, g["wd"]))
+            ahead = (WEEKDAYS.index(g["wd"].lower()) - on.weekday()) % 7 or 7
             return _iso(on + timedelta(days=ahead))
         if g["day"]:
             shift = {"yesterday": -1, "last night": -1, "today": 0, "tonight": 0, "tomorrow": 1}
