@@ -49,6 +49,29 @@ def test_a_value_changed_twice_comes_back_current_first_and_the_old_ones_as_date
 
 
 
+def test_two_days_are_not_two_values_of_what_was_done(vault):
+    """The day a statement was said, and the day braniac resolved its "yesterday" to, say when,
+    not what: an outing told once and a later "now" about the same group are both current."""
+    said = [(datetime(2025, 5, 8, 10, tzinfo=timezone.utc),
+             "I went to a support group for new parents yesterday and it was so powerful."),
+            (datetime(2025, 6, 27, 10, tzinfo=timezone.utc),
+             "The support group helped me so much. Now I want to start a group for new parents myself.")]
+    for at, text in said:
+        with clock.frozen(at):
+            vault.remember(text)
+    for promoted in (False, True):
+        if promoted:
+            with clock.frozen(said[-1][0] + timedelta(hours=2)):
+                vault.promote(force=True)
+        with clock.frozen(datetime(2025, 7, 1, 9, tzinfo=timezone.utc)):
+            turn = vault.ask("When did I go to the support group for new parents?")
+        # before promotion the offline answer quotes short-term memory; after, the excerpts
+        went = [t for t in [*turn.answer.splitlines(), *(e.text for e in turn.excerpts)]
+                if "went to a support group" in t]
+        assert promoted or len(went) == 1, turn.answer
+        assert went and not [t for t in went if "superseded" in t], went
+
+
 def test_a_number_restated_in_other_words_as_changed_comes_back_current_first(vault):
     """Long project messages state a number among other things, and the update is worded
     differently: the question says what the thing is, and the newer number comes first."""

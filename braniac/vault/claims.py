@@ -302,7 +302,7 @@ def _context(lowered: str, differing: frozenset[str]) -> frozenset[str]:
 
 @lru_cache(maxsize=16384)
 def _read(text: str) -> _Read:
-    plain = _plain(text)
+    plain = as_said(text)
     found = textutil.values(plain)
     stems = frozenset(textutil.stem(w) for w in textutil.content_words(plain))
     in_values = {textutil.stem(w) for v in found for w in textutil.words(v)}
@@ -317,11 +317,12 @@ def stated_values(text: str) -> frozenset[str]:
 def contradicts(old: Fact, new: Fact, *, one_value_only: bool = False) -> bool:
     """The same subject and relation with a different value ("Ana lives in Porto" / "Ana
     lives in Lisbon"): the newer claim supersedes, the older goes to History (`relations`)."""
-    return relations.contradicts(_plain(old.text), _plain(new.text), one_value_only=one_value_only)
+    return relations.contradicts(as_said(old.text), as_said(new.text), one_value_only=one_value_only)
 
 
 @lru_cache(maxsize=16384)
-def _plain(text: str) -> str:
+def as_said(text: str) -> str:
+    """What a claim says, as the person said it."""
     # claims open with their date, "2025-03-02: …" or (the offline engine's) "2025-03-02 — …"
     # and what was said is compared, not the days braniac resolved its relative times to; a
     # skill's "Step 3:" is a place in a list, not a value that a "Step 5:" changes

@@ -11,6 +11,7 @@ from functools import lru_cache
 
 from ..infra import measures, textutil
 from ..infra.date_spans import MONTH_NAMES
+from .claims import as_said
 from .reversals import gives_up, takes_back
 
 # words by which a statement says a number is not the old one any more: verbs of change
@@ -46,7 +47,9 @@ def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
     question, not the two statements' shared words, says what the thing is."""
     if len(asked) < 2:
         return False
-    old, new = _in_digits(old), _in_digits(new)
+    # the day a claim was said, and the days braniac resolved "yesterday" to, say when, not what:
+    # two statements of two days always differ in them
+    old, new = _in_digits(as_said(old)), _in_digits(as_said(new))
     before, after = textutil.numbers(old), textutil.numbers(new)
     if not (before - after and after - before):
         return False
