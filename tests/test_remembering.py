@@ -774,7 +774,18 @@ def test_a_new_thing_or_a_numbered_item_is_not_a_changed_value():
                        "How many times have I visited New York?")
     assert not changed("For the Lisbon trip, the day 2 plan is the castle.",
                        "For the Lisbon trip, the day 3 plan is the tram.", "What is the plan for my Lisbon trip?")
+    # a word of change that changed another thing than a number the older lacks
+    assert not changed("I'm finalizing my first draft of the essay by May 15, and I have 4,500 words to submit.",
+                       "I'm trying to organize my essay draft better, so I switched from Microsoft Word to Scrivener "
+                       "on May 5, and I wonder if it will improve my draft.",
+                       "How many words does my final essay draft contain?")
+    assert not changed("I'm keeping the login feature minimal: Flask 2.2 and SQLite 3.39 for now, port 5000.",
+                       "I'm using Python 3.11.2 for improved async support in my backend code, and I want to "
+                       "implement the login feature with Flask 2.3.1 next.", "How do I implement the login feature?")
     # and what they are for
+    assert changed("I have a Zoom meeting with Professor Danielle on March 22 at 3 PM to review my draft.",
+                   "Can you remind me that the Zoom meeting with Professor Danielle is rescheduled to March 22 at 4:30 PM?",
+                   "What time is my Zoom meeting with Professor Danielle?")
     assert changed("I'm worried about meeting my May 20 deadline for the draft submission to the writing group.",
                    "I won't meet the old date; can you plan my week around the new May 25 deadline for the group?",
                    "What is the deadline for the draft submission to the writing group?")

@@ -26,6 +26,7 @@ takes taking try tries tried trying include includes included including""".split
 ASKED_SHARE = 0.6         # the older one; and the newer one when only a hint says it changed
 NEWER_SHARE = 0.4         # the newer one when a verb of change says so
 NEW_THING_SHARE = 0.25    # the newer one naming "the new April 25 deadline"; each, restating a count
+NEAR_CHANGE = 6           # words from a word of change to the new number ("has now reached 165")
 
 
 def replaced_for_the_question(old: str, new: str, asked: frozenset[str],
@@ -54,13 +55,26 @@ def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
     if not (before - after and after - before):
         return False
     was, now = (len(asked & textutil.terms(text)) / len(asked) for text in (old, new))
-    said = new.lower()
+    said, fresh = new.lower(), after - before
     changed = was >= ASKED_SHARE and (
-        now >= ASKED_SHARE and _CHANGE_HINTS.search(said) is not None
-        or now >= NEWER_SHARE and _CHANGE_VERBS.search(said) is not None
+        now >= ASKED_SHARE and _said_changed(said, _CHANGE_HINTS, fresh, asked)
+        or now >= NEWER_SHARE and _said_changed(said, _CHANGE_VERBS, fresh, asked)
         or now >= NEW_THING_SHARE and _says_new(old, new, asked))
     changed = changed or min(was, now) >= NEW_THING_SHARE and _same_frame(old, new, asked)
     return changed and not _qualified_otherwise(old, new, asked)
+
+
+def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: frozenset[str]) -> bool:
+    """The word of change stands just before a number the older statement lacks, in a sentence
+    with a word of the question: "the first sprint now targets completion by March 31", "it's
+    rescheduled to March 22 at 4:30 PM". A long message that says "improved async support" and
+    states versions elsewhere changed none of them."""
+    for sentence in re.split(r"(?<=[.!?])\s+", said):
+        for match in change.finditer(sentence):
+            following = sentence[match.end():].split()[:NEAR_CHANGE]
+            if any(textutil.numbers(word) & fresh for word in following) and asked & textutil.terms(sentence):
+                return True
+    return False
 
 
 _NUMBER_WORDS = {w: str(n) for n, w in enumerate("two three four five six seven eight nine ten eleven twelve".split(), 2)}
