@@ -13,6 +13,7 @@ import pytest
 from braniac.infra import clock, textutil
 from braniac.model.offline.sentences import sentences
 from braniac.model.offline.topics import one_number, topic_words
+from braniac.search.parts import question_parts
 
 PORT = "The Grafana staging server port is {} for the billing team."
 
@@ -70,6 +71,30 @@ def test_two_days_are_not_two_values_of_what_was_done(vault):
                 if "went to a support group" in t]
         assert promoted or len(went) == 1, turn.answer
         assert went and not [t for t in went if "superseded" in t], went
+
+
+def test_a_question_about_two_things_brings_the_memory_of_each_to_the_top(vault):
+    """"Between A and B": memories that match a little of each part outrank the one memory of
+    a part; each part's best must come first, or a small context holds one side of the answer."""
+    said = ["I've set a goal to complete a 5,000-word screenplay draft by April 15.",
+            "My weekly word count target for the draft is 1,350 words.",
+            "I wrote 900 words of the draft today and logged them in Scrivener.",
+            "Can you help me complete my essay draft before the deadline?",
+            "I need to complete the final draft of my essay by the deadline on May 15.",
+            "The deadline for my conference abstract is April 20, and I have 300 words left to write.",
+            "I logged my words in Scrivener every day this week, but the draft is behind.",
+            "How do I complete a full draft when the words won't come before a deadline?",
+            "I've logged 3,600 words by March 3, which is 72% of my weekly target."]
+    excerpts = _asked_after(vault, "How many days are there between when I logged 3,600 words and my deadline "
+                                   "to complete the full screenplay draft?", *enumerate(said, start=2))
+    assert any("logged 3,600 words" in t for t in excerpts[:3]), excerpts[:3]
+    assert any("screenplay draft by April 15" in t for t in excerpts[:3]), excerpts[:3]
+    assert question_parts("How many classification problems have I completed, and what accuracy rate have I kept?") \
+        == ["How many classification problems have I completed", "what accuracy rate have I kept?"]
+    assert question_parts("How many days passed between when I focused on permutations and combinations on "
+                          "April 5, and when I improved my quiz score?") \
+        == ["when I focused on permutations and combinations on April 5", "when I improved my quiz score"]
+    assert question_parts("What do I need for the trip?") == []
 
 
 def test_a_number_restated_in_other_words_as_changed_comes_back_current_first(vault):

@@ -3,6 +3,7 @@ paragraph, each with the events it cites and its stemmed content words. Passages
 file identity, so warm turns reuse them."""
 from __future__ import annotations
 
+import math
 import os
 import re
 from collections import Counter
@@ -17,6 +18,7 @@ from ..infra.fsio import read_text
 from ..vault import notes
 from ..vault.layout import EVENT_ID_IN_TEXT, event_day
 from ..vault.links import ANY_LINK
+from .ranking import B, K1
 
 if TYPE_CHECKING:
     from ..vault.store import VaultStore
@@ -51,6 +53,27 @@ class Passage:
 _Parts = list[tuple[str, frozenset[str], frozenset[str], dict[str, float]]]   # (text, cites, words, counts)
 _cache: dict[tuple[str, int], tuple[str, str, _Parts]] = {}
 _CACHE_SIZE = 4096      # notes whose passages are kept
+
+
+def matches(passages: list[Passage], weights: dict[str, float]) -> list[float]:
+    """Each passage's BM25 match with weighted terms: a term weighs more the rarer it is among
+    these passages (a name that is everywhere counts little), and long passages pay a little."""
+    if not passages:
+        return []
+    terms = weights.keys()
+    df: dict[str, int] = {}
+    for p in passages:
+        for t in p.words & terms:
+            df[t] = df.get(t, 0) + 1
+    n = len(passages)
+    idf = {t: weights[t] * math.log(1 + n / (1 + c)) for t, c in df.items()}
+    lengths = [sum(p.counts.values()) for p in passages]
+    mean_len = max(sum(lengths) / n, 1)
+    out = []
+    for p, length in zip(passages, lengths):
+        norm = K1 * (1 - B + B * length / mean_len)
+        out.append(sum(idf[t] * p.counts[t] * (K1 + 1) / (p.counts[t] + norm) for t in p.words & terms))
+    return out
 
 
 def content_terms(text: str) -> list[str]:

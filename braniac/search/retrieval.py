@@ -27,7 +27,9 @@
    decision back, or parting with a thing: the named things the best passages say the person
    has are searched for a "sold"), the later ranks above; the older is labelled history, dated
    (currency.py).
-8. Each memory enters once (distinct.py): the same claim kept in an entity note, a topic note,
+8. A question about two things ("how many days between A and B", "…, and what…") has each
+   part's best passage placed right behind the best of all (parts.py).
+9. Each memory enters once (distinct.py): the same claim kept in an entity note, a topic note,
    a digest and the events archive; and a long answer of the assistant enters as its window
    that matches the prompt (excerpts.py).
 """
@@ -47,8 +49,8 @@ from .currency import rank_current, statement
 from .replacements import bring_replacements
 from .distinct import distinct
 from .focus import lift_speakers
-from .passages import MAX_PASSAGE_CHARS, Passage, content_terms, is_exchange, note_passages
-from .ranking import B, K1
+from .parts import lift_parts
+from .passages import MAX_PASSAGE_CHARS, Passage, content_terms, is_exchange, matches, note_passages
 from .standing import lift_standing
 
 if TYPE_CHECKING:
@@ -114,6 +116,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     lift_speakers(passages, prompt)
     lift_standing(passages)
     rank_current(passages, frozenset(t for t, w in weights.items() if w >= 1.0), measured)
+    lift_parts(passages, prompt, weights)
     chosen = distinct(sorted(passages, key=lambda p: -p.score), limit, weights)
     excerpts, last_path = [], None
     for passage in chosen:
@@ -340,18 +343,7 @@ def _score(passages: list[Passage], weights: dict[str, float], notes_found: int,
     little, plus the note's own rank as a prior; then its closeness in meaning, if measured."""
     if not passages:
         return
-    terms = weights.keys()
-    df: dict[str, int] = {}
-    for p in passages:
-        for t in p.words & terms:
-            df[t] = df.get(t, 0) + 1
-    n = len(passages)
-    idf = {t: weights[t] * math.log(1 + n / (1 + c)) for t, c in df.items()}
-    lengths = [sum(p.counts.values()) for p in passages]
-    mean_len = max(sum(lengths) / n, 1)
-    for p, length in zip(passages, lengths):
-        norm = K1 * (1 - B + B * length / mean_len)
-        match = sum(idf[t] * p.counts[t] * (K1 + 1) / (p.counts[t] + norm) for t in p.words & terms)
+    for p, match in zip(passages, matches(passages, weights)):
         p.match = match
         p.score = match + _prior(p, notes_found) if match > 0 else 0.0
     if meaning is not None:
