@@ -286,6 +286,22 @@ def test_where_do_i_live_after_i_moved_after_promotion(vault):
     assert [s for t, s in quoted if "Lisbon" in t][0].endswith("superseded on 2025-09-01"), answer
 
 
+@pytest.mark.parametrize("promoted", [False, True])
+def test_where_do_we_live_after_we_moved(vault, promoted):
+    """"We moved to Porto" is a home; "we moved to Slack" stays a team's tool."""
+    _say(vault, ((2025, 3, 2), "We live in Lisbon, in a flat near the river."),
+         ((2025, 3, 3), "We moved to Slack for the team's chat."),
+         ((2025, 9, 1), "We moved to Porto in August, the new flat is bigger."), promoted=promoted)
+    with _at(2025, 9, 2):
+        answer = vault.ask("Where do we live?").answer
+    quoted = _quoted(answer)
+    assert quoted and "Porto" in quoted[0][0], answer
+    assert [s for t, s in quoted if "Lisbon" in t][0].endswith("superseded on 2025-09-01"), answer
+    assert not relations.relation_of("We moved to Slack for the team's chat.")
+    assert not relations.relation_of("We moved to GitHub Actions for CI.")
+    assert relations.relation_of("We moved to New York.")[1] == "lives in"
+
+
 # 2. Someone else's (or something's) weight, said without "my", replaces mine -------------------------
 
 @pytest.mark.parametrize("promoted", [False, True])

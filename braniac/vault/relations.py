@@ -26,6 +26,10 @@ _POSSESSIVE = re.compile(r"\s*(?:my|our|his|her|their|your)\b", re.I)
 _ARTICLES = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their"})
 # a move told as a story of long ago, not where someone lives now
 _LONG_AGO = re.compile(r"\b(?:back in|years ago|when I was|as a (?:kid|child|student))\b", re.I)
+# what "we moved to" a name says is a home: a place's name (one capital, no digits: not
+# "GitHub", "S3"), or a home named in the sentence
+_PLACE_NAME = re.compile(r"[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*(?:$|[\s,.;!?])")
+_HOME = re.compile(r"\b(?:flat|apartment|house|home|city|town|village|country|neighbou?rhood)\b", re.I)
 _TITLE_STOP = re.compile(rf"\b({'|'.join(textutil.TITLES)})\.")
 _HEAD_END = re.compile(r"\s(?:at|in|on|from|with|for|near|since|of|who|which|that|and)\s", re.I)
 _SHORT_VALUE = 3   # content words: "is blue", "is Maria"; a longer "is…" describes, it does not set a value
@@ -84,8 +88,8 @@ def relation_of(text: str) -> tuple[str, str, str] | None:
     """(subject, relation, value). The subject is the clause right before the verb ("Joanna: It
     was…" speaks of "it") and must name something: "it", "that", "there" could be anything. The
     value is its first clause. "work at" or "live in" only after "I" or "we" ("your work at the
-    shelter" is a noun, not where anyone works), and "moved to" not after "we" ("we moved to
-    Slack" is a team's tool, not a home)."""
+    shelter" is a noun, not where anyone works), and "we moved to" only to a place's name or a
+    home ("we moved to Slack" is a team's tool, not a home)."""
     found = _VALUE_VERB.match(text)
     if not found:
         return None
@@ -96,7 +100,7 @@ def relation_of(text: str) -> tuple[str, str, str] | None:
     last = said[-1] if said else ""
     if last in _PERSON:
         subject, said = last, [last]   # "These days I prefer…": the person
-    if verb.startswith(("live ", "work ")) and last not in _PERSON or verb == "moved to" and last == "we":
+    if verb.startswith(("live ", "work ")) and last not in _PERSON:
         return None
     if not textutil.content_words(subject) and not (said and set(said) <= _PERSON):
         return None
@@ -105,6 +109,8 @@ def relation_of(text: str) -> tuple[str, str, str] | None:
     if verb == "moved to" and (_LONG_AGO.search(text) or textutil.words(value)[:1] and
                                textutil.words(value)[0] in CALENDAR_WORDS):
         return None   # "Back in 2010 I moved to London", "I moved to Tuesday evenings for yoga"
+    if verb == "moved to" and last == "we" and not (_HOME.search(text) or _names_a_place(value)):
+        return None   # "we moved to Slack" is a team's tool; "we moved to Porto", "…to a flat in Porto" a home
     return subject, _RELATION.get(verb, verb), value
 
 
@@ -115,6 +121,13 @@ _PREFERENCE_CHANGED = re.compile(r"\b(?:now|these days|nowadays|lately|any ?more
                                  re.I)
 _AS_WELL = re.compile(r"\b(?:too|also|as well)\b", re.I)
 _OVER = re.compile(r"\b(?:over|to|rather than|instead of|more than)\s+(.+)", re.I)
+
+
+def _names_a_place(value: str) -> bool:
+    """A value that opens with a place's name: one capital a word, no digits ("GitHub", "S3"
+    are products), and a word no dictionary has ("Porto", "New York"; not "Slack", "Notion")."""
+    name = _PLACE_NAME.match(value.strip())
+    return bool(name) and not all(textutil.is_common_word(w) for w in re.split(r"[ -]", name.group(0).strip(" ,.;!?")))
 
 
 def _preference_changed(was: str, now: str, whole_new: str) -> bool:
