@@ -590,3 +590,19 @@ def test_a_question_about_someone_and_me_quotes_mine_too_after_promotion(vault, 
     with _at(2025, 6, 6):
         answer = vault.ask(question).answer
     assert mine in answer, answer
+
+
+# "Ran 8k" is running: an irregular form is searched for as itself ---------------------------------
+
+@pytest.mark.parametrize("promoted", [False, True])
+def test_ran_is_running_before_and_after_promotion(vault, promoted):
+    """The search index stems by rule ("running": run, "ran": ran), so the prompt's irregular
+    forms are searched for too; the passages' own stemmer reads "ran" as "run"."""
+    answer = _ask_after(vault, "How much running did I do this week?",
+                        ((2025, 6, 2), "I went running in the park, 5k."),
+                        ((2025, 6, 9), "Ran 8k this morning before work."),
+                        ((2025, 6, 11), "The plumber fixed the sink."),
+                        ((2025, 6, 12), "Did an easy 3k run with Ana."),
+                        asked_on=(2025, 6, 13, 18), promoted=promoted)
+    said = [text for text, _ in _quoted(answer)]
+    assert any("Ran 8k" in t for t in said) and any("3k run" in t for t in said), answer

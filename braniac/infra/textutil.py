@@ -117,6 +117,25 @@ def _irregular_forms() -> dict[str, str]:
     return forms
 
 
+@lru_cache(maxsize=1)
+def _forms_by_word() -> dict[str, tuple[str, ...]]:
+    """word -> its irregular forms ('win' -> ('won',))."""
+    out: dict[str, list[str]] = {}
+    for form, base in _irregular_forms().items():
+        out.setdefault(base, []).append(form)
+    return {base: tuple(forms) for base, forms in out.items()}
+
+
+def irregular_forms_in(text: str) -> list[str]:
+    """The irregular forms of the words of `text` ("How much running did I do?" -> ["ran"]): a
+    search index that stems by rule alone finds "Ran 8k" for them."""
+    found: dict[str, None] = {}
+    for word in content_words(text):
+        for form in _forms_by_word().get(stem(word), ()):
+            found[form] = None
+    return list(found)
+
+
 def irregular_base(word: str) -> str | None:
     """The word an irregular form is a form of ("sent" -> "send", "children" -> "child"), or None."""
     return _irregular_forms().get(word.lower())

@@ -91,7 +91,9 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     embedding model is configured (meaning.py); without it the ranking is by words."""
     fused: dict[str, float] = {}
     hits_by_path = {}
-    for query in queries:
+    # the index stems by rule: "ran", "bought" are searched for as themselves ("how much running?")
+    forms = textutil.irregular_forms_in(prompt)
+    for query in [*queries, " ".join(forms)] if forms else queries:
         for rank, hit in enumerate(index.search(query, limit=per_query, sync=False, excerpts=False)):
             if hit.kind not in TIERS:  # _index.md files guide people and organization, not answers
                 continue
