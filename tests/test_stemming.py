@@ -15,7 +15,10 @@ from braniac.infra.textutil import stem
     ("families", "family"), ("replied", "reply"), ("flies", "fly"),
     # irregular forms: "What did the team win?" meets "We won a trophy"
     ("won", "win"), ("bought", "buy"), ("taught", "teaching"), ("written", "writes"), ("children", "child"),
-    ("felt", "feeling"), ("wives", "wife"),
+    ("felt", "feeling"), ("wives", "wife"), ("ran", "running"),
+    # a noun of action meets its verb: "What recommendations did Joanna give?" / "she recommended…"
+    ("recommendations", "recommended"), ("rejection", "rejected"), ("promotion", "promoting"),
+    ("organization", "organized"), ("discussion", "discussed"), ("expectations", "expected"),
     # a word whose -ly is its own keeps it in every form
     ("bullied", "bullying"), ("replied", "replying"), ("applied", "applying"), ("rallies", "rally"),
 ])
@@ -29,6 +32,8 @@ def test_an_inflected_word_meets_its_base(word, base):
     ("drew", "draw"), ("sang", "sing"), ("met", "meet"), ("sat", "sit"), ("led", "lead"),
     # and a word that ends like a short one is not that one
     ("applied", "apps"), ("replied", "reps"),
+    # a noun in -ion whose verb no dictionary has stays itself: "mention" is no "ment"
+    ("mention", "ment"), ("decision", "decis"), ("million", "mill"), ("station", "stat"),
 ])
 def test_a_form_that_is_as_often_another_word_keeps_its_own(word, other):
     assert stem(word) != stem(other)

@@ -289,7 +289,8 @@ def stem(word: str) -> str:
     """A light stemmer, enough to match 'loves', 'loved' and 'loving' with 'love',
     'formatting' with 'format', 'families' with 'family' and 'won' with 'win', when scoring
     overlap: an irregular form becomes its word (lexicon/irregular-forms.txt), then one
-    inflection goes (and the consonant it doubled), then a trailing 'e'."""
+    inflection goes (and the consonant it doubled), then a trailing 'e'; a noun of action
+    becomes its verb when a dictionary has that verb ('recommendations' meets 'recommended')."""
     word = _irregular_forms().get(word, word)
     if len(word) > 4 and word.endswith(("ies", "ied")):
         word = word[:-3] + "y"
@@ -304,7 +305,23 @@ def stem(word: str) -> str:
             break
     if len(base) > 3 and base.endswith("e"):
         base = base[:-1]
-    return base
+    return _action_of(base) if base.endswith(("tion", "sion")) else base
+
+
+# a noun of action and the verb it names: "recommendation" (recommend), "rejection" (reject),
+# "organization" (organize), "discussion" (discuss); the verb a dictionary word, so "mention",
+# "decision" stay as they are
+_ACTION_NOUNS = (("ation", ("ate", "", "e")), ("ition", ("ite", "", "e")), ("tion", ("t", "te")), ("sion", ("s", "se")))
+
+
+def _action_of(word: str) -> str:
+    for suffix, endings in _ACTION_NOUNS:
+        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
+            for ending in endings:
+                verb = word[:-len(suffix)] + ending
+                if verb in _english_words():
+                    return stem(verb)
+    return word
 
 
 GENERIC_STEMS = frozenset(stem(w) for w in GENERIC_WORDS)   # GENERIC_WORDS as stemmed words are compared
