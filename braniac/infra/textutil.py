@@ -289,23 +289,42 @@ def stem(word: str) -> str:
     """A light stemmer, enough to match 'loves', 'loved' and 'loving' with 'love',
     'formatting' with 'format', 'families' with 'family' and 'won' with 'win', when scoring
     overlap: an irregular form becomes its word (lexicon/irregular-forms.txt), then one
-    inflection goes (and the consonant it doubled), then a trailing 'e'; a noun of action
-    becomes its verb when a dictionary has that verb ('recommendations' meets 'recommended')."""
+    inflection goes (and the consonant it doubled, or with the 'e' it took: 'caring' is 'care');
+    a word's own 'e' stays, so 'care' is not 'car' nor 'wine' 'win'; a noun of action becomes
+    its verb when a dictionary has that verb ('recommendations' meets 'recommended')."""
     word = _irregular_forms().get(word, word)
     if len(word) > 4 and word.endswith(("ies", "ied")):
         word = word[:-3] + "y"
     base = word
-    for suffix in ("ingly", "edly", "ing", "ed", "ly", "s"):
+    for suffix in ("ingly", "edly", "ing", "ed", "ly", "es", "s"):
         if suffix == "ly" and word.endswith(_LY_OF_THE_WORD) and not word.endswith("ally"):
             continue   # family, bully, reply: their -ly is no adverb's (families, bullied, replying)
+        if suffix == "es" and (not word[:-2].endswith(("s", "x", "z", "ch", "sh")) or word[:-1] in _english_words()):
+            continue   # "boxes", "classes", "watches"; but "houses", "notes" keep their word's e
         if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
             base = word[: -len(suffix)]
-            if suffix != "s" and len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "aeiouyflsz":
+            if suffix in ("s", "es", "ly"):
+                break
+            if len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "aeiouyflsz":
                 base = base[:-1]   # formatting, planned: the consonant doubled for the suffix
+            elif _took_e(base):
+                base += "e"        # caring, hoped, writing: the word's e went for the suffix
             break
-    if len(base) > 3 and base.endswith("e"):
-        base = base[:-1]
     return _action_of(base) if base.endswith(("tion", "sion")) else base
+
+
+_VOWELS = "aeiou"
+
+
+def _took_e(base: str) -> bool:
+    """Did the word before -ing / -ed end in an 'e' ("car-ing" is "care", "sing-ing" is
+    "sing")? Its form with the 'e' is a word, and either the form without is not, or it ends in
+    one vowel and one consonant (a word like that doubles it: "hopping", "hoping")."""
+    if base[-1] in _VOWELS or (base + "e") not in _english_words():
+        return False
+    if base not in _english_words():
+        return True
+    return base[-2] in _VOWELS and base[-3] not in _VOWELS and base[-1] not in "wxy"
 
 
 # a noun of action and the verb it names: "recommendation" (recommend), "rejection" (reject),
@@ -324,7 +343,10 @@ def _action_of(word: str) -> str:
     return word
 
 
-GENERIC_STEMS = frozenset(stem(w) for w in GENERIC_WORDS)   # GENERIC_WORDS as stemmed words are compared
+@lru_cache(maxsize=1)
+def generic_stems() -> frozenset[str]:
+    """GENERIC_WORDS as stemmed words are compared (on first use: stemming reads the lexicon)."""
+    return frozenset(stem(w) for w in GENERIC_WORDS)
 
 
 @lru_cache(maxsize=4096)

@@ -155,7 +155,7 @@ def _feedback(passages: list[Passage], weights: dict[str, float]) -> dict[str, f
     gain: dict[str, float] = {}
     for p in top:
         for t in p.words:
-            if t not in weights and df[t] < 0.2 * n and t not in textutil.GENERIC_STEMS:
+            if t not in weights and df[t] < 0.2 * n and t not in textutil.generic_stems():
                 gain[t] = gain.get(t, 0.0) + math.log(1 + n / df[t])
     out = dict(weights)
     for t in sorted(gain, key=lambda t: (-gain[t], t))[:FEEDBACK_TERMS]:

@@ -204,7 +204,7 @@ def keep_grounded(draft: NoteDraft, candidate, events: list[EventRecord], vault:
         cited = [by_id[s] for s in claim.sources if isinstance(s, str) and s in by_id]
         # what the person and the assistant said, not the reflection's own notes on it
         said = {textutil.stem(w) for e in cited for w in textutil.content_words(f"{e.user}\n{e.ai}")}
-        words = {textutil.stem(w) for w in textutil.content_words(str(claim.text))} - textutil.GENERIC_STEMS
+        words = {textutil.stem(w) for w in textutil.content_words(str(claim.text))} - textutil.generic_stems()
         if not cited or not words or len(words & said) >= GROUNDED_SHARE * len(words):
             kept.append(claim)   # (an uncited claim is validate's to drop)
             continue
