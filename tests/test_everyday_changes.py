@@ -288,7 +288,8 @@ def test_where_do_i_live_after_i_moved_after_promotion(vault):
 
 @pytest.mark.parametrize("promoted", [False, True])
 def test_where_do_we_live_after_we_moved(vault, promoted):
-    """"We moved to Porto" is a home; "we moved to Slack" stays a team's tool."""
+    """"We moved to Porto…, the new flat is bigger" is a home; "we moved to Slack" stays a team's
+    tool, and so does a name alone ("Jira" and "Porto" are both names no dictionary has)."""
     _say(vault, ((2025, 3, 2), "We live in Lisbon, in a flat near the river."),
          ((2025, 3, 3), "We moved to Slack for the team's chat."),
          ((2025, 9, 1), "We moved to Porto in August, the new flat is bigger."), promoted=promoted)
@@ -299,7 +300,13 @@ def test_where_do_we_live_after_we_moved(vault, promoted):
     assert [s for t, s in quoted if "Lisbon" in t][0].endswith("superseded on 2025-09-01"), answer
     assert not relations.relation_of("We moved to Slack for the team's chat.")
     assert not relations.relation_of("We moved to GitHub Actions for CI.")
-    assert relations.relation_of("We moved to New York.")[1] == "lives in"
+    assert relations.relation_of("We moved to a bigger flat in Porto.")[1] == "lives in"
+    assert relations.contradicts("We live in Lisbon.", "We moved to a bigger flat in Porto.")
+    for tool in ["At work we moved to Jira last week, the old board was a mess.",
+                 "We moved to Slack since the whole team works from home now.",
+                 "We moved to Notion for the house renovation notes.",
+                 "We moved to Zoom calls because my mom can't leave the house."]:
+        assert not relations.contradicts("We live in Lisbon.", tool), tool
 
 
 # 2. Someone else's (or something's) weight, said without "my", replaces mine -------------------------
@@ -606,3 +613,18 @@ def test_ran_is_running_before_and_after_promotion(vault, promoted):
                         asked_on=(2025, 6, 13, 18), promoted=promoted)
     said = [text for text, _ in _quoted(answer)]
     assert any("Ran 8k" in t for t in said) and any("3k run" in t for t in said), answer
+
+
+# A reschedule to a day to come replaces the old day ---------------------------------------------
+
+@pytest.mark.parametrize("promoted", [False, True])
+def test_an_appointment_moved_to_next_tuesday_replaces_the_old_day(vault, promoted):
+    """The date braniac writes beside "next Tuesday" is the new value, not the day it was said."""
+    answer = _ask_after(vault, "When is my dentist appointment?",
+                        ((2025, 5, 1), "Busy month: my dentist appointment is on May 12 and the car needs a service."),
+                        ((2025, 5, 3), "The plumber comes on Monday."),
+                        ((2025, 5, 6), "The clinic called, they moved my dentist appointment to next Tuesday."),
+                        asked_on=(2025, 5, 7), promoted=promoted)
+    quoted = _quoted(answer)
+    assert quoted and "next Tuesday" in quoted[0][0], answer
+    assert [s for t, s in quoted if "May 12" in t][0].endswith("superseded on 2025-05-06"), answer

@@ -97,6 +97,20 @@ def test_a_question_about_two_things_brings_the_memory_of_each_to_the_top(vault)
     assert question_parts("What do I need for the trip?") == []
 
 
+def test_a_part_of_one_word_lifts_nothing(vault):
+    """"…and how did he react?" says too little to pick a memory by: the cat's reaction to its
+    food must not rise among what Tom said about his job offer."""
+    said = ["Tom got a job offer from a design studio in Porto.",
+            "Tom said the job offer pays well but the studio is far from home.",
+            "Tom asked me what I think about the job offer.",
+            "Tom will answer the studio about the job offer on Friday.",
+            "Tom's sister thinks he should take the job offer.",
+            "My cat Miso reacted badly to the new salmon food."]
+    excerpts = _asked_after(vault, "What did Tom say about the job offer and how did he react?",
+                            *enumerate(said, start=2))
+    assert not any("Miso" in t for t in excerpts[:4]), excerpts[:4]
+
+
 def test_a_number_restated_in_other_words_as_changed_comes_back_current_first(vault):
     """Long project messages state a number among other things, and the update is worded
     differently: the question says what the thing is, and the newer number comes first."""
@@ -807,7 +821,16 @@ def test_a_new_thing_or_a_numbered_item_is_not_a_changed_value():
     assert not changed("I'm keeping the login feature minimal: Flask 2.2 and SQLite 3.39 for now, port 5000.",
                        "I'm using Python 3.11.2 for improved async support in my backend code, and I want to "
                        "implement the login feature with Flask 2.3.1 next.", "How do I implement the login feature?")
-    # and what they are for
+    # "now" before another thing's number, in a sentence that names only whose it is
+    assert not changed("Our son Leo is 6 and goes to Oakwood school, his class has 22 kids.",
+                       "Leo now has 2 loose teeth! His class at Oakwood school got a new teacher, Mrs. Reyes.",
+                       "How many kids are in Leo's class?")
+    # and what they are for: a few words between the change and its number, a day to come
+    assert changed("My monthly rent for the flat is 1200 euros.",
+                   "The landlord increased our monthly rent for the flat by 150 euros, so we pay 1350 euros.",
+                   "How much is my monthly rent for the flat?")
+    assert changed("My dentist appointment is on May 12.",
+                   "The dentist moved my appointment to next Tuesday (2025-05-13).", "When is my dentist appointment?")
     assert changed("I have a Zoom meeting with Professor Danielle on March 22 at 3 PM to review my draft.",
                    "Can you remind me that the Zoom meeting with Professor Danielle is rescheduled to March 22 at 4:30 PM?",
                    "What time is my Zoom meeting with Professor Danielle?")

@@ -43,10 +43,17 @@ def latest_weekday(before: date, name: str) -> date:
     return before - timedelta(days=(before.weekday() - WEEKDAYS.index(name.lower())) % 7 or 7)
 
 
-def without_resolutions(text: str) -> str:
+def without_resolutions(text: str, *, keep_ahead: bool = False) -> str:
     """A text as the person said it: the dates `resolve_relative` added taken out again (two
-    statements are compared by what was said, "today" on two days is the same claim)."""
-    return _RESOLVED.sub(lambda m: m.group(1), text)
+    statements are compared by what was said, "today" on two days is the same claim).
+    `keep_ahead`: not the dates of a time to come ("moved to next Tuesday (2025-05-13)"), which
+    can be the new value of a thing."""
+    def said(m: re.Match) -> str:
+        return m.group(0) if keep_ahead and _AHEAD.match(m.group(1)) else m.group(1)
+    return _RESOLVED.sub(said, text)
+
+
+_AHEAD = re.compile(r"(?:next|this coming|tomorrow|tonight)\b", re.I)
 
 
 def resolve_relative(text: str, on: date) -> str:

@@ -299,8 +299,10 @@ def stem(word: str) -> str:
     for suffix in ("ingly", "edly", "ing", "ed", "ly", "es", "s"):
         if suffix == "ly" and word.endswith(_LY_OF_THE_WORD) and not word.endswith("ally"):
             continue   # family, bully, reply: their -ly is no adverb's (families, bullied, replying)
-        if suffix == "es" and (not word[:-2].endswith(("s", "x", "z", "ch", "sh")) or word[:-1] in _english_words()):
-            continue   # "boxes", "classes", "watches"; but "houses", "notes" keep their word's e
+        if suffix == "es" and (word[:-1] in _english_words() or word[:-2] not in _english_words()):
+            continue   # "boxes", "classes", "potatoes"; but "houses", "notes" keep their word's e
+        if suffix == "s" and word.endswith(("us", "sis")) and word[:-1] not in _english_words():
+            continue   # "focus", "status", "analysis": a singular's own s ("plateaus" is a plural)
         if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
             base = word[: -len(suffix)]
             if suffix in ("s", "es", "ly"):
@@ -317,14 +319,22 @@ _VOWELS = "aeiou"
 
 
 def _took_e(base: str) -> bool:
-    """Did the word before -ing / -ed end in an 'e' ("car-ing" is "care", "sing-ing" is
-    "sing")? Its form with the 'e' is a word, and either the form without is not, or it ends in
-    one vowel and one consonant (a word like that doubles it: "hopping", "hoping")."""
-    if base[-1] in _VOWELS or (base + "e") not in _english_words():
-        return False
-    if base not in _english_words():
+    """Did the word before -ing / -ed end in an 'e' ("car-ing" is "care", "agree-d", "continu-ed")?
+    Its form with the 'e' is a word, and the form without is none, or is only a plural
+    ("pleas-ed" is "please"), a verb's past ("rang-ing" is "range"), or a word that would have
+    doubled its consonant ("hop-ing" is "hope", "hopping" "hop"); or the word is simply more
+    often the verb with 'e' ("breathing", "routed", "pasted"), save after -ng ("singing")."""
+    if base[-1] == base[-2] or (base + "e") not in _english_words():
+        return False   # "passed", "filled": a doubled letter ends the word itself
+    if not _lemma(base):
         return True
-    return base[-2] in _VOWELS and base[-3] not in _VOWELS and base[-1] not in "wxy"
+    return not base.endswith("ng")
+
+
+def _lemma(word: str) -> bool:
+    """A dictionary word in its own form: not a plural ("pleas") nor an irregular form ("rang")."""
+    return word in _english_words() and not (word.endswith("s") and not word.endswith("ss") and
+                                             word[:-1] in _english_words()) and word not in _irregular_forms()
 
 
 # a noun of action and the verb it names: "recommendation" (recommend), "rejection" (reject),
@@ -333,12 +343,21 @@ def _took_e(base: str) -> bool:
 _ACTION_NOUNS = (("ation", ("ate", "", "e")), ("ition", ("ite", "", "e")), ("tion", ("t", "te")), ("sion", ("s", "se")))
 
 
+# nouns in -ion that a dictionary verb spells but does not name: "question" is no quest, a
+# "foundation" nothing found, a "presentation" no present, a "project" no "projection"
+_NOT_ACTIONS = frozenset("""question foundation tradition definition conversation conversion audition station position
+partition convention publication succession procession recession diversion consolation presentation projection
+contraction vacation expression impression suggestion condition edition addition portion""".split())
+
+
 def _action_of(word: str) -> str:
+    if word in _NOT_ACTIONS:
+        return word
     for suffix, endings in _ACTION_NOUNS:
         if word.endswith(suffix) and len(word) - len(suffix) >= 4:
             for ending in endings:
                 verb = word[:-len(suffix)] + ending
-                if verb in _english_words():
+                if _lemma(verb):
                     return stem(verb)
     return word
 

@@ -19,6 +19,7 @@ _AND = re.compile(r",?\s+and\s+", re.I)
 # two questions in one: "…, and what accuracy rate have I kept?", "…played in and how many years…"
 _TWO_QUESTIONS = re.compile(r",?\s+and\s+(?=(?:what|when|where|which|who|how)\b)", re.I)
 PART_SHARE = 0.5     # of a part's terms its best passage must hold
+PART_TERMS = 2       # the fewest terms of every part
 
 
 def question_parts(prompt: str) -> list[str]:
@@ -38,7 +39,8 @@ def lift_parts(passages: list[Passage], prompt: str, weights: dict[str, float]) 
     best passage of all (scores are raised, never lowered)."""
     parts = [frozenset(content_terms(part)) & weights.keys() for part in question_parts(prompt)]
     ranked = [p for p in passages if p.score > 0]
-    if len([part for part in parts if part]) < 2 or not ranked:
+    # a part of one word ("…and how did he react?") says too little to pick a memory by
+    if not ranked or len(parts) < 2 or min(len(part) for part in parts) < PART_TERMS:
         return
     top = max(p.score for p in ranked)
     for n, part in enumerate(parts, start=1):

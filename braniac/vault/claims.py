@@ -321,10 +321,10 @@ def contradicts(old: Fact, new: Fact, *, one_value_only: bool = False) -> bool:
 
 
 @lru_cache(maxsize=16384)
-def as_said(text: str) -> str:
-    """What a claim says, as the person said it."""
+def as_said(text: str, *, keep_ahead: bool = False) -> str:
+    """What a claim says, as the person said it (`keep_ahead`: relative_times.without_resolutions)."""
     # claims open with their date, "2025-03-02: …" or (the offline engine's) "2025-03-02 — …"
     # and what was said is compared, not the days braniac resolved its relative times to; a
     # skill's "Step 3:" is a place in a list, not a value that a "Step 5:" changes
-    text = without_resolutions(text)
+    text = without_resolutions(text, keep_ahead=keep_ahead)
     return re.sub(r"^(?:\d{4}-\d{2}-\d{2}(?::|\s+[—–-])|step \d+:)\s*", "", text, flags=re.I).strip().rstrip(".")

@@ -26,10 +26,12 @@ _POSSESSIVE = re.compile(r"\s*(?:my|our|his|her|their|your)\b", re.I)
 _ARTICLES = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their"})
 # a move told as a story of long ago, not where someone lives now
 _LONG_AGO = re.compile(r"\b(?:back in|years ago|when I was|as a (?:kid|child|student))\b", re.I)
-# what "we moved to" a name says is a home: a place's name (one capital, no digits: not
-# "GitHub", "S3"), or a home named in the sentence
-_PLACE_NAME = re.compile(r"[A-Z][a-z]+(?:[ -][A-Z][a-z]+)*(?:$|[\s,.;!?])")
-_HOME = re.compile(r"\b(?:flat|apartment|house|home|city|town|village|country|neighbou?rhood)\b", re.I)
+# what "we moved to" says is a home: the value opens with one ("a bigger flat in Porto"), or the
+# sentence speaks of the new one ("We moved to Porto in August, the new flat is bigger"). A name
+# alone does not say it: "Porto" and "Jira" are both names no dictionary has.
+_HOMES = r"(?:flat|apartment|house|home|place|cottage|neighbou?rhood|city|town|village|country)"
+_A_HOME = re.compile(rf"(?:(?:a|an|the|our|my)\s+)?(?:[\w-]+\s+)?{_HOMES}\b", re.I)
+_NEW_HOME = re.compile(rf"\b(?:new|own)\s+(?:[\w-]+\s+)?{_HOMES}\b", re.I)
 _TITLE_STOP = re.compile(rf"\b({'|'.join(textutil.TITLES)})\.")
 _HEAD_END = re.compile(r"\s(?:at|in|on|from|with|for|near|since|of|who|which|that|and)\s", re.I)
 _SHORT_VALUE = 3   # content words: "is blue", "is Maria"; a longer "is…" describes, it does not set a value
@@ -109,8 +111,8 @@ def relation_of(text: str) -> tuple[str, str, str] | None:
     if verb == "moved to" and (_LONG_AGO.search(text) or textutil.words(value)[:1] and
                                textutil.words(value)[0] in CALENDAR_WORDS):
         return None   # "Back in 2010 I moved to London", "I moved to Tuesday evenings for yoga"
-    if verb == "moved to" and last == "we" and not (_HOME.search(text) or _names_a_place(value)):
-        return None   # "we moved to Slack" is a team's tool; "we moved to Porto", "…to a flat in Porto" a home
+    if verb == "moved to" and last == "we" and not (_A_HOME.match(value.strip()) or _NEW_HOME.search(text)):
+        return None   # "we moved to Slack" is a team's tool; "…to a flat in Porto", "…, the new flat is bigger" a home
     return subject, _RELATION.get(verb, verb), value
 
 
@@ -121,13 +123,6 @@ _PREFERENCE_CHANGED = re.compile(r"\b(?:now|these days|nowadays|lately|any ?more
                                  re.I)
 _AS_WELL = re.compile(r"\b(?:too|also|as well)\b", re.I)
 _OVER = re.compile(r"\b(?:over|to|rather than|instead of|more than)\s+(.+)", re.I)
-
-
-def _names_a_place(value: str) -> bool:
-    """A value that opens with a place's name: one capital a word, no digits ("GitHub", "S3"
-    are products), and a word no dictionary has ("Porto", "New York"; not "Slack", "Notion")."""
-    name = _PLACE_NAME.match(value.strip())
-    return bool(name) and not all(textutil.is_common_word(w) for w in re.split(r"[ -]", name.group(0).strip(" ,.;!?")))
 
 
 def _preference_changed(was: str, now: str, whole_new: str) -> bool:
@@ -177,9 +172,12 @@ def _sets_a_value(value: str) -> bool:
 
 
 def _named(value: str) -> str | None:
-    """The name a value opens with ("Acme's Lisbon office": acme), or None."""
-    first = re.match(r"(?:the\s+)?([A-Z][\w-]*)", value.strip())
-    return first.group(1).lower() if first else None
+    """The first name in a value ("Acme's Lisbon office": acme; "a bigger flat in Porto":
+    porto), or None ("at home", "to the backend team")."""
+    for name in re.finditer(r"(?<![\w'’-])([A-Z][\w-]*)", value.strip()):
+        if name.group(1).lower().rstrip("s") not in CALENDAR_WORDS:   # "at home on Fridays"
+            return name.group(1).lower()
+    return None
 
 
 def _same_subject(a: str, b: str, verb: str) -> bool:

@@ -11,6 +11,7 @@ from functools import lru_cache
 
 from ..infra import measures, textutil
 from ..infra.date_spans import MONTH_NAMES
+from ..infra.relative_times import CALENDAR_WORDS
 from .claims import as_said
 from .reversals import gives_up, takes_back
 
@@ -26,7 +27,7 @@ takes taking try tries tried trying include includes included including""".split
 ASKED_SHARE = 0.6         # the older one; and the newer one when only a hint says it changed
 NEWER_SHARE = 0.4         # the newer one when a verb of change says so
 NEW_THING_SHARE = 0.25    # the newer one naming "the new April 25 deadline"; each, restating a count
-NEAR_CHANGE = 6           # words from a word of change to the new number ("has now reached 165")
+NEAR_CHANGE = 4           # words that say something, from a word of change to the new number ("has now reached 165")
 
 
 def replaced_for_the_question(old: str, new: str, asked: frozenset[str],
@@ -49,8 +50,8 @@ def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
     if len(asked) < 2:
         return False
     # the day a claim was said, and the days braniac resolved "yesterday" to, say when, not what:
-    # two statements of two days always differ in them
-    old, new = _in_digits(as_said(old)), _in_digits(as_said(new))
+    # two statements of two days always differ in them ("moved to next Tuesday (2025-05-13)" is a value)
+    old, new = _in_digits(as_said(old, keep_ahead=True)), _in_digits(as_said(new, keep_ahead=True))
     before, after = textutil.numbers(old), textutil.numbers(new)
     if not (before - after and after - before):
         return False
@@ -65,16 +66,25 @@ def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
 
 
 def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: frozenset[str]) -> bool:
-    """The word of change stands just before a number the older statement lacks, in a sentence
-    with a word of the question: "the first sprint now targets completion by March 31", "it's
-    rescheduled to March 22 at 4:30 PM". A long message that says "improved async support" and
-    states versions elsewhere changed none of them."""
+    """The word of change stands just before a number the older statement lacks (a few words
+    that say something between them), in a sentence with words of the question: "the first
+    sprint now targets completion by March 31", "the landlord increased our monthly rent for
+    the flat by 150 euros". A long message that says "improved async support" and states
+    versions elsewhere changed none of them; "Leo now has 2 loose teeth" is not how many kids
+    are in Leo's class."""
+    needed = min(2, len(asked))
     for sentence in re.split(r"(?<=[.!?])\s+", said):
+        if len(asked & textutil.terms(sentence)) < needed:
+            continue
         for match in change.finditer(sentence):
-            following = sentence[match.end():].split()[:NEAR_CHANGE]
-            if any(textutil.numbers(word) & fresh for word in following) and asked & textutil.terms(sentence):
+            words = [w for w in sentence[match.end():].split() if w not in _PART_OF_A_DAY and
+                     (textutil.content_words(w) or textutil.numbers(w) or w.strip(",.;:!?") in CALENDAR_WORDS)]
+            if any(textutil.numbers(word) & fresh for word in words[:NEAR_CHANGE]):
                 return True
     return False
+
+
+_PART_OF_A_DAY = frozenset({"next", "this", "coming", "last"})   # "to next Tuesday (2025-05-13)": one value
 
 
 _NUMBER_WORDS = {w: str(n) for n, w in enumerate("two three four five six seven eight nine ten eleven twelve".split(), 2)}

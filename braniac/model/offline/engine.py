@@ -13,9 +13,9 @@ from typing import Iterator
 
 from ...infra import clock, measures, textutil
 from ...infra.date_spans import date_spans
-from ...infra.relative_times import CALENDAR_WORDS
+from ...infra.relative_times import CALENDAR_WORDS, resolve_relative
 from ...vault import claims, relations, stm
-from ...vault.layout import EVENT_ID_IN_TEXT, event_day
+from ...vault.layout import EVENT_ID_IN_TEXT, event_day, is_event_id
 from ...vault.links import ANY_LINK
 from ...vault.value_changes import replaced_for_the_question
 from . import organization, promotion
@@ -271,13 +271,13 @@ def _replaced(quotes: list[_Quote], pool: list[_Quote], about: frozenset[str],
     added: list[_Quote] = []
     newest_first = sorted((q for q in pool if q.when), key=lambda q: _moment(q.when), reverse=True)
     for old in [q for q in quotes if q.when]:
-        was = claims.Fact(_fact_text(old.said or old.text))
+        was = claims.Fact(_said_then(old))
         for new in newest_first:
             if _moment(new.when) <= _moment(old.when):
                 break
             if new.superseded:
                 continue
-            now = claims.Fact(_fact_text(new.said or new.text))
+            now = claims.Fact(_said_then(new))
             if claims.contradicts(was, now, one_value_only=True) or claims.compare(was, now) == claims.CHANGED or \
                     replaced_for_the_question(was.text, now.text, about, measured):
                 if not old.superseded:
@@ -287,6 +287,14 @@ def _replaced(quotes: list[_Quote], pool: list[_Quote], about: frozenset[str],
                     added.append(new)
                 break
     return added
+
+
+def _said_then(quote: _Quote) -> str:
+    """A quote's statement with its relative times dated as promotion dates them ("moved to
+    next Tuesday (2025-05-13)"), so short-term memory compares as long-term memory does."""
+    said = quote.said or quote.text
+    # a hand-edited short-term memory may head an event with anything: only an event id has a day
+    return _fact_text(resolve_relative(said, event_day(quote.when)) if is_event_id(quote.when) else said)
 
 
 def _open_tasks(wm: WorkingMemory) -> list[_Quote]:
