@@ -302,7 +302,12 @@ def test_where_do_we_live_after_we_moved(vault, promoted):
     assert not relations.relation_of("We moved to GitHub Actions for CI.")
     assert relations.relation_of("We moved to a bigger flat in Porto.")[1] == "lives in"
     assert relations.contradicts("We live in Lisbon.", "We moved to a bigger flat in Porto.")
+    # a place said more precisely, with "I" or a title in it, is the same place
+    assert not relations.contradicts("I live in Lisbon.", "I live in a flat that I love.")
+    assert not relations.contradicts("I work at Acme.", "I work at a startup I co-founded.")
     for tool in ["At work we moved to Jira last week, the old board was a mess.",
+                 "We moved to GitHub Actions, the new home for our CI.",
+                 "We moved to a home-grown tool called Linear.",
                  "We moved to Slack since the whole team works from home now.",
                  "We moved to Notion for the house renovation notes.",
                  "We moved to Zoom calls because my mom can't leave the house."]:
@@ -628,3 +633,21 @@ def test_an_appointment_moved_to_next_tuesday_replaces_the_old_day(vault, promot
     quoted = _quoted(answer)
     assert quoted and "next Tuesday" in quoted[0][0], answer
     assert [s for t, s in quoted if "May 12" in t][0].endswith("superseded on 2025-05-06"), answer
+
+
+
+def test_an_appointment_moved_in_its_own_sentence_and_an_odd_heading(vault):
+    """"My dentist called. The appointment moved to May 15." replaces May 12 though the sentence
+    of the change names only the appointment; and an event heading a person wrote by hand with
+    an impossible date is compared undated, not a crash."""
+    answer = _ask_after(vault, "When is my dentist appointment?",
+                        ((2025, 5, 1), "My dentist appointment is on May 12."),
+                        ((2025, 5, 6), "My dentist called. The appointment moved to May 15."),
+                        asked_on=(2025, 5, 7))
+    quoted = _quoted(answer)
+    assert quoted and "May 15" in quoted[0][0], answer
+    stm = vault.root / "memory" / "short_term.md"
+    stm.write_text(stm.read_text(encoding="utf-8").replace("### 2025-05-06T10:00:00Z", "### 2025-02-30T10:00:00Z"),
+                   encoding="utf-8")
+    with _at(2025, 5, 7):
+        assert "May 15" in vault.ask("When is my dentist appointment?").answer

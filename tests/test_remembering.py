@@ -95,6 +95,10 @@ def test_a_question_about_two_things_brings_the_memory_of_each_to_the_top(vault)
                           "April 5, and when I improved my quiz score?") \
         == ["when I focused on permutations and combinations on April 5", "when I improved my quiz score"]
     assert question_parts("What do I need for the trip?") == []
+    # "between" two things of one word each is two parts; a question of one word is none
+    assert question_parts("How many days passed between my surgery and my first marathon?") == \
+        ["my surgery", "my first marathon"]
+    assert question_parts("What did Tom say about the job offer and how did he react?") == []
 
 
 def test_a_part_of_one_word_lifts_nothing(vault):

@@ -53,7 +53,7 @@ def without_resolutions(text: str, *, keep_ahead: bool = False) -> str:
     return _RESOLVED.sub(said, text)
 
 
-_AHEAD = re.compile(r"(?:next|this coming|tomorrow|tonight)\b", re.I)
+_AHEAD = re.compile(r"(?:next|this(?! past)|tomorrow|tonight)\b", re.I)   # "moved to this weekend" too
 
 
 def resolve_relative(text: str, on: date) -> str:

@@ -1,13 +1,12 @@
 """Plain-text helpers shared by the offline engine and retrieval: words, entities, values, dates."""
 from __future__ import annotations
 
-import gzip
 import re
 from collections import Counter
 from functools import lru_cache
-from pathlib import Path
 
 from .markdown_prose import opens_sentence
+from .stemming import english_words, forms_by_word, irregular_base, stem  # noqa: F401  (textutil.stem for callers)
 
 STOP_WORDS = frozenset("""
 a about above after again against all also am an and any are aren't as at be because been before
@@ -97,48 +96,14 @@ def is_calendar(word: str) -> bool:
     return lowered in _CALENDAR or lowered.endswith("s") and lowered[:-1] in _CALENDAR   # "Tuesdays"
 
 
-_LEXICON = Path(__file__).with_name("lexicon") / "english-words.txt.gz"
-_IRREGULAR = Path(__file__).with_name("lexicon") / "irregular-forms.txt"
-
-
-@lru_cache(maxsize=1)
-def _english_words() -> frozenset[str]:
-    with gzip.open(_LEXICON, "rt", encoding="utf-8") as handle:
-        return frozenset(line for line in handle.read().split("\n") if line and not line.startswith("#"))
-
-
-@lru_cache(maxsize=1)
-def _irregular_forms() -> dict[str, str]:
-    """form -> the word it is a form of ('won' -> 'win')."""
-    forms: dict[str, str] = {}
-    for line in _IRREGULAR.read_text(encoding="utf-8").splitlines():
-        base, *rest = line.split("#", 1)[0].split() or [""]
-        forms.update((form, base) for form in rest)
-    return forms
-
-
-@lru_cache(maxsize=1)
-def _forms_by_word() -> dict[str, tuple[str, ...]]:
-    """word -> its irregular forms ('win' -> ('won',))."""
-    out: dict[str, list[str]] = {}
-    for form, base in _irregular_forms().items():
-        out.setdefault(base, []).append(form)
-    return {base: tuple(forms) for base, forms in out.items()}
-
-
 def irregular_forms_in(text: str) -> list[str]:
     """The irregular forms of the words of `text` ("How much running did I do?" -> ["ran"]): a
     search index that stems by rule alone finds "Ran 8k" for them."""
     found: dict[str, None] = {}
     for word in content_words(text):
-        for form in _forms_by_word().get(stem(word), ()):
+        for form in forms_by_word().get(stem(word), ()):
             found[form] = None
     return list(found)
-
-
-def irregular_base(word: str) -> str | None:
-    """The word an irregular form is a form of ("sent" -> "send", "children" -> "child"), or None."""
-    return _irregular_forms().get(word.lower())
 
 
 def is_common_word(word: str) -> bool:
@@ -146,7 +111,7 @@ def is_common_word(word: str) -> bool:
     A capitalized word that opens a sentence is a name only if it is not one ("Tomas starts
     Monday" names Tomas; "Remind me…" names nobody)."""
     lowered = re.sub(r"'s$", "", word.lower().replace("’", "'"))
-    return lowered in STOP_WORDS or lowered in _english_words()
+    return lowered in STOP_WORDS or lowered in english_words()
 
 
 def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[str]:
@@ -279,87 +244,6 @@ def numbers(text: str) -> frozenset[str]:
 
 def dates(text: str) -> list[str]:
     return list(dict.fromkeys(m.group(1) for m in _DATE.finditer(text)))
-
-
-_LY_OF_THE_WORD = ("ily", "lly", "ply")
-
-
-@lru_cache(maxsize=65536)
-def stem(word: str) -> str:
-    """A light stemmer, enough to match 'loves', 'loved' and 'loving' with 'love',
-    'formatting' with 'format', 'families' with 'family' and 'won' with 'win', when scoring
-    overlap: an irregular form becomes its word (lexicon/irregular-forms.txt), then one
-    inflection goes (and the consonant it doubled, or with the 'e' it took: 'caring' is 'care');
-    a word's own 'e' stays, so 'care' is not 'car' nor 'wine' 'win'; a noun of action becomes
-    its verb when a dictionary has that verb ('recommendations' meets 'recommended')."""
-    word = _irregular_forms().get(word, word)
-    if len(word) > 4 and word.endswith(("ies", "ied")):
-        word = word[:-3] + "y"
-    base = word
-    for suffix in ("ingly", "edly", "ing", "ed", "ly", "es", "s"):
-        if suffix == "ly" and word.endswith(_LY_OF_THE_WORD) and not word.endswith("ally"):
-            continue   # family, bully, reply: their -ly is no adverb's (families, bullied, replying)
-        if suffix == "es" and (word[:-1] in _english_words() or word[:-2] not in _english_words()):
-            continue   # "boxes", "classes", "potatoes"; but "houses", "notes" keep their word's e
-        if suffix == "s" and word.endswith(("us", "sis")) and word[:-1] not in _english_words():
-            continue   # "focus", "status", "analysis": a singular's own s ("plateaus" is a plural)
-        if word.endswith(suffix) and len(word) - len(suffix) >= 3 and not word.endswith("ss"):
-            base = word[: -len(suffix)]
-            if suffix in ("s", "es", "ly"):
-                break
-            if len(base) >= 4 and base[-1] == base[-2] and base[-1] not in "aeiouyflsz":
-                base = base[:-1]   # formatting, planned: the consonant doubled for the suffix
-            elif _took_e(base):
-                base += "e"        # caring, hoped, writing: the word's e went for the suffix
-            break
-    return _action_of(base) if base.endswith(("tion", "sion")) else base
-
-
-_VOWELS = "aeiou"
-
-
-def _took_e(base: str) -> bool:
-    """Did the word before -ing / -ed end in an 'e' ("car-ing" is "care", "agree-d", "continu-ed")?
-    Its form with the 'e' is a word, and the form without is none, or is only a plural
-    ("pleas-ed" is "please"), a verb's past ("rang-ing" is "range"), or a word that would have
-    doubled its consonant ("hop-ing" is "hope", "hopping" "hop"); or the word is simply more
-    often the verb with 'e' ("breathing", "routed", "pasted"), save after -ng ("singing")."""
-    if base[-1] == base[-2] or (base + "e") not in _english_words():
-        return False   # "passed", "filled": a doubled letter ends the word itself
-    if not _lemma(base):
-        return True
-    return not base.endswith("ng")
-
-
-def _lemma(word: str) -> bool:
-    """A dictionary word in its own form: not a plural ("pleas") nor an irregular form ("rang")."""
-    return word in _english_words() and not (word.endswith("s") and not word.endswith("ss") and
-                                             word[:-1] in _english_words()) and word not in _irregular_forms()
-
-
-# a noun of action and the verb it names: "recommendation" (recommend), "rejection" (reject),
-# "organization" (organize), "discussion" (discuss); the verb a dictionary word, so "mention",
-# "decision" stay as they are
-_ACTION_NOUNS = (("ation", ("ate", "", "e")), ("ition", ("ite", "", "e")), ("tion", ("t", "te")), ("sion", ("s", "se")))
-
-
-# nouns in -ion that a dictionary verb spells but does not name: "question" is no quest, a
-# "foundation" nothing found, a "presentation" no present, a "project" no "projection"
-_NOT_ACTIONS = frozenset("""question foundation tradition definition conversation conversion audition station position
-partition convention publication succession procession recession diversion consolation presentation projection
-contraction vacation expression impression suggestion condition edition addition portion""".split())
-
-
-def _action_of(word: str) -> str:
-    if word in _NOT_ACTIONS:
-        return word
-    for suffix, endings in _ACTION_NOUNS:
-        if word.endswith(suffix) and len(word) - len(suffix) >= 4:
-            for ending in endings:
-                verb = word[:-len(suffix)] + ending
-                if _lemma(verb):
-                    return stem(verb)
-    return word
 
 
 @lru_cache(maxsize=1)

@@ -19,7 +19,7 @@ _AND = re.compile(r",?\s+and\s+", re.I)
 # two questions in one: "…, and what accuracy rate have I kept?", "…played in and how many years…"
 _TWO_QUESTIONS = re.compile(r",?\s+and\s+(?=(?:what|when|where|which|who|how)\b)", re.I)
 PART_SHARE = 0.5     # of a part's terms its best passage must hold
-PART_TERMS = 2       # the fewest terms of every part
+PART_TERMS = 2       # the fewest terms of each of two questions in one ("between my surgery and…": one)
 
 
 def question_parts(prompt: str) -> list[str]:
@@ -31,7 +31,10 @@ def question_parts(prompt: str) -> list[str]:
         if split is not None:
             return [span[:split.start()], span[split.end():]]
     halves = _TWO_QUESTIONS.split(prompt, maxsplit=1)
-    return halves if len(halves) == 2 else []
+    # a question of one word ("…and how did he react?") says too little to pick a memory by
+    if len(halves) != 2 or min(len(content_terms(half)) for half in halves) < PART_TERMS:
+        return []
+    return halves
 
 
 def lift_parts(passages: list[Passage], prompt: str, weights: dict[str, float]) -> None:
@@ -39,8 +42,7 @@ def lift_parts(passages: list[Passage], prompt: str, weights: dict[str, float]) 
     best passage of all (scores are raised, never lowered)."""
     parts = [frozenset(content_terms(part)) & weights.keys() for part in question_parts(prompt)]
     ranked = [p for p in passages if p.score > 0]
-    # a part of one word ("…and how did he react?") says too little to pick a memory by
-    if not ranked or len(parts) < 2 or min(len(part) for part in parts) < PART_TERMS:
+    if not ranked or len(parts) < 2 or not all(parts):
         return
     top = max(p.score for p in ranked)
     for n, part in enumerate(parts, start=1):

@@ -30,8 +30,9 @@ _LONG_AGO = re.compile(r"\b(?:back in|years ago|when I was|as a (?:kid|child|stu
 # sentence speaks of the new one ("We moved to Porto in August, the new flat is bigger"). A name
 # alone does not say it: "Porto" and "Jira" are both names no dictionary has.
 _HOMES = r"(?:flat|apartment|house|home|place|cottage|neighbou?rhood|city|town|village|country)"
-_A_HOME = re.compile(rf"(?:(?:a|an|the|our|my)\s+)?(?:[\w-]+\s+)?{_HOMES}\b", re.I)
-_NEW_HOME = re.compile(rf"\b(?:new|own)\s+(?:[\w-]+\s+)?{_HOMES}\b", re.I)
+_A_HOME = re.compile(rf"(?:(?:a|an|the|our|my)\s+)?(?:[\w-]+\s+)?{_HOMES}(?![\w-])", re.I)
+# "the new home for our CI" is a tool's: a new home is said by what it is
+_NEW_HOME = re.compile(r"\b(?:new|own)\s+(?:[\w-]+\s+)?(?:flat|apartment|house|cottage|neighbou?rhood)(?![\w-])", re.I)
 _TITLE_STOP = re.compile(rf"\b({'|'.join(textutil.TITLES)})\.")
 _HEAD_END = re.compile(r"\s(?:at|in|on|from|with|for|near|since|of|who|which|that|and)\s", re.I)
 _SHORT_VALUE = 3   # content words: "is blue", "is Maria"; a longer "is…" describes, it does not set a value
@@ -175,8 +176,10 @@ def _named(value: str) -> str | None:
     """The first name in a value ("Acme's Lisbon office": acme; "a bigger flat in Porto":
     porto), or None ("at home", "to the backend team")."""
     for name in re.finditer(r"(?<![\w'’-])([A-Z][\w-]*)", value.strip()):
-        if name.group(1).lower().rstrip("s") not in CALENDAR_WORDS:   # "at home on Fridays"
-            return name.group(1).lower()
+        word = name.group(1).lower()
+        # not "I" ("a flat that I love"), a title ("Dr Silva"), a day ("at home on Fridays")
+        if len(word) > 1 and name.group(1) not in textutil.TITLES and word.rstrip("s") not in CALENDAR_WORDS:
+            return word
     return None
 
 

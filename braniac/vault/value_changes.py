@@ -56,10 +56,10 @@ def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
     if not (before - after and after - before):
         return False
     was, now = (len(asked & textutil.terms(text)) / len(asked) for text in (old, new))
-    said, fresh = new.lower(), after - before
+    fresh = after - before
     changed = was >= ASKED_SHARE and (
-        now >= ASKED_SHARE and _said_changed(said, _CHANGE_HINTS, fresh, asked)
-        or now >= NEWER_SHARE and _said_changed(said, _CHANGE_VERBS, fresh, asked)
+        now >= ASKED_SHARE and _said_changed(new, _CHANGE_HINTS, fresh, asked)
+        or now >= NEWER_SHARE and _said_changed(new, _CHANGE_VERBS, fresh, asked)
         or now >= NEW_THING_SHARE and _says_new(old, new, asked))
     changed = changed or min(was, now) >= NEW_THING_SHARE and _same_frame(old, new, asked)
     return changed and not _qualified_otherwise(old, new, asked)
@@ -70,14 +70,14 @@ def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: f
     that say something between them), in a sentence with words of the question: "the first
     sprint now targets completion by March 31", "the landlord increased our monthly rent for
     the flat by 150 euros". A long message that says "improved async support" and states
-    versions elsewhere changed none of them; "Leo now has 2 loose teeth" is not how many kids
-    are in Leo's class."""
-    needed = min(2, len(asked))
+    versions elsewhere changed none of them; "Leo now has 2 loose teeth" (only whose it is) is
+    not how many kids are in Leo's class."""
     for sentence in re.split(r"(?<=[.!?])\s+", said):
-        if len(asked & textutil.terms(sentence)) < needed:
+        # a word of the question that names the thing, not only whose it is ("Leo")
+        if not asked & textutil.terms(sentence) - {textutil.stem(n.lower()) for n in textutil.entities(sentence)}:
             continue
-        for match in change.finditer(sentence):
-            words = [w for w in sentence[match.end():].split() if w not in _PART_OF_A_DAY and
+        for match in change.finditer(sentence.lower()):
+            words = [w for w in sentence[match.end():].lower().split() if w not in _PART_OF_A_DAY and
                      (textutil.content_words(w) or textutil.numbers(w) or w.strip(",.;:!?") in CALENDAR_WORDS)]
             if any(textutil.numbers(word) & fresh for word in words[:NEAR_CHANGE]):
                 return True

@@ -15,7 +15,7 @@ from ...infra import clock, measures, textutil
 from ...infra.date_spans import date_spans
 from ...infra.relative_times import CALENDAR_WORDS, resolve_relative
 from ...vault import claims, relations, stm
-from ...vault.layout import EVENT_ID_IN_TEXT, event_day, is_event_id
+from ...vault.layout import EVENT_ID_IN_TEXT, event_day
 from ...vault.links import ANY_LINK
 from ...vault.value_changes import replaced_for_the_question
 from . import organization, promotion
@@ -293,8 +293,10 @@ def _said_then(quote: _Quote) -> str:
     """A quote's statement with its relative times dated as promotion dates them ("moved to
     next Tuesday (2025-05-13)"), so short-term memory compares as long-term memory does."""
     said = quote.said or quote.text
-    # a hand-edited short-term memory may head an event with anything: only an event id has a day
-    return _fact_text(resolve_relative(said, event_day(quote.when)) if is_event_id(quote.when) else said)
+    try:   # a hand-edited short-term memory may head an event with anything, "2025-02-30T…" too
+        return _fact_text(resolve_relative(said, event_day(quote.when)))
+    except (TypeError, ValueError):
+        return _fact_text(said)
 
 
 def _open_tasks(wm: WorkingMemory) -> list[_Quote]:
