@@ -835,6 +835,13 @@ def test_a_new_thing_or_a_numbered_item_is_not_a_changed_value():
                    "How much is my monthly rent for the flat?")
     assert changed("My dentist appointment is on May 12.",
                    "The dentist moved my appointment to next Tuesday (2025-05-13).", "When is my dentist appointment?")
+    # the old value named as given up ("from May 12 to May 19"), and everyday words of change
+    assert changed("My dentist appointment is on May 12.", "My dentist appointment moved from May 12 to May 19.",
+                   "When is my dentist appointment?")
+    assert changed("My dentist appointment is on May 12.", "My dentist appointment got pushed to May 19.",
+                   "When is my dentist appointment?")
+    assert changed("Our monthly rent is 900 euros.", "Our monthly rent went up from 900 to 950 euros.",
+                   "How much is our monthly rent?")
     assert changed("I have a Zoom meeting with Professor Danielle on March 22 at 3 PM to review my draft.",
                    "Can you remind me that the Zoom meeting with Professor Danielle is rescheduled to March 22 at 4:30 PM?",
                    "What time is my Zoom meeting with Professor Danielle?")

@@ -18,7 +18,8 @@ from .reversals import gives_up, takes_back
 # words by which a statement says a number is not the old one any more: verbs of change
 # ("improved to 78%", "was adjusted to 1,350") and, weaker, hints ("has now reached 165", "became")
 _CHANGE_VERBS = re.compile(r"\b(?:moved|changed|switched|updated|adjusted|increased|decreased|improved|raised|"
-                           r"lowered|reduced|grew|grown|dropped|extended|postponed|rescheduled)\b")
+                           r"lowered|reduced|grew|grown|dropped|extended|postponed|rescheduled|pushed|bumped|"
+                           r"shifted|delayed|(?:went|gone) (?:up|down))\b")
 _CHANGE_HINTS = re.compile(r"\b(?:now|no longer|instead|became)\b")
 # verbs frequent in questions: never the thing another word qualifies (_qualified_otherwise)
 _VERBS = frozenset(textutil.stem(w) for w in """use uses used using make makes made making get gets getting take
@@ -52,7 +53,8 @@ def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
     # the day a claim was said, and the days braniac resolved "yesterday" to, say when, not what:
     # two statements of two days always differ in them ("moved to next Tuesday (2025-05-13)" is a value)
     old, new = _in_digits(as_said(old, keep_ahead=True)), _in_digits(as_said(new, keep_ahead=True))
-    before, after = textutil.numbers(old), textutil.numbers(new)
+    # "moved from May 12 to May 19": the old value, named as given up, is not one the newer states
+    before, after = textutil.numbers(old), textutil.numbers(_FROM_TO.sub(" to ", new))
     if not (before - after and after - before):
         return False
     was, now = (len(asked & textutil.terms(text)) / len(asked) for text in (old, new))
@@ -84,6 +86,7 @@ def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: f
     return False
 
 
+_FROM_TO = re.compile(r"\bfrom\s+(?:[^\s,;.!?]+\s+){0,3}?[^\s,;.!?]*\d[^\s,;.!?]*\s+to\s+", re.I)
 _PART_OF_A_DAY = frozenset({"next", "this", "coming", "last"})   # "to next Tuesday (2025-05-13)": one value
 
 
