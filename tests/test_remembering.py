@@ -973,3 +973,29 @@ def test_a_topic_never_merges_into_a_persons_note_of_the_same_word(vault):
               "I set up automatic payments for the bills with my bank and the electricity company.")
     bill = (vault.ltm_root / "concrete" / "people" / "bill.md").read_text(encoding="utf-8")
     assert "electricity" not in bill, bill
+
+
+_WINDOW_IN_A_FRESH_PROCESS = """
+import json
+from braniac.search.excerpts import _best_window
+weights = {w: 0.1 * (i % 7 + 1) for i, w in enumerate(
+    "alpha bravo charlie delta echo foxtrot golf hotel india juliet kilo lima".split())}
+units = [("alpha bravo charlie delta", False), ("echo foxtrot golf", False), ("hotel india juliet kilo lima", False),
+         ("lima kilo juliet india hotel", False), ("golf foxtrot echo", False), ("delta charlie bravo alpha", False)]
+print(json.dumps(_best_window(units, weights, 8)))
+"""
+
+
+def test_the_same_question_gets_the_same_answer_window_in_every_process():
+    """Two windows with equal weight: the earliest wins, whatever order Python's hash seed gives
+    a set's terms (summed one by one, 0.1 + 0.2 + 0.3 is not 0.3 + 0.2 + 0.1)."""
+    import os
+    import subprocess
+    import sys
+    seen = set()
+    for seed in range(1, 9):
+        out = subprocess.run([sys.executable, "-c", _WINDOW_IN_A_FRESH_PROCESS], capture_output=True, text=True,
+                             env={**os.environ, "PYTHONHASHSEED": str(seed)}, check=True)
+        seen.add(out.stdout)
+    assert len(seen) == 1, seen
+    assert "echo foxtrot golf" in seen.pop()

@@ -72,7 +72,8 @@ def matches(passages: list[Passage], weights: dict[str, float]) -> list[float]:
     out = []
     for p, length in zip(passages, lengths):
         norm = K1 * (1 - B + B * length / mean_len)
-        out.append(sum(idf[t] * p.counts[t] * (K1 + 1) / (p.counts[t] + norm) for t in p.words & terms))
+        # fsum: exact, so equal matches stay equal whatever order the set gives (Python's hash seed)
+        out.append(math.fsum(idf[t] * p.counts[t] * (K1 + 1) / (p.counts[t] + norm) for t in p.words & terms))
     return out
 
 
