@@ -81,48 +81,32 @@ def test_gives_up_needs_the_thing_not_only_its_brand():
     assert not reversals.gives_up("I have a MacBook Pro for work", "I sold my old MacBook Air")
 
 
-@pytest.mark.parametrize("promoted", [False, True])
-def test_returning_a_sony_tv_does_not_take_back_my_sony_headphones(vault, promoted):
-    answer = _ask_after(vault, "What headphones do I use?",
-                        ((2025, 6, 2), "I love my Sony headphones, the noise cancelling is great."),
-                        ((2025, 6, 3), "The plumber comes on Monday."),
-                        ((2025, 9, 5), "I returned the Sony TV, the picture was too dark."),
-                        promoted=promoted,
-                        promote_on=(2025, 9, 5, 12),
-                        asked_on=(2025, 9, 6))
-    quoted = _quoted(answer)
-    assert "headphones" in quoted[0][0], answer
-    assert not any("superseded" in source for text, source in quoted if "headphones" in text), answer
-
-
-# 3. A new measure of another thing does not replace mine -----------------------------------------
-
-@pytest.mark.parametrize("promoted", [False, True])
-def test_my_daughters_weight_does_not_replace_mine(vault, promoted):
-    answer = _ask_after(vault, "How much do I weigh?",
-                        ((2025, 6, 2), "I weigh 84 kg, my doctor wants me under 80."),
-                        ((2025, 6, 3), "The plumber comes on Monday."),
-                        ((2025, 9, 5), "My daughter now weighs 18 kg, she grew so fast."),
-                        promoted=promoted,
-                        promote_on=(2025, 9, 5, 12),
-                        asked_on=(2025, 9, 6))
-    quoted = _quoted(answer)
-    assert "84 kg" in quoted[0][0], answer
-    assert not any("superseded" in source for text, source in quoted if "84 kg" in text), answer
+# 2.-3. Another thing's news keeps mine current: a Sony TV is not my Sony headphones, my daughter's
+# weight is not mine, a hotel's price is not what the flight cost -------------------------------
+_ANOTHER_THINGS = {
+    "sony-tv": ("What headphones do I use?", "I love my Sony headphones, the noise cancelling is great.",
+                ((2025, 9, 5), "I returned the Sony TV, the picture was too dark."), "headphones"),
+    "daughters-weight": ("How much do I weigh?", "I weigh 84 kg, my doctor wants me under 80.",
+                         ((2025, 9, 5), "My daughter now weighs 18 kg, she grew so fast."), "84 kg"),
+    "hotel-price": ("How much did the flight to Tokyo cost?", "The flight to Tokyo cost €850, booked it today.",
+                    ((2025, 6, 5), "The hotel in Tokyo is now €120 a night after the discount."), "€850"),
+}
 
 
 @pytest.mark.parametrize("promoted", [False, True])
-def test_a_hotel_price_does_not_replace_what_the_flight_cost(vault, promoted):
-    answer = _ask_after(vault, "How much did the flight to Tokyo cost?",
-                        ((2025, 6, 2), "The flight to Tokyo cost €850, booked it today."),
+@pytest.mark.parametrize("case", list(_ANOTHER_THINGS))
+def test_another_things_news_does_not_replace_mine(vault, promoted, case):
+    question, mine, (day, other), key = _ANOTHER_THINGS[case]
+    answer = _ask_after(vault, question,
+                        ((2025, 6, 2), mine),
                         ((2025, 6, 3), "The plumber comes on Monday."),
-                        ((2025, 6, 5), "The hotel in Tokyo is now €120 a night after the discount."),
+                        (day, other),
                         promoted=promoted,
-                        promote_on=(2025, 6, 5, 12),
-                        asked_on=(2025, 6, 6))
+                        promote_on=(*day, 12),
+                        asked_on=(day[0], day[1], day[2] + 1))
     quoted = _quoted(answer)
-    assert "€850" in quoted[0][0], answer
-    assert not any("superseded" in source for text, source in quoted if "€850" in text), answer
+    assert key in quoted[0][0], answer
+    assert not any("superseded" in source for text, source in quoted if key in text), answer
 
 
 # 4. "this weekend" asked on a weekday, in the past tense, is the coming weekend -------------------

@@ -76,10 +76,12 @@ def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: f
     not how many kids are in Leo's class."""
     for sentence in re.split(r"(?<=[.!?])\s+", said):
         # a word of the question that names the thing, not only whose it is ("Leo")
-        if not asked & textutil.terms(sentence) - {textutil.stem(n.lower()) for n in textutil.entities(sentence)}:
+        named = asked & textutil.terms(sentence)
+        if not named or not named - {textutil.stem(n.lower()) for n in textutil.entities(sentence)}:
             continue
-        for match in change.finditer(sentence.lower()):
-            words = [w for w in sentence[match.end():].lower().split() if w not in _PART_OF_A_DAY and
+        lowered = sentence.lower()
+        for match in change.finditer(lowered):
+            words = [w for w in lowered[match.end():].split() if w not in _PART_OF_A_DAY and
                      (textutil.content_words(w) or textutil.numbers(w) or w.strip(",.;:!?") in CALENDAR_WORDS)]
             if any(textutil.numbers(word) & fresh for word in words[:NEAR_CHANGE]):
                 return True

@@ -270,14 +270,16 @@ def _replaced(quotes: list[_Quote], pool: list[_Quote], about: frozenset[str],
     says what is true now, then what was. Returns the statements to add."""
     added: list[_Quote] = []
     newest_first = sorted((q for q in pool if q.when), key=lambda q: _moment(q.when), reverse=True)
-    for old in [q for q in quotes if q.when]:
-        was = claims.Fact(_said_then(old))
+    olds = [q for q in quotes if q.when]
+    stated = {id(q): claims.Fact(_said_then(q)) for q in [*olds, *newest_first]}   # each dated once, not per pair
+    for old in olds:
+        was = stated[id(old)]
         for new in newest_first:
             if _moment(new.when) <= _moment(old.when):
                 break
             if new.superseded:
                 continue
-            now = claims.Fact(_said_then(new))
+            now = stated[id(new)]
             if claims.contradicts(was, now, one_value_only=True) or claims.compare(was, now) == claims.CHANGED or \
                     replaced_for_the_question(was.text, now.text, about, measured):
                 if not old.superseded:
