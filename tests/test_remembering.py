@@ -14,6 +14,7 @@ from braniac.infra import clock, textutil
 from braniac.model.offline.sentences import sentences
 from braniac.model.offline.topics import one_number, topic_words
 from braniac.search.parts import question_parts
+from braniac.search.sides import is_yes_no_about_me
 
 PORT = "The Grafana staging server port is {} for the billing team."
 
@@ -99,6 +100,24 @@ def test_a_question_about_two_things_brings_the_memory_of_each_to_the_top(vault)
     assert question_parts("How many days passed between my surgery and my first marathon?") == \
         ["my surgery", "my first marathon"]
     assert question_parts("What did Tom say about the job offer and how did he react?") == []
+
+
+def test_a_yes_or_no_question_brings_the_statement_that_says_no(vault):
+    """"Have I worked with Flask routes?": five statements of doing it outrank the one "I've
+    never…" by words; an answer that sees only them misses that the person said otherwise."""
+    said = ["I've never handled HTTP requests in Flask routes, so I'm starting from scratch with user registration, "
+            "password hashing, session cookies, a login form and the rest of the budget tracker's pages.",
+            "I worked on the register route of this project: it handles the POST requests from the form.",
+            "For this project I worked on the login route; it handles HTTP requests and returns a cookie.",
+            "I worked through the Flask routes for the expenses API in this project, handling GET and POST requests.",
+            "The Flask routes I worked on for the dashboard handle HTTP requests from this project's charts.",
+            "I worked the Flask routes of this project into a blueprint so its HTTP requests are easier to test."]
+    question = "Have I worked with Flask routes and handled HTTP requests in this project?"
+    excerpts = _asked_after(vault, question, *enumerate(said, start=2))
+    assert any("never handled HTTP requests" in t for t in excerpts[:2]), excerpts[:3]
+    # the same memories, asked what was done rather than whether: no side to bring
+    assert not is_yes_no_about_me("Which Flask routes did I write?")
+    assert is_yes_no_about_me("Has Tim been to North Carolina?") and not is_yes_no_about_me("Do you know Flask?")
 
 
 def test_a_part_of_one_word_lifts_nothing(vault):

@@ -28,7 +28,9 @@
    has are searched for a "sold"), the later ranks above; the older is labelled history, dated
    (currency.py).
 8. A question about two things ("how many days between A and B", "…, and what…") has each
-   part's best passage placed right behind the best of all (parts.py).
+   part's best passage placed right behind the best of all (parts.py). A yes-or-no question
+   ("Have I ever worked with Flask routes?") has the best statement of the other side ("I've
+   never written any routes") placed there too (sides.py).
 9. Each memory enters once (distinct.py): the same claim kept in an entity note, a topic note,
    a digest and the events archive; and a long answer of the assistant enters as its window
    that matches the prompt (excerpts.py).
@@ -50,6 +52,7 @@ from .replacements import bring_replacements
 from .distinct import distinct
 from .focus import lift_speakers
 from .parts import lift_parts
+from .sides import lift_sides
 from .passages import MAX_PASSAGE_CHARS, Passage, content_terms, is_exchange, matches, note_passages
 from .standing import lift_standing
 
@@ -117,8 +120,10 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     _lift_measures(passages, measured, measures.holders_of(prompt))
     lift_speakers(passages, prompt)
     lift_standing(passages)
-    rank_current(passages, frozenset(t for t, w in weights.items() if w >= 1.0), measured)
+    own_terms = frozenset(t for t, w in weights.items() if w >= 1.0)
+    rank_current(passages, own_terms, measured)
     lift_parts(passages, prompt, weights)
+    lift_sides(passages, prompt, own_terms)
     chosen = distinct(sorted(passages, key=lambda p: -p.score), limit, weights)
     excerpts, last_path = [], None
     for passage in chosen:
