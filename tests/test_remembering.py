@@ -820,6 +820,28 @@ def test_a_standing_instruction_comes_before_reports_that_match_as_well(vault):
     assert is_standing("Please, always cite the page.") and is_standing("Thanks for that.\nAlways cite the page.")
 
 
+def test_an_instruction_whose_condition_the_question_meets_comes_first(vault):
+    """"…when I ask about triangle area calculations" is met by "How do I find the area of a
+    triangle from its medians and altitudes?", though five reports on medians and altitudes
+    match the question's words better; an instruction whose condition is not met stays where its
+    words put it."""
+    from braniac.search.standing import applies_when
+
+    said = ["Always include a comparison of several methods when I ask about triangle area calculations.",
+            "I found the area of a triangle from its medians today, the altitudes were harder.",
+            "Medians and altitudes of a triangle: I drew both for the area homework.",
+            "My teacher showed how altitudes give a triangle's area and how medians split it.",
+            "I want to find the area of a triangle with medians 9, 12 and 15 and its altitudes.",
+            "Using medians and altitudes, I found the triangle's area on three practice problems.",
+            "Always format dates as Month Day, Year when I ask about deadlines."]
+    excerpts = _asked_after(vault, "How do I find the area of a triangle using its medians and altitudes?",
+                            *enumerate(said, start=2))
+    assert "comparison of several methods" in excerpts[0], excerpts[:2]
+    assert not any("Month Day, Year" in t for t in excerpts[:3]), excerpts[:3]
+    assert applies_when("Always use APA style whenever I ask you about references.") == {"reference"}
+    assert applies_when("I asked about references and always got APA.") == frozenset()
+
+
 def test_a_new_thing_or_a_numbered_item_is_not_a_changed_value():
     """What currency's wider rules must not read as a new value: another new thing, a place
     called New something, the next item of a numbered list."""

@@ -22,7 +22,8 @@
    whose events happened then; one that asks a measure ("How much do I weigh?") lifts those that
    give it in its unit ("Down to 79 kg now").
 6. What the person asked for once and for all ("Always use APA style when I ask about
-   references", "I prefer minimal dependencies") rises when it matches (standing.py).
+   references", "I prefer minimal dependencies") rises when it matches, and comes first when
+   the prompt meets the condition it names ("…when I ask about references") (standing.py).
 7. The current value wins: of two passages stating different values of one thing (or taking a
    decision back, or parting with a thing: the named things the best passages say the person
    has are searched for a "sold"), the later ranks above; the older is labelled history, dated
@@ -54,7 +55,7 @@ from .focus import lift_speakers
 from .parts import lift_parts
 from .sides import lift_sides
 from .passages import MAX_PASSAGE_CHARS, Passage, content_terms, is_exchange, matches, note_passages
-from .standing import lift_standing
+from .standing import lift_applying, lift_standing
 
 if TYPE_CHECKING:
     from .index import SearchIndex
@@ -119,8 +120,9 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     measured = measures.asked(prompt)
     _lift_measures(passages, measured, measures.holders_of(prompt))
     lift_speakers(passages, prompt)
-    lift_standing(passages)
     own_terms = frozenset(t for t, w in weights.items() if w >= 1.0)
+    lift_standing(passages)
+    lift_applying(passages, own_terms)
     rank_current(passages, own_terms, measured)
     lift_parts(passages, prompt, weights)
     lift_sides(passages, prompt, own_terms)

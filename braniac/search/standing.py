@@ -12,7 +12,7 @@ import re
 from functools import lru_cache
 
 from .currency import statement
-from .passages import Passage
+from .passages import Passage, content_terms
 
 STANDING_LIFT = 1.0       # such a statement scores (1 + this) times (BEAM dev: +0.9 / +2.4 / +1.7 at 300 / 750 / 1500 words)
 STANDING_MAX_WORDS = 60   # the person's words of a statement that is only that
@@ -23,6 +23,10 @@ _STANDING = re.compile(
     r"|\bfrom now on\b"
     r"|\bI(?:['’]d| would)? (?:prefer|rather)\b|\bI(?:['’]d| would) like you to\b|\bmake sure (?:to|you) always\b",
     re.IGNORECASE)
+# the condition an instruction names: "…when I ask about triangle area calculations", "whenever I
+# ask for references", "if I ask you about deadlines"
+_WHEN_I_ASK = re.compile(r"\b(?:when(?:ever)?|if)\s+I\s+ask\s+(?:you\s+)?(?:about|for)\s+(?P<what>[^.;!?\n]+)", re.I)
+CONDITION_SHARE = 0.5     # of the condition's words the prompt must hold for it to be met
 
 
 @lru_cache(maxsize=16384)
@@ -49,3 +53,29 @@ def lift_standing(passages: list[Passage]) -> None:
     for p in passages:
         if p.score > 0 and _states_standing(p.text):
             p.score *= 1 + STANDING_LIFT
+
+
+def lift_applying(passages: list[Passage], asked: frozenset[str]) -> None:
+    """An instruction whose condition the prompt meets ("Always compare several methods when I
+    ask about triangle area calculations", asked "How do I find a triangle's area from its
+    medians?") is placed first: it says how the answer must be given, and by words it matches
+    the question less than any report on the subject does. Its copy in a topic note counts too;
+    one memory still enters once (distinct.py)."""
+    ranked = [p for p in passages if p.score > 0]
+    if not ranked or not asked:
+        return
+    top = max(p.score for p in ranked)
+    for p in ranked:
+        condition = applies_when(p.text)
+        if condition and len(condition & asked) >= CONDITION_SHARE * len(condition):
+            p.score = max(p.score, top * (1 + 1e-3))
+
+
+@lru_cache(maxsize=16384)
+def applies_when(text: str) -> frozenset[str]:
+    """The words of the condition a short standing instruction names, or none."""
+    said = statement(text)
+    if len(said.split()) > STANDING_MAX_WORDS or not any(cue in said.lower() for cue in _CUES):
+        return frozenset()
+    found = _WHEN_I_ASK.search(said)
+    return frozenset(content_terms(found["what"])) if found else frozenset()
