@@ -14,7 +14,7 @@ from braniac.infra import clock, textutil
 from braniac.model.offline.sentences import sentences
 from braniac.model.offline.topics import one_number, topic_words
 from braniac.search.parts import question_parts
-from braniac.search.sides import is_yes_no_about_me
+from braniac.search.sides import asked_about
 
 PORT = "The Grafana staging server port is {} for the billing team."
 
@@ -116,8 +116,29 @@ def test_a_yes_or_no_question_brings_the_statement_that_says_no(vault):
     excerpts = _asked_after(vault, question, *enumerate(said, start=2))
     assert any("never handled HTTP requests" in t for t in excerpts[:2]), excerpts[:3]
     # the same memories, asked what was done rather than whether: no side to bring
-    assert not is_yes_no_about_me("Which Flask routes did I write?")
-    assert is_yes_no_about_me("Has Tim been to North Carolina?") and not is_yes_no_about_me("Do you know Flask?")
+    assert asked_about("Which Flask routes did I write?") is None
+    assert asked_about("Has Tim been to North Carolina?") == "tim" and asked_about("So, did we ever go?") == "i"
+    assert asked_about("Do you know Flask?") is None and asked_about("Is it raining in Boston?") is None
+
+
+def test_a_no_about_someone_else_or_to_come_is_not_the_other_side():
+    """"Has Tim been to North Carolina?" is not answered by my sister's "never", nor "Have I…?"
+    by Tim's; "I'll never forget it" says yes."""
+    from braniac.search.passages import Passage, content_terms
+    from braniac.search.sides import says_no
+
+    def no(text: str, who: str, question: str) -> bool:
+        p = Passage(0, "", "", "", f"### 2025-05-02T10:00:00Z\n**User:** \"{text}\"", frozenset(), frozenset(), {})
+        return says_no(p, who, frozenset(content_terms(question)) - {who})
+
+    nc = "been to North Carolina"
+    assert no("Tim has never been to North Carolina.", "tim", f"Has Tim {nc}?")
+    assert no("Tim: I haven't been to North Carolina yet.", "tim", f"Has Tim {nc}?")
+    assert not no("My sister Ana has never been to North Carolina.", "tim", f"Has Tim {nc}?")
+    assert not no("Tim has never been to North Carolina.", "i", f"Have I {nc}?")
+    assert no("I honestly have never been to North Carolina.", "i", f"Have I {nc}?")
+    assert not no("I'll never forget our trip to North Carolina!", "i", f"Have I {nc}?")
+    assert not no("I have never been to the Raleigh zoo.", "i", "Have I been to the Raleigh office?")
 
 
 def test_a_part_of_one_word_lifts_nothing(vault):
@@ -840,6 +861,25 @@ def test_an_instruction_whose_condition_the_question_meets_comes_first(vault):
     assert not any("Month Day, Year" in t for t in excerpts[:3]), excerpts[:3]
     assert applies_when("Always use APA style whenever I ask you about references.") == {"reference"}
     assert applies_when("I asked about references and always got APA.") == frozenset()
+    # a report is no instruction; the condition ends with its clause
+    assert applies_when("Tim changes the subject whenever I ask about his job at Google.") == frozenset()
+    assert applies_when("Always include code examples when I ask about Python, and never use emojis.") == {"python"}
+
+
+def test_of_instructions_met_the_newest_alone_comes_first(vault):
+    """A later "use MLA" replaces the APA of the same condition, and the facts of a small context
+    are not pushed out by every instruction that shares a word with the question; a question
+    about what happened lifts none."""
+    said = [(2, "Always use APA style when I ask for references."),
+            (4, "Always keep it under a page when I ask for references."),
+            (6, "My essay on sleep and memory needs at least eight references, my tutor said."),
+            (20, "From now on, use MLA style, not APA, when I ask for references.")]
+    excerpts = _asked_after(vault, "Can you give me references for my essay on sleep and memory?", *said)
+    assert "MLA" in excerpts[0], excerpts[:3]
+    assert not any("APA style when" in t or "under a page" in t for t in excerpts[:2]), excerpts[:3]
+    with clock.frozen(datetime(2025, 5, 30, 9, tzinfo=timezone.utc)):
+        recalled = [e.text for e in vault.ask("Did my tutor say how many references the essay needs?").excerpts]
+    assert "eight references" in recalled[0], recalled[:2]
 
 
 def test_a_new_thing_or_a_numbered_item_is_not_a_changed_value():

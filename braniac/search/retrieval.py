@@ -122,7 +122,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     lift_speakers(passages, prompt)
     own_terms = frozenset(t for t, w in weights.items() if w >= 1.0)
     lift_standing(passages)
-    lift_applying(passages, own_terms)
+    lift_applying(passages, own_terms, prompt)
     rank_current(passages, own_terms, measured)
     lift_parts(passages, prompt, weights)
     lift_sides(passages, prompt, own_terms)

@@ -1,47 +1,94 @@
-"""A yes-or-no question about the person's own past ("Have I ever worked with Flask routes?",
-"Did I obtain an API key?") is answered by what they said either way: "I've never written any
-Flask routes" as much as "I added a /register route". People contradict themselves over a long
+"""A yes-or-no question about what someone did ("Have I ever worked with Flask routes?", "Has Tim
+been to North Carolina?") is answered by what was said either way: "I've never written any Flask
+routes" as much as "I added a /register route". People contradict themselves over a long
 conversation, and an answer that sees only one side is wrong half the time. Ranked by words, the
 statements of doing it are many and alike, and the one "I've never…" falls below them in a small
-context. So the best statement that says no is placed right behind the best passage of all, and,
-when the best says no, the best that does not.
+context. So the best statement of the other side is placed right behind the best passage of all.
+
+A statement says no when its subject is the question's: "I've never…" for "Have I…?", Tim's own
+"I haven't…" or "Tim has never…" for "Has Tim…?"; not "My sister has never been there", "I'll
+never forget it" or a quoted "migration has not been applied".
 """
 from __future__ import annotations
 
 import re
 
-from .passages import Passage, matches, said_terms
+from .currency import statement
+from .passages import Passage, content_terms, matches, said_terms
+from .standing import is_standing
 
-# "Have I…?", "Did we ever…?", "Has Tim been to…?": a question of whether someone did or does
-_ABOUT_ME = re.compile(r"^\s*(?:have|has|had|did|do|does|am|is|are|was|were)\s+(?!you\b)\w", re.I)
-# what says no: "I've never", "I haven't yet", "not once"; not "don't" or "didn't", which say
-# as often that something went wrong ("I didn't understand the error")
-_SAYS_NO = re.compile(r"\b(?:never|have\s+not|has\s+not|had\s+not|haven['’]t|hasn['’]t|hadn['’]t|not\s+yet|"
-                      r"not\s+once)\b", re.I)
-SIDE_SHARE = 0.5     # of the question's own terms a statement must hold to speak to it
+_AUX = r"(?:have|has|had|did|do|does|am|was|were|haven['’]t|hasn['’]t|didn['’]t|don['’]t|doesn['’]t|wasn['’]t)"
+# "Have I…?", "So, did we ever…?", "Quick question: has Tim…?": the question and whom it asks about
+_ASKED = re.compile(rf"(?:^|[.:;!?]\s+|^\w+,\s+)\s*{_AUX}\s+(?P<who>I|we|[A-Z][a-z]+)\b(?!['’]s)", re.I)
+_NOT_A_PERSON = frozenset({"it", "there", "this", "that", "these", "those", "the", "a", "an", "any", "my",
+                           "your", "our", "you", "they", "he", "she", "his", "her", "their", "its"})
+_NO = r"(?:never|not\s+yet|not\s+once|haven['’]t|hasn['’]t|hadn['’]t|have\s+not|has\s+not|had\s+not|['’]ve\s+not|" \
+      r"have\s+no\s+experience|had\s+no\s+experience)"
+# a few words may stand between the subject and its "no" ("I honestly have never"), not a future
+_BETWEEN = r"(?:['’](?:ve|d|s))?(?:\s+(?!will\b|would\b|shall\b|can\b|could\b|['’]ll\b)[\w’']+){0,2}?\s*"
+_SENTENCE = re.compile(r"(?<=[.!?;])\s+|\n+")
+SIDE_SHARE = 0.5     # of the question's own terms the sentence saying no must hold
 
 
-def is_yes_no_about_me(prompt: str) -> bool:
-    return bool(_ABOUT_ME.match(prompt))
+def asked_about(prompt: str) -> str | None:
+    """Whom a yes-or-no question asks about ("i" for I or we, else a name lowercased: a person,
+    or a thing named as one, "Does Stripe support refunds?"), or None for any other question
+    ("Is it raining?", "Does the API support refunds?")."""
+    for found in _ASKED.finditer(prompt):
+        who = found["who"].lower()
+        if who in ("i", "we"):
+            return "i"
+        if found["who"][0].isupper() and who not in _NOT_A_PERSON:
+            return who
+    return None
 
 
-def says_no(p: Passage) -> bool:
-    """Does the passage's person say no: their words, not the assistant's answer."""
-    text = p.text.partition("\n**AI:**")[0]
-    return bool(_SAYS_NO.search(text))
+def _says_no(sentence: str, who: str) -> bool:
+    subject = r"(?:i|we)" if who == "i" else re.escape(who)
+    return bool(re.search(rf"\b{subject}{_BETWEEN}{_NO}\b", sentence, re.I))
+
+
+def says_no(p: Passage, who: str, asked: frozenset[str]) -> bool:
+    """Does the passage's person say, of the one asked about, that they did not do what the
+    question asks (a sentence with the question's words and a "never" whose subject is them)?"""
+    said = statement(p.text)
+    speaker = _speaker(said)
+    if speaker:
+        said = said[len(speaker) + 1:]
+    for sentence in _SENTENCE.split(said):
+        terms = set(content_terms(sentence))
+        if len(terms & asked) <= SIDE_SHARE * len(asked):
+            continue
+        if _says_no(sentence, who) or (speaker and speaker.split()[0].lower() == who and _says_no(sentence, "i")):
+            return True
+    return False
+
+
+def _speaker(said: str) -> str | None:
+    head, colon, _ = said.partition(": ")
+    return head if colon and 0 < len(head) <= 40 and head[:1].isupper() and len(head.split()) <= 3 else None
 
 
 def lift_sides(passages: list[Passage], prompt: str, own_terms: frozenset[str]) -> None:
     """Place the best statement of the other side right behind the best passage of all (scores
-    are raised, never lowered)."""
+    are raised, never lowered). The side is read off the best statement that speaks to the
+    question, not off an instruction placed first (standing.py)."""
+    who = asked_about(prompt)
     ranked = [p for p in passages if p.score > 0]
-    if not ranked or not own_terms or not is_yes_no_about_me(prompt):
+    if who is None or not ranked or not own_terms:
         return
-    top = max(ranked, key=lambda p: p.score)
-    scores = matches(ranked, {t: 1.0 for t in own_terms})
+    asked = own_terms - {who}
+    if not asked:
+        return
+    top = max(p.score for p in ranked)
+    scores = matches(ranked, {t: 1.0 for t in asked})
     speaks = [(s, p) for s, p in zip(scores, ranked)
-              if s > 0 and len(said_terms(p.text, p.words) & own_terms) >= SIDE_SHARE * len(own_terms)]
-    other = [(s, p) for s, p in speaks if says_no(p) != says_no(top)]
+              if s > 0 and len(said_terms(p.text, p.words) & asked) >= SIDE_SHARE * len(asked) and not is_standing(statement(p.text))]
+    if not speaks:
+        return
+    first = max(speaks, key=lambda pair: pair[1].score)[1]
+    no = says_no(first, who, asked)
+    other = [(s, p) for s, p in speaks if says_no(p, who, asked) != no]
     if other:
         best = max(other, key=lambda pair: (pair[0], pair[1].score))[1]
-        best.score = max(best.score, top.score * (1 - 1e-3))
+        best.score = max(best.score, top * (1 - 1e-3))

@@ -12,7 +12,9 @@ import re
 from functools import lru_cache
 
 from .currency import statement
-from .passages import Passage, content_terms
+from ..infra.textutil import generic_stems
+from ..vault.layout import event_order, newest_event
+from .passages import Passage, content_terms, is_exchange
 
 STANDING_LIFT = 1.0       # such a statement scores (1 + this) times (BEAM dev: +0.9 / +2.4 / +1.7 at 300 / 750 / 1500 words)
 STANDING_MAX_WORDS = 60   # the person's words of a statement that is only that
@@ -24,8 +26,11 @@ _STANDING = re.compile(
     r"|\bI(?:['’]d| would)? (?:prefer|rather)\b|\bI(?:['’]d| would) like you to\b|\bmake sure (?:to|you) always\b",
     re.IGNORECASE)
 # the condition an instruction names: "…when I ask about triangle area calculations", "whenever I
-# ask for references", "if I ask you about deadlines"
-_WHEN_I_ASK = re.compile(r"\b(?:when(?:ever)?|if)\s+I\s+ask\s+(?:you\s+)?(?:about|for)\s+(?P<what>[^.;!?\n]+)", re.I)
+# ask for references", "if I ask you about deadlines"; it ends where the clause does ("…about
+# Python, and never use emojis")
+_WHEN_I_ASK = re.compile(r"\b(?:when(?:ever)?|if)\s+I\s+ask\s+(?:you\s+)?(?:about|for)\s+"
+                         r"(?P<what>.+?)(?=\s*(?:[,.;:!?()\n—–]|\s(?:and|but|so|because)\s)|$)", re.I)
+_CLAIM_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}\s+—\s+")   # a topic note's copy opens with its day
 CONDITION_SHARE = 0.5     # of the condition's words the prompt must hold for it to be met
 
 
@@ -55,27 +60,44 @@ def lift_standing(passages: list[Passage]) -> None:
             p.score *= 1 + STANDING_LIFT
 
 
-def lift_applying(passages: list[Passage], asked: frozenset[str]) -> None:
-    """An instruction whose condition the prompt meets ("Always compare several methods when I
+# a question about what happened ("Did Ana reply to my email?", "Who did I say would write my
+# reference?") is answered by what happened, not shaped by how the person wants help given
+_ABOUT_WHAT_HAPPENED = re.compile(r"\bdid\b|^\W*(?:has|have|had|was|were)\b", re.I)
+
+
+def lift_applying(passages: list[Passage], asked: frozenset[str], prompt: str = "") -> None:
+    """The instruction whose condition the prompt meets ("Always compare several methods when I
     ask about triangle area calculations", asked "How do I find a triangle's area from its
     medians?") is placed first: it says how the answer must be given, and by words it matches
-    the question less than any report on the subject does. Its copy in a topic note counts too;
-    one memory still enters once (distinct.py)."""
+    the question less than any report on the subject does. One only, so a small context keeps
+    its facts: the one meeting most of its condition, the newest of equals (a later "use MLA
+    when I ask for references" over the APA it replaces). Its copy in a topic note counts too;
+    one memory still enters once (distinct.py). A question about what happened ("Did Ana reply
+    to my email?") lifts none. Half a condition of two words is one ("…translations of my
+    emails" is met by "Can you help me with an email to Ana?")."""
     ranked = [p for p in passages if p.score > 0]
-    if not ranked or not asked:
+    if not ranked or not asked or _ABOUT_WHAT_HAPPENED.search(prompt):
         return
-    top = max(p.score for p in ranked)
+    met = []
     for p in ranked:
         condition = applies_when(p.text)
-        if condition and len(condition & asked) >= CONDITION_SHARE * len(condition):
-            p.score = max(p.score, top * (1 + 1e-3))
+        shared = condition & asked
+        if condition and len(shared) >= CONDITION_SHARE * len(condition) and shared - generic_stems():
+            # of one instruction's copies, a line of the person's words before the exchange
+            # that holds the assistant's "Understood!" as well
+            met.append((len(shared) / len(condition), event_order(newest_event(p.cites)) if p.cites else ("", ""),
+                        not is_exchange(p.text), p.score, p))
+    if met:
+        best = max(met, key=lambda m: m[:4])[4]
+        best.score = max(best.score, max(p.score for p in ranked) * (1 + 1e-3))
 
 
 @lru_cache(maxsize=16384)
 def applies_when(text: str) -> frozenset[str]:
-    """The words of the condition a short standing instruction names, or none."""
-    said = statement(text)
-    if len(said.split()) > STANDING_MAX_WORDS or not any(cue in said.lower() for cue in _CUES):
+    """The words of the condition a short standing instruction names, or none ("Tim changes
+    the subject whenever I ask about his job" is a report, not an instruction)."""
+    said = _CLAIM_DATE.sub("", statement(text))
+    if not is_standing(said):
         return frozenset()
     found = _WHEN_I_ASK.search(said)
     return frozenset(content_terms(found["what"])) if found else frozenset()
