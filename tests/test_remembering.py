@@ -455,6 +455,27 @@ def test_relative_times_are_resolved_against_the_events_own_day(vault):
 
 
 @pytest.mark.parametrize("said, resolved", [
+    ("We fly out the day after tomorrow.", "the day after tomorrow (2025-03-07)"),
+    ("The meeting was the day before yesterday.", "the day before yesterday (2025-03-03)"),
+    ("The review is two weeks from now.", "two weeks from now (around 2025-03-19)"),
+    ("I started the course two weeks ago.", "two weeks ago (around 2025-02-19)"),
+    ("We came back yesterday.", "yesterday (2025-03-04)"),
+])
+def test_a_day_counted_from_today_is_that_day(said, resolved):
+    """Said on Wednesday 5 March 2025. "The day after tomorrow" is the 7th, not tomorrow; a time
+    to come keeps its date when statements are compared (a reschedule's new value)."""
+    from braniac.infra.date_spans import date_spans
+    from braniac.infra.relative_times import resolve_relative, without_resolutions
+    text = resolve_relative(said, date(2025, 3, 5))
+    assert resolved in text, text
+    assert without_resolutions(text) == said
+    ahead = "after" in said or "from now" in said
+    assert (without_resolutions(text, keep_ahead=True) == text) == ahead
+    assert date_spans("What did I do the day before yesterday?", datetime(2025, 3, 5, 12, tzinfo=timezone.utc)) \
+        == [("2025-03-03", "2025-03-03")]
+
+
+@pytest.mark.parametrize("said, resolved", [
     ("We visited Sintra on Saturday and the palace gardens were beautiful.", "on Saturday (2025-03-01)"),
     ("On Saturday we hiked to the lighthouse.", "On Saturday (2025-03-01)"),
     ("We had friends over on the weekend.", "on the weekend (weekend of 2025-03-01)"),

@@ -25,7 +25,7 @@ _SPAN_PATTERNS = (
     ("md", re.compile(rf"\b{_MONTH}\s+{_DAY}\b(?!,?\s+\d)(?!\s*(?:am|pm|years?|days?|weeks?|months?)\b)", re.I)),
     ("m", re.compile(rf"\b(?:in|during|since|of|last|early|late|mid|before|after|until)\s+(?:mid-?|early\s+|late\s+)?{_MONTH}\b(?!\s+\d)", re.I)),
     ("y", re.compile(r"\b(?:in|during|since|of|year|before|after|until)\s+((?:19|20)\d{2})\b(?!-)", re.I)),
-    ("rel", re.compile(r"\b(yesterday|today|tonight|last\s+(?:night|week|weekend|month|year)|this\s+(?:week|month|year)"
+    ("rel", re.compile(r"\b(the\s+day\s+before\s+yesterday|yesterday|today|tonight|last\s+(?:night|week|weekend|month|year)|this\s+(?:week|month|year)"
                        r"|(?:last|this\s+past)\s+(?:" + "|".join(WEEKDAYS) + ")"
                        r"|this\s+past\s+weekend"
                        r"|(\d+|a|an|one|two|three|four|five|six)\s+(days?|weeks?|months?|years?)\s+ago)\b", re.I)),
@@ -122,6 +122,8 @@ def _relative(groups: tuple, today: date) -> tuple[date, date]:
         return today, today
     if phrase in ("yesterday", "last night"):
         return today - timedelta(days=1), today - timedelta(days=1)
+    if phrase == "the day before yesterday":
+        return today - timedelta(days=2), today - timedelta(days=2)
     if phrase == "this week":
         return today - timedelta(days=today.weekday()), today
     if phrase == "last week":

@@ -13,9 +13,11 @@ _MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", 
 CALENDAR_WORDS = frozenset(WEEKDAYS) | {m.lower() for m in _MONTH_NAMES}   # "monday", "may": a day, not a name
 _RELATIVE_PHRASE = (
     r"\b(?:(?P<dir>last|next|this past|this coming)\s+(?P<wd>" + "|".join(WEEKDAYS) + r")"
-    r"|(?P<day>yesterday|today|tonight|tomorrow|last night)"
+    r"|(?P<day>the\s+day\s+after\s+tomorrow|the\s+day\s+before\s+yesterday|yesterday|today|tonight|tomorrow|"
+    r"last\s+night)"
     r"|(?P<pdir>last|next|this)\s+(?P<unit>week|weekend|month|year)"
-    r"|(?P<n>\d+|a|an|one|two|three|four|five|six)\s+(?P<units>days?|weeks?|months?|years?)\s+ago"
+    r"|(?P<n>\d+|a|an|one|two|three|four|five|six)\s+(?P<units>days?|weeks?|months?|years?)\s+"
+    r"(?P<way>ago|from\s+(?:now|today))"
     r"|on\s+(?P<owd>" + "|".join(WEEKDAYS) + r")|(?:over|on|at)\s+the\s+(?P<oweekend>weekend))\b")
 # "on Saturday", "over the weekend" mean the latest one in a sentence about the past only
 # ("we visited Sintra on Saturday", not "we'll visit Sintra on Saturday")
@@ -53,7 +55,8 @@ def without_resolutions(text: str, *, keep_ahead: bool = False) -> str:
     return _RESOLVED.sub(said, text)
 
 
-_AHEAD = re.compile(r"(?:next|this(?! past)|tomorrow|tonight)\b", re.I)   # "moved to this weekend" too
+# "moved to this weekend", "to the day after tomorrow", "to two weeks from now" too
+_AHEAD = re.compile(r"(?:next|this(?! past)|tomorrow|tonight|the\s+day\s+after\b|.*\bfrom\s+(?:now|today))\b", re.I)
 
 
 def resolve_relative(text: str, on: date) -> str:
@@ -71,7 +74,8 @@ def resolve_relative(text: str, on: date) -> str:
             ahead = (WEEKDAYS.index(g["wd"].lower()) - on.weekday()) % 7 or 7
             return _iso(on + timedelta(days=ahead))
         if g["day"]:
-            shift = {"yesterday": -1, "last night": -1, "today": 0, "tonight": 0, "tomorrow": 1}
+            shift = {"yesterday": -1, "last night": -1, "today": 0, "tonight": 0, "tomorrow": 1,
+                     "the day after tomorrow": 2, "the day before yesterday": -2}
             return _iso(on + timedelta(days=shift[" ".join(g["day"].lower().split())]))
         if g["unit"]:
             step = {"last": -1, "this": 0, "next": 1}[g["pdir"].lower()]
@@ -84,13 +88,14 @@ def resolve_relative(text: str, on: date) -> str:
                 return f"{_MONTH_NAMES[month % 12]} {month // 12}"
             return str(on.year + step)
         count = int(g["n"]) if g["n"].isdigit() else _NUMBER[g["n"].lower()]
+        sign = -1 if g["way"].lower() == "ago" else 1     # "two weeks ago", "three days from now"
         days = {"day": 1, "week": 7, "month": 30, "year": 365}[g["units"].lower().rstrip("s")] * count
-        back = on - timedelta(days=days)
+        then = on + timedelta(days=sign * days)
         if g["units"].lower().startswith("year"):
-            return f"around {on.year - count}"
+            return f"around {on.year + sign * count}"
         if g["units"].lower().startswith("month"):
-            return f"around {_MONTH_NAMES[back.month - 1]} {back.year}"
-        return _iso(back) if days == 1 else f"around {_iso(back)}"
+            return f"around {_MONTH_NAMES[then.month - 1]} {then.year}"
+        return _iso(then) if days == 1 else f"around {_iso(then)}"
 
     def replace(m: re.Match) -> str:
         if (m.group("owd") or m.group("oweekend")) and not _about_the_past(text, m):
