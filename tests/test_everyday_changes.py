@@ -635,3 +635,34 @@ def test_an_appointment_moved_in_its_own_sentence_and_an_odd_heading(vault):
                    encoding="utf-8")
     with _at(2025, 5, 7):
         assert "May 15" in vault.ask("When is my dentist appointment?").answer
+
+
+# 3. A question of one word: "When is my flight?", "Rent?" --------------------------------------
+
+@pytest.mark.parametrize("promoted", [False, True])
+@pytest.mark.parametrize("old, new, question, current", [
+    ("My flight to Rome is on June 3.", "The airline moved my flight to June 5.", "When is my flight?", "June 5"),
+    ("My rent is 900 euros a month.", "The landlord raised my rent, it is 1,050 euros now.", "Rent?", "1,050"),
+    ("Our team has 5 engineers.", "We hired two more engineers, so the team is 7 now.",
+     "How many engineers are on my team?", "7 now"),
+])
+def test_a_question_of_one_word_gets_the_current_value_first(vault, promoted, old, new, question, current):
+    """One word of the question says what the thing is; the newer value comes first, the older
+    as history (a hint after its number counts: "the team is 7 now")."""
+    answer = _ask_after(vault, question, ((2025, 5, 2), old), ((2025, 5, 20), new),
+                        asked_on=(2025, 5, 30), promoted=promoted)
+    quoted = _quoted(answer)
+    assert quoted and current in quoted[0][0], answer
+    assert not any(old == text and "superseded" not in source for text, source in quoted), answer
+
+
+@pytest.mark.parametrize("old, new, question", [
+    ("I have 2 cats.", "My sister now has 3 cats.", "How many cats do I have?"),
+    ("My meeting with Tom is at 3pm.", "My meeting with Ana moved to 5pm.", "When is my meeting?"),
+    ("My flight to Rome is on June 3.", "My flight to Oslo is now on June 20.", "When is my flight?"),
+    ("I weigh 84 kg.", "The baby now weighs 6 kg!", "How much do I weigh?"),
+])
+def test_a_question_of_one_word_does_not_take_another_ones_value(old, new, question):
+    from braniac.search.passages import content_terms
+    from braniac.vault.value_changes import changed_for_the_question
+    assert not changed_for_the_question(old, new, frozenset(content_terms(question)))

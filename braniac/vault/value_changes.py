@@ -29,6 +29,7 @@ ASKED_SHARE = 0.6         # the older one; and the newer one when only a hint sa
 NEWER_SHARE = 0.4         # the newer one when a verb of change says so
 NEW_THING_SHARE = 0.25    # the newer one naming "the new April 25 deadline"; each, restating a count
 NEAR_CHANGE = 4           # words that say something, from a word of change to the new number ("has now reached 165")
+HINT_AFTER = 2            # from the new number to a hint after it ("the team is 7 now")
 
 
 def replaced_for_the_question(old: str, new: str, asked: frozenset[str],
@@ -48,8 +49,8 @@ def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
     value changed (the more plainly, the fewer of the question's words it needs) or restates the
     count in the same words with another number. A long message says many other things, so the
     question, not the two statements' shared words, says what the thing is."""
-    if len(asked) < 2:
-        return False
+    if not asked or len(asked) == 1 and _another_ones(old, new, next(iter(asked))):
+        return False   # "How much do I weigh?" is not answered by "My daughter now weighs 18 kg"
     # the day a claim was said, and the days braniac resolved "yesterday" to, say when, not what:
     # two statements of two days always differ in them ("moved to next Tuesday (2025-05-13)" is a value)
     old, new = _in_digits(as_said(old, keep_ahead=True)), _in_digits(as_said(new, keep_ahead=True))
@@ -67,6 +68,48 @@ def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
     return changed and not _qualified_otherwise(old, new, asked)
 
 
+_WHOSE = re.compile(r"^(?:my|our|the|a)$|^(?:his|her|their|he|she|they|its)$|['’]s$")
+_OWN = frozenset({"my", "our", "the", "a"})    # whose, when the next word is the thing itself
+
+
+_POSSESSOR = re.compile(r"\b(?:my|our|his|her|their)\s+(\w+)|\b(\w+)['’]s\b|\b(he|she|they)\b", re.I)
+
+
+def _another_ones(old: str, new: str, word: str) -> bool:
+    """With a question of one word nothing else tells whose or which the thing is: the newer
+    statement is of another one when it puts another holder before the word ("My sister now has
+    3 cats" after "I have 2 cats"), or names others than the older ("my meeting with Ana moved to
+    5pm" is not "my meeting with Tom"; "my flight to Oslo" not "my flight to Rome")."""
+    if _someone_elses(new, word) or _holders_before(old, word) != _holders_before(new, word):
+        return True
+    names_old, names_new = (frozenset(textutil.entities(t)) for t in (old, new))
+    return bool(names_new and names_old - names_new)
+
+
+def _holders_before(said: str, word: str) -> frozenset[str]:
+    lowered = said.lower()
+    at = next((m.start() for m in re.finditer(r"[a-z]+", lowered) if textutil.stem(m.group(0)) == word), len(said))
+    found = {next(g for g in m.groups() if g).lower() for m in _POSSESSOR.finditer(said[:at])}
+    return frozenset(h for h in found if textutil.stem(h) != word and h not in CALENDAR_WORDS)
+
+
+def _someone_elses(said: str, word: str) -> bool:
+    """Does a statement put another holder right before the one word a question asks about ("my
+    daughter now weighs", "the baby now weighs", "Tom's flight")? With a question of one word,
+    nothing else tells whose the thing is. "The airline moved my flight" and "I weigh" are mine."""
+    tokens = [t.strip(",.;:!?\"()") for t in said.lower().split()]
+    at = next((i for i, t in enumerate(tokens) if textutil.stem(t) == word), None)
+    if at is None:
+        return False
+    before = tokens[max(0, at - 3):at]
+    for i, token in enumerate(before):
+        if not _WHOSE.search(token):
+            continue
+        if token not in _OWN or before[i + 1:i + 2] != [] and textutil.stem(before[i + 1]) != word:
+            return True
+    return False
+
+
 def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: frozenset[str]) -> bool:
     """The word of change stands just before a number the older statement lacks (a few words
     that say something between them), in a sentence with words of the question: "the first
@@ -81,11 +124,19 @@ def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: f
             continue
         lowered = sentence.lower()
         for match in change.finditer(lowered):
-            words = [w for w in lowered[match.end():].split() if w not in _PART_OF_A_DAY and
-                     (textutil.content_words(w) or textutil.numbers(w) or w.strip(",.;:!?") in CALENDAR_WORDS)]
-            if any(textutil.numbers(word) & fresh for word in words[:NEAR_CHANGE]):
+            if any(textutil.numbers(word) & fresh for word in _meaningful(lowered[match.end():])[:NEAR_CHANGE]):
+                return True
+            # a hint may come after its number: "the team is 7 now", "it's 1,050 euros now"
+            if change is _CHANGE_HINTS and any(textutil.numbers(word) & fresh for word in
+                                               _meaningful(lowered[:match.start()])[-HINT_AFTER:]):
                 return True
     return False
+
+
+def _meaningful(text: str) -> list[str]:
+    """The words of a text that say something: content words, numbers, days and months."""
+    return [w for w in text.split() if w not in _PART_OF_A_DAY and
+            (textutil.content_words(w) or textutil.numbers(w) or w.strip(",.;:!?") in CALENDAR_WORDS)]
 
 
 _FROM_TO = re.compile(r"\bfrom\s+(?:[^\s,;.!?]+\s+){0,3}?[^\s,;.!?]*\d[^\s,;.!?]*\s+to\s+", re.I)
