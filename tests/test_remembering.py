@@ -484,6 +484,11 @@ def test_a_day_counted_from_today_is_that_day(said, resolved):
     ("I go swimming on Saturdays.", None),
     ("The gym is closed on Sunday.", None),
     ("Yoga is on Tuesday, I booked it.", None),
+    # a thing moved to a day to come, or a day given with its date
+    ("I rescheduled the dentist to 10am on Friday.", None),
+    ("The clinic moved my appointment to 9am on Friday.", None),
+    ("We met on Saturday, March 1, at the fair.", None),
+    ("We moved back to Lisbon on Saturday.", "on Saturday (2025-03-01)"),
 ])
 def test_on_saturday_said_of_the_past_is_the_latest_saturday(vault, said, resolved):
     """Said on Wednesday 5 March 2025: "on Saturday" in a sentence about the past is the 1st, and a

@@ -34,6 +34,12 @@ _NOT_PAST = re.compile(r"\b(?:will|would|could|shall|going to|gonna|plan(?:ning)
                        r"|\b(?:is|are|am|'re|'m)\s+(?:\w+\s+)?(?:coming|going|leaving|getting|flying|moving|visiting|"
                        r"meeting|having|starting)\b|\b(?:is|are)\s+on\b"
                        r"|\b(?:was|were)\s+(?:going to|coming over)\b|\bsigned up for\b", re.I)
+# a date right after a weekday ("on Monday, June 9", "next Friday the 13th", "Tuesday 3 June")
+_DATE_AFTER = re.compile(r",?\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\b|(?:" + "|".join(_MONTH_NAMES) + r")\b)", re.I)
+# a thing moved to a day to come: "rescheduled the dentist to 10am on Monday", "the airline moved my
+# flight to Monday" (not "I moved to Porto on Saturday", "we moved back to Lisbon")
+_MOVED_TO = re.compile(r"\b(?:moved|rescheduled|postponed|pushed|shifted|delayed|changed|bumped)\s+"
+                       r"(?!(?:back|home|out|over|away|in|here|there)\b)(?:[\w'’]+\s+){1,4}?to\b", re.I)
 _RESOLUTION = r"\s*\((?:week of |weekend of |around )?(?:\d{4}-\d{2}-\d{2}|[A-Z][a-z]+ \d{4}|\d{4})\)"
 _RELATIVE = re.compile(_RELATIVE_PHRASE + rf"(?!{_RESOLUTION})", re.I)
 _RESOLVED = re.compile(rf"({_RELATIVE_PHRASE}){_RESOLUTION}", re.I)
@@ -100,6 +106,8 @@ def resolve_relative(text: str, on: date) -> str:
     def replace(m: re.Match) -> str:
         if (m.group("owd") or m.group("oweekend")) and not _about_the_past(text, m):
             return m.group(0)
+        if (m.group("owd") or m.group("wd")) and _DATE_AFTER.match(text, m.end()):
+            return m.group(0)   # "on Monday, June 9": the day is given
         try:
             return f"{m.group(0)} ({absolute(m)})"
         except (ValueError, OverflowError, KeyError):
@@ -114,7 +122,7 @@ def _about_the_past(text: str, m: re.Match) -> bool:
     start = max((e for s, e in bounds if e <= m.start()), default=0)
     end = min((s for s, e in bounds if s >= m.end()), default=len(text))
     clause = text[start:end]
-    return bool(_PAST.search(clause)) and not _NOT_PAST.search(clause)
+    return bool(_PAST.search(clause)) and not _NOT_PAST.search(clause) and not _MOVED_TO.search(clause)
 
 
 def _iso(day: date) -> str:
