@@ -489,6 +489,11 @@ def test_a_day_counted_from_today_is_that_day(said, resolved):
     ("The clinic moved my appointment to 9am on Friday.", None),
     ("We met on Saturday, March 1, at the fair.", None),
     ("We moved back to Lisbon on Saturday.", "on Saturday (2025-03-01)"),
+    # a day of the month without its month: the latest one, in a sentence about the past
+    ("I met back up with my teammates on the 15th after my trip.", "on the 15th (2025-02-15)"),
+    ("We signed the lease on the 3rd.", "on the 3rd (2025-03-03)"),
+    ("Rent is due on the 1st.", None),
+    ("We met on the 15th of May.", None),
 ])
 def test_on_saturday_said_of_the_past_is_the_latest_saturday(vault, said, resolved):
     """Said on Wednesday 5 March 2025: "on Saturday" in a sentence about the past is the 1st, and a

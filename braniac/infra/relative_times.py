@@ -3,6 +3,7 @@ meant, so a claim keeps its date after the day it was said has passed."""
 from __future__ import annotations
 
 import re
+from calendar import monthrange
 from datetime import date, timedelta
 
 _NUMBER = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
@@ -18,7 +19,9 @@ _RELATIVE_PHRASE = (
     r"|(?P<pdir>last|next|this)\s+(?P<unit>week|weekend|month|year)"
     r"|(?P<n>\d+|a|an|one|two|three|four|five|six)\s+(?P<units>days?|weeks?|months?|years?)\s+"
     r"(?P<way>ago|from\s+(?:now|today))"
-    r"|on\s+(?P<owd>" + "|".join(WEEKDAYS) + r")|(?:over|on|at)\s+the\s+(?P<oweekend>weekend))\b")
+    r"|on\s+(?P<owd>" + "|".join(WEEKDAYS) + r")|(?:over|on|at)\s+the\s+(?P<oweekend>weekend)"
+    # "on the 15th" without its month: the latest 15th, in a sentence about the past
+    r"|on\s+the\s+(?P<dom>[12]?\d|3[01])(?:st|nd|rd|th)(?!\s+(?:of\s+)?(?:" + "|".join(_MONTH_NAMES) + r")\b))\b")
 # "on Saturday", "over the weekend" mean the latest one in a sentence about the past only
 # ("we visited Sintra on Saturday", not "we'll visit Sintra on Saturday")
 _PAST = re.compile(r"\b(?:i|we|he|she|they|you)\s+(?:(?!(?:am|is|are|be|been|being|will|would)\b)\w+\s+)?"
@@ -71,6 +74,8 @@ def resolve_relative(text: str, on: date) -> str:
     Once resolved, a text is left as it is (a claim merged again stays the same)."""
     def absolute(m: re.Match) -> str:
         g = m.groupdict()
+        if g["dom"]:
+            return _iso(_latest_day_of_month(on, int(g["dom"])))
         if g["owd"] or g["oweekend"]:
             day = latest_weekday(on, g["owd"] or "saturday")
             return _iso(day) if g["owd"] else f"weekend of {_iso(day)}"
@@ -104,7 +109,7 @@ def resolve_relative(text: str, on: date) -> str:
         return _iso(then) if days == 1 else f"around {_iso(then)}"
 
     def replace(m: re.Match) -> str:
-        if (m.group("owd") or m.group("oweekend")) and not _about_the_past(text, m):
+        if (m.group("owd") or m.group("oweekend") or m.group("dom")) and not _about_the_past(text, m):
             return m.group(0)
         if (m.group("owd") or m.group("wd")) and _DATE_AFTER.match(text, m.end()):
             return m.group(0)   # "on Monday, June 9": the day is given
@@ -123,6 +128,16 @@ def _about_the_past(text: str, m: re.Match) -> bool:
     end = min((s for s, e in bounds if s >= m.end()), default=len(text))
     clause = text[start:end]
     return bool(_PAST.search(clause)) and not _NOT_PAST.search(clause) and not _MOVED_TO.search(clause)
+
+
+def _latest_day_of_month(on: date, day: int) -> date:
+    """The latest date not after `on` whose day of the month is `day` (a 31st skips short months)."""
+    year, month = on.year, on.month
+    for _ in range(12):
+        if day <= monthrange(year, month)[1] and date(year, month, day) <= on:
+            return date(year, month, day)
+        year, month = (year, month - 1) if month > 1 else (year - 1, 12)
+    raise ValueError(day)
 
 
 def _iso(day: date) -> str:
