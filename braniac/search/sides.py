@@ -14,6 +14,7 @@ from __future__ import annotations
 import re
 
 from .currency import statement
+from .focus import speaker
 from .passages import Passage, content_terms, matches, said_terms
 from .standing import is_standing
 
@@ -52,21 +53,16 @@ def says_no(p: Passage, who: str, asked: frozenset[str]) -> bool:
     """Does the passage's person say, of the one asked about, that they did not do what the
     question asks (a sentence with the question's words and a "never" whose subject is them)?"""
     said = statement(p.text)
-    speaker = _speaker(said)
-    if speaker:
-        said = said[len(speaker) + 1:]
+    who_said = speaker(p)
+    if who_said and said.startswith(who_said + ":"):
+        said = said[len(who_said) + 1:]
     for sentence in _SENTENCE.split(said):
         terms = set(content_terms(sentence))
         if len(terms & asked) <= SIDE_SHARE * len(asked):
             continue
-        if _says_no(sentence, who) or (speaker and speaker.split()[0].lower() == who and _says_no(sentence, "i")):
+        if _says_no(sentence, who) or (who_said and who_said.split()[0].lower() == who and _says_no(sentence, "i")):
             return True
     return False
-
-
-def _speaker(said: str) -> str | None:
-    head, colon, _ = said.partition(": ")
-    return head if colon and 0 < len(head) <= 40 and head[:1].isupper() and len(head.split()) <= 3 else None
 
 
 def lift_sides(passages: list[Passage], prompt: str, own_terms: frozenset[str]) -> None:
@@ -83,7 +79,8 @@ def lift_sides(passages: list[Passage], prompt: str, own_terms: frozenset[str]) 
     top = max(p.score for p in ranked)
     scores = matches(ranked, {t: 1.0 for t in asked})
     speaks = [(s, p) for s, p in zip(scores, ranked)
-              if s > 0 and len(said_terms(p.text, p.words) & asked) >= SIDE_SHARE * len(asked) and not is_standing(statement(p.text))]
+              if s > 0 and len(said_terms(p.text, p.words) & asked) >= SIDE_SHARE * len(asked)
+              and not is_standing(statement(p.text))]
     if not speaks:
         return
     first = max(speaks, key=lambda pair: pair[1].score)[1]
