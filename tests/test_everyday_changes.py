@@ -645,6 +645,7 @@ def test_an_appointment_moved_in_its_own_sentence_and_an_odd_heading(vault):
     ("My rent is 900 euros a month.", "The landlord raised my rent, it is 1,050 euros now.", "Rent?", "1,050"),
     ("Our team has 5 engineers.", "We hired two more engineers, so the team is 7 now.",
      "How many engineers are on my team?", "7 now"),
+    ("My landlord told me my rent is 900 euros.", "My rent is now 1,050 euros.", "Rent?", "1,050"),
 ])
 def test_a_question_of_one_word_gets_the_current_value_first(vault, promoted, old, new, question, current):
     """One word of the question says what the thing is; the newer value comes first, the older
@@ -661,8 +662,22 @@ def test_a_question_of_one_word_gets_the_current_value_first(vault, promoted, ol
     ("My meeting with Tom is at 3pm.", "My meeting with Ana moved to 5pm.", "When is my meeting?"),
     ("My flight to Rome is on June 3.", "My flight to Oslo is now on June 20.", "When is my flight?"),
     ("I weigh 84 kg.", "The baby now weighs 6 kg!", "How much do I weigh?"),
+    ("My salary is 50,000 euros.", "The salary for the new hire is now 45,000 euros.", "What is my salary?"),
+    ("I am 34 years old.", "Leo is now 5 years old.", "How old am I?"),
+    ("My flight to Rome is on June 3.", "The flight back is now on June 12.", "When is my flight?"),
+    ("My rent is 900 euros a month.", "Office rent is now 2,000 euros.", "Rent?"),
+    ("My rent is 900 euros a month.", "The rent on our storage unit went up to 80 euros.", "Rent?"),
+    ("My gym membership costs 40 euros.", "The gym is now open until 10pm.", "Gym?"),
+    ("My flight is on June 3.", "I now have 2 bags for the flight.", "When is my flight?"),
+    ("My phone runs Android 13.", "My phone battery is at 40% now.", "Phone?"),
+    ("I have 2 dogs.", "I have 3 kids now and a dog.", "How many dogs do I have?"),
+    ("I have 2 dogs at home.", "I have 3 kids now and a dog at home.", "How many dogs do I have at home?"),
+    ("My rent is 900 euros a month.", "My rent is due three days from now (around 2025-05-23).", "Rent?"),
 ])
 def test_a_question_of_one_word_does_not_take_another_ones_value(old, new, question):
+    """Whose and which thing it is, read off the statements: both must say it is the person's own."""
+    from braniac.infra import measures
     from braniac.search.passages import content_terms
-    from braniac.vault.value_changes import changed_for_the_question
-    assert not changed_for_the_question(old, new, frozenset(content_terms(question)))
+    from braniac.vault.value_changes import replaced_for_the_question
+    assert not replaced_for_the_question(old, new, frozenset(content_terms(question)), measures.asked(question))
+

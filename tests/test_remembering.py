@@ -458,6 +458,7 @@ def test_relative_times_are_resolved_against_the_events_own_day(vault):
     ("We fly out the day after tomorrow.", "the day after tomorrow (2025-03-07)"),
     ("The meeting was the day before yesterday.", "the day before yesterday (2025-03-03)"),
     ("The review is two weeks from now.", "two weeks from now (around 2025-03-19)"),
+    ("The lease ends one month from now.", "one month from now (around April 2025)"),
     ("I started the course two weeks ago.", "two weeks ago (around 2025-02-19)"),
     ("We came back yesterday.", "yesterday (2025-03-04)"),
 ])
@@ -489,6 +490,9 @@ def test_a_day_counted_from_today_is_that_day(said, resolved):
     ("The clinic moved my appointment to 9am on Friday.", None),
     ("We met on Saturday, March 1, at the fair.", None),
     ("We moved back to Lisbon on Saturday.", "on Saturday (2025-03-01)"),
+    ("We moved the couch to the attic on Saturday.", "on Saturday (2025-03-01)"),
+    ("I pushed my code to GitHub on Saturday.", "on Saturday (2025-03-01)"),
+    ("We hiked on Saturday 10 km along the coast.", "on Saturday (2025-03-01)"),
     # a day of the month without its month: the latest one, in a sentence about the past
     ("I met back up with my teammates on the 15th after my trip.", "on the 15th (2025-02-15)"),
     ("We signed the lease on the 3rd.", "on the 3rd (2025-03-03)"),

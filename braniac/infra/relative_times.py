@@ -37,12 +37,17 @@ _NOT_PAST = re.compile(r"\b(?:will|would|could|shall|going to|gonna|plan(?:ning)
                        r"|\b(?:is|are|am|'re|'m)\s+(?:\w+\s+)?(?:coming|going|leaving|getting|flying|moving|visiting|"
                        r"meeting|having|starting)\b|\b(?:is|are)\s+on\b"
                        r"|\b(?:was|were)\s+(?:going to|coming over)\b|\bsigned up for\b", re.I)
-# a date right after a weekday ("on Monday, June 9", "next Friday the 13th", "Tuesday 3 June")
-_DATE_AFTER = re.compile(r",?\s+(?:the\s+)?(?:\d{1,2}(?:st|nd|rd|th)?\b|(?:" + "|".join(_MONTH_NAMES) + r")\b)", re.I)
-# a thing moved to a day to come: "rescheduled the dentist to 10am on Monday", "the airline moved my
-# flight to Monday" (not "I moved to Porto on Saturday", "we moved back to Lisbon")
-_MOVED_TO = re.compile(r"\b(?:moved|rescheduled|postponed|pushed|shifted|delayed|changed|bumped)\s+"
-                       r"(?!(?:back|home|out|over|away|in|here|there)\b)(?:[\w'’]+\s+){1,4}?to\b", re.I)
+# a date right after a weekday: "on Monday, June 9", "Tuesday 3 June", "Friday (June 13)"; not
+# "on Saturday 10 km", "last Monday, May and I went…" or "on Saturday the 1st" (no month)
+_MONTHS_RE = "|".join(_MONTH_NAMES)
+_DATE_AFTER = re.compile(rf",?\s+\(?(?:(?:{_MONTHS_RE})\s+\d{{1,2}}(?:st|nd|rd|th)?\b|"
+                         rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS_RE})\b)", re.I)
+# a thing moved to a time to come: "rescheduled the dentist to Friday", "the clinic moved my
+# appointment to 9am on Friday"; not "we moved the couch to the attic on Saturday", "I pushed my
+# code to GitHub on Saturday"
+_MOVED_TO = re.compile(r"\b(?:rescheduled|postponed)\b[^,;.!?]*\bto\b"
+                       r"|\b(?:moved|pushed|shifted|changed|bumped|delayed)\s+(?:[\w'’]+\s+){1,4}?to\s+"
+                       r"(?:\d|noon\b|midnight\b|(?:the\s+)?(?:morning|afternoon|evening|following|next|later)\b)", re.I)
 _RESOLUTION = r"\s*\((?:week of |weekend of |around )?(?:\d{4}-\d{2}-\d{2}|[A-Z][a-z]+ \d{4}|\d{4})\)"
 _RELATIVE = re.compile(_RELATIVE_PHRASE + rf"(?!{_RESOLUTION})", re.I)
 _RESOLVED = re.compile(rf"({_RELATIVE_PHRASE}){_RESOLUTION}", re.I)
@@ -104,8 +109,9 @@ def resolve_relative(text: str, on: date) -> str:
         then = on + timedelta(days=sign * days)
         if g["units"].lower().startswith("year"):
             return f"around {on.year + sign * count}"
-        if g["units"].lower().startswith("month"):
-            return f"around {_MONTH_NAMES[then.month - 1]} {then.year}"
+        if g["units"].lower().startswith("month"):   # calendar months: "one month from" 31 January is February
+            month = on.year * 12 + on.month - 1 + sign * count
+            return f"around {_MONTH_NAMES[month % 12]} {month // 12}"
         return _iso(then) if days == 1 else f"around {_iso(then)}"
 
     def replace(m: re.Match) -> str:

@@ -7,6 +7,7 @@ before and after promotion alike."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_left
 from functools import lru_cache
 
 from ..infra import measures, textutil
@@ -29,7 +30,7 @@ ASKED_SHARE = 0.6         # the older one; and the newer one when only a hint sa
 NEWER_SHARE = 0.4         # the newer one when a verb of change says so
 NEW_THING_SHARE = 0.25    # the newer one naming "the new April 25 deadline"; each, restating a count
 NEAR_CHANGE = 4           # words that say something, from a word of change to the new number ("has now reached 165")
-HINT_AFTER = 2            # from the new number to a hint after it ("the team is 7 now")
+HINT_AFTER = 2            # the new number and a word of the question before a hint after it ("5 engineers now")
 
 
 def replaced_for_the_question(old: str, new: str, asked: frozenset[str],
@@ -38,7 +39,8 @@ def replaced_for_the_question(old: str, new: str, asked: frozenset[str],
     `asked`, the measures it asks for `measured`), where claims' own comparison sees two things?
     Another value of what it asks about, a decision taken back or a thing parted with
     (reversals.py), a measure said to have changed (infra/measures.py)."""
-    return changed_for_the_question(old, new, asked) or takes_back(old, new, asked) \
+    one_word_measure = len(asked) == 1 and bool(measured)   # "How old am I?": measures know whose
+    return not one_word_measure and changed_for_the_question(old, new, asked) or takes_back(old, new, asked) \
         or measures.replaces(old, new, measured, asked) or gives_up(old, new)
 
 
@@ -49,8 +51,8 @@ def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
     value changed (the more plainly, the fewer of the question's words it needs) or restates the
     count in the same words with another number. A long message says many other things, so the
     question, not the two statements' shared words, says what the thing is."""
-    if not asked or len(asked) == 1 and _another_ones(old, new, next(iter(asked))):
-        return False   # "How much do I weigh?" is not answered by "My daughter now weighs 18 kg"
+    if not asked or len(asked) == 1 and not _both_mine(old, new, next(iter(asked))):
+        return False   # "Rent?" is not answered by "Office rent is now 2,000 euros"
     # the day a claim was said, and the days braniac resolved "yesterday" to, say when, not what:
     # two statements of two days always differ in them ("moved to next Tuesday (2025-05-13)" is a value)
     old, new = _in_digits(as_said(old, keep_ahead=True)), _in_digits(as_said(new, keep_ahead=True))
@@ -68,75 +70,77 @@ def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
     return changed and not _qualified_otherwise(old, new, asked)
 
 
-_WHOSE = re.compile(r"^(?:my|our|the|a)$|^(?:his|her|their|he|she|they|its)$|['’]s$")
-_OWN = frozenset({"my", "our", "the", "a"})    # whose, when the next word is the thing itself
+# "my rent is", "my flight to Rome", "my rent, it is": the person's own thing, as the subject
+_MINE = re.compile(r"\bmy\s+(?:[a-z]+\s+)??([a-z]+)(?=\s*[,.;:!?]|\s*$|\s+(?:is|was|has|had|went|got|costs?|"
+                   r"to|from|for|on|in|at|with|now|moved|changed|goes|will)\b)")
 
 
-_POSSESSOR = re.compile(r"\b(?:my|our|his|her|their)\s+(\w+)|\b(\w+)['’]s\b|\b(he|she|they)\b", re.I)
-
-
-def _another_ones(old: str, new: str, word: str) -> bool:
-    """With a question of one word nothing else tells whose or which the thing is: the newer
-    statement is of another one when it puts another holder before the word ("My sister now has
-    3 cats" after "I have 2 cats"), or names others than the older ("my meeting with Ana moved to
-    5pm" is not "my meeting with Tom"; "my flight to Oslo" not "my flight to Rome")."""
-    if _someone_elses(new, word) or _holders_before(old, word) != _holders_before(new, word):
-        return True
-    names_old, names_new = (frozenset(textutil.entities(t)) for t in (old, new))
-    return bool(names_new and names_old - names_new)
-
-
-def _holders_before(said: str, word: str) -> frozenset[str]:
-    lowered = said.lower()
-    at = next((m.start() for m in re.finditer(r"[a-z]+", lowered) if textutil.stem(m.group(0)) == word), len(said))
-    found = {next(g for g in m.groups() if g).lower() for m in _POSSESSOR.finditer(said[:at])}
-    return frozenset(h for h in found if textutil.stem(h) != word and h not in CALENDAR_WORDS)
-
-
-def _someone_elses(said: str, word: str) -> bool:
-    """Does a statement put another holder right before the one word a question asks about ("my
-    daughter now weighs", "the baby now weighs", "Tom's flight")? With a question of one word,
-    nothing else tells whose the thing is. "The airline moved my flight" and "I weigh" are mine."""
-    tokens = [t.strip(",.;:!?\"()") for t in said.lower().split()]
-    at = next((i for i, t in enumerate(tokens) if textutil.stem(t) == word), None)
-    if at is None:
+def _both_mine(old: str, new: str, word: str) -> bool:
+    """With a question of one word ("Rent?", "When is my flight?") nothing else tells whose or
+    which the thing is, so both statements must say it is the person's own ("my rent is…", "the
+    landlord raised my rent"), and the newer name no one the older does not ("my meeting with
+    Ana" is not the one with Tom): "The salary for the new hire", "the flight back", "my phone
+    battery" are other things."""
+    def mine(text: str) -> bool:
+        return any(textutil.stem(m.group(1)) == word for m in _MINE.finditer(text.lower()))
+    if not (mine(old) and mine(new)):
         return False
-    before = tokens[max(0, at - 3):at]
-    for i, token in enumerate(before):
-        if not _WHOSE.search(token):
-            continue
-        if token not in _OWN or before[i + 1:i + 2] != [] and textutil.stem(before[i + 1]) != word:
-            return True
-    return False
+    names_old, names_new = (frozenset(textutil.entities(t)) for t in (old, new))
+    return not (names_new and names_old - names_new)
 
 
 def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: frozenset[str]) -> bool:
     """The word of change stands just before a number the older statement lacks (a few words
     that say something between them), in a sentence with words of the question: "the first
     sprint now targets completion by March 31", "the landlord increased our monthly rent for
-    the flat by 150 euros". A long message that says "improved async support" and states
-    versions elsewhere changed none of them; "Leo now has 2 loose teeth" (only whose it is) is
-    not how many kids are in Leo's class."""
+    the flat by 150 euros"; a hint may follow its number, with only words of the question between
+    ("the team is 7 now", "5 engineers now"; not "3 kids now" for dogs, nor "three days from
+    now"). A long message that says "improved async support" and states versions elsewhere
+    changed none of them; "Leo now has 2 loose teeth" (only whose it is) is not how many kids
+    are in Leo's class."""
     for sentence in re.split(r"(?<=[.!?])\s+", said):
         # a word of the question that names the thing, not only whose it is ("Leo")
         named = asked & textutil.terms(sentence)
         if not named or not named - {textutil.stem(n.lower()) for n in textutil.entities(sentence)}:
             continue
         lowered = sentence.lower()
-        for match in change.finditer(lowered):
-            if any(textutil.numbers(word) & fresh for word in _meaningful(lowered[match.end():])[:NEAR_CHANGE]):
+        matches = list(change.finditer(lowered))
+        if not matches:
+            continue
+        tokens = [(m.start(), m.group(0)) for m in re.finditer(r"\S+", lowered)]
+        starts = [start for start, _ in tokens]
+        said_something = [i for i, (_, w) in enumerate(tokens) if _says_something(w)]
+        for match in matches:
+            if _NOT_A_HINT.search(lowered[max(0, match.start() - 8):match.start()]):
+                continue   # "three days from now", "for now": a time, not a change
+            after = bisect_left(starts, match.end())
+            ahead = [tokens[i][1] for i in said_something[bisect_left(said_something, after):][:NEAR_CHANGE]]
+            if any(textutil.numbers(word) & fresh for word in ahead):
                 return True
-            # a hint may come after its number: "the team is 7 now", "it's 1,050 euros now"
-            if change is _CHANGE_HINTS and any(textutil.numbers(word) & fresh for word in
-                                               _meaningful(lowered[:match.start()])[-HINT_AFTER:]):
-                return True
+            if change is _CHANGE_HINTS:
+                if _number_right_before(tokens[:bisect_left(starts, match.start())], fresh, asked):
+                    return True
     return False
 
 
-def _meaningful(text: str) -> list[str]:
-    """The words of a text that say something: content words, numbers, days and months."""
-    return [w for w in text.split() if w not in _PART_OF_A_DAY and
-            (textutil.content_words(w) or textutil.numbers(w) or w.strip(",.;:!?") in CALENDAR_WORDS)]
+_NOT_A_HINT = re.compile(r"\b(?:from|for|until|till|by|up to)\s+$")
+
+
+def _says_something(word: str) -> bool:
+    """Content words, numbers, days and months."""
+    return word not in _PART_OF_A_DAY and bool(
+        textutil.content_words(word) or textutil.numbers(word) or word.strip(",.;:!?") in CALENDAR_WORDS)
+
+
+def _number_right_before(tokens: list[tuple[int, str]], fresh: frozenset[str], asked: frozenset[str]) -> bool:
+    """Do the last words before a hint end in a new number, with at most words of the question
+    after it ("is 7 now", "5 engineers now")?"""
+    for _, word in reversed(tokens[-HINT_AFTER:]):
+        if textutil.numbers(word) & fresh:
+            return True
+        if not textutil.terms(word) <= asked or not textutil.terms(word):
+            return False
+    return False
 
 
 _FROM_TO = re.compile(r"\bfrom\s+(?:[^\s,;.!?]+\s+){0,3}?[^\s,;.!?]*\d[^\s,;.!?]*\s+to\s+", re.I)
