@@ -116,6 +116,11 @@ def test_a_yes_or_no_question_brings_the_statement_that_says_no(vault):
     excerpts = _asked_after(vault, question, *enumerate(said, start=2))
     assert any("never handled HTTP requests" in t for t in excerpts[:2]), excerpts[:3]
     # the same memories, asked what was done rather than whether: no side to bring
+    # an instruction placed first (standing.py) is no side: "Never suggest Django…" says no to nothing asked
+    _live(vault, datetime(2025, 5, 20, 10, tzinfo=timezone.utc), "Never suggest Django when I ask about Flask routes.")
+    with clock.frozen(datetime(2025, 5, 30, 9, tzinfo=timezone.utc)):
+        again = [e.text for e in vault.ask(question).excerpts]
+    assert any("never handled HTTP requests" in t for t in again[:3]), again[:4]
     assert asked_about("Which Flask routes did I write?") is None
     assert asked_about("Has Tim been to North Carolina?") == "tim" and asked_about("So, did we ever go?") == "i"
     assert asked_about("Do you know Flask?") is None and asked_about("Is it raining in Boston?") is None
