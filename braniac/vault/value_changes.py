@@ -41,7 +41,8 @@ def replaced_for_the_question(old: str, new: str, asked: frozenset[str],
     (reversals.py), a measure said to have changed (infra/measures.py)."""
     one_word_measure = len(asked) == 1 and bool(measured)   # "How old am I?": measures know whose
     return not one_word_measure and changed_for_the_question(old, new, asked) or takes_back(old, new, asked) \
-        or measures.replaces(old, new, measured, asked) or gives_up(old, new)
+        or measures.replaces(old, new, measured, asked) and not _another_of_mine(old, new, asked) \
+        or gives_up(old, new)
 
 
 def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
@@ -75,15 +76,34 @@ _MINE = re.compile(r"\bmy\s+(?:[a-z]+\s+)??([a-z]+)(?=\s*[,.;:!?]|\s*$|\s+(?:is|
                    r"to|from|for|on|in|at|with|now|moved|changed|goes|will)\b)")
 
 
+# the thing said to be another's or something else's: "the rent on our storage unit", "the
+# price for the garage", "Tom's rent", "her rent"
+_ANOTHERS = r"(?:(?:\w+['’]s|his|her|their)\s+(?:[a-z]+\s+)??{w}\w*\b|\b{w}\w*\s+(?:on|for|of|at)\s+(?:the|our|their|his|her|a|an)\s+\w)"
+
+
+def _another_of_mine(old: str, new: str, asked: frozenset[str]) -> bool:
+    """Does the older say a thing of the question is the person's own ("My rent is 900 euros")
+    and the newer, not saying so, name it as another's ("The rent on our storage unit went up to
+    80 euros", "Tom's rent is now 700")?"""
+    lowered_old, lowered_new = old.lower(), new.lower()
+    for word in asked:
+        if _mine(lowered_old, word) and not _mine(lowered_new, word) and \
+                re.search(_ANOTHERS.format(w=re.escape(word)), lowered_new):
+            return True
+    return False
+
+
+def _mine(lowered: str, word: str) -> bool:
+    return any(textutil.stem(m.group(1)) == word for m in _MINE.finditer(lowered))
+
+
 def _both_mine(old: str, new: str, word: str) -> bool:
     """With a question of one word ("Rent?", "When is my flight?") nothing else tells whose or
     which the thing is, so both statements must say it is the person's own ("my rent is…", "the
     landlord raised my rent"), and the newer name no one the older does not ("my meeting with
     Ana" is not the one with Tom): "The salary for the new hire", "the flight back", "my phone
     battery" are other things."""
-    def mine(text: str) -> bool:
-        return any(textutil.stem(m.group(1)) == word for m in _MINE.finditer(text.lower()))
-    if not (mine(old) and mine(new)):
+    if not (_mine(old.lower(), word) and _mine(new.lower(), word)):
         return False
     names_old, names_new = (frozenset(textutil.entities(t)) for t in (old, new))
     return not (names_new and names_old - names_new)
