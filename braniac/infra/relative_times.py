@@ -6,6 +6,8 @@ import re
 from calendar import monthrange
 from datetime import date, timedelta
 
+from .stemming import irregular_base
+
 _NUMBER = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
@@ -26,6 +28,9 @@ _RELATIVE_PHRASE = (
 # ("we visited Sintra on Saturday", not "we'll visit Sintra on Saturday")
 _PAST = re.compile(r"\b(?:i|we|he|she|they|you)\s+(?:(?!(?:am|is|are|be|been|being|will|would)\b)\w+\s+)?"
                    r"(?:was|were|did|had|went|got|made|saw|met|took|\w{3,}ed)\b", re.I)
+# "I drove", "we flew", "she bought": a verb's irregular past right after its subject
+_SUBJECT_AND_VERB = re.compile(r"\b(?:i|we|he|she|they|you)\s+(?:(?:just|also|finally|then|all|both)\s+)?([a-z]+)\b",
+                               re.I)
 _CLAUSE_BOUNDS = re.compile(r"[,;:.!?\n]|\s(?:and|but|so|because)\s", re.I)
 # a plan, a habit, an arrangement: "we agreed to meet on Friday", "I asked Tom to come over on
 # Saturday", "I would help her move on Saturday", "we are invited to the wedding on Saturday"
@@ -133,7 +138,8 @@ def _about_the_past(text: str, m: re.Match) -> bool:
     start = max((e for s, e in bounds if e <= m.start()), default=0)
     end = min((s for s, e in bounds if s >= m.end()), default=len(text))
     clause = text[start:end]
-    return bool(_PAST.search(clause)) and not _NOT_PAST.search(clause) and not _MOVED_TO.search(clause)
+    past = _PAST.search(clause) or any(irregular_base(m.group(1)) for m in _SUBJECT_AND_VERB.finditer(clause))
+    return bool(past) and not _NOT_PAST.search(clause) and not _MOVED_TO.search(clause)
 
 
 def _latest_day_of_month(on: date, day: int) -> date:
