@@ -43,6 +43,10 @@ def irregular_base(word: str) -> str | None:
 
 
 _LY_OF_THE_WORD = ("ily", "lly", "ply")
+# words whose -s or -ly is their own, and whose stem would be another common word: "news" is no
+# plural of "new", "early" nothing of an "ear", "jeans" no "Jean", "goods" not "good"
+_OWN_ENDINGS = frozenset("""news lens series species physics mathematics economics politics ethics athletics
+gymnastics jeans pants shorts goods early""".split())
 
 
 @lru_cache(maxsize=65536)
@@ -54,6 +58,8 @@ def stem(word: str) -> str:
     a word's own 'e' stays, so 'care' is not 'car' nor 'wine' 'win'; a noun of action becomes
     its verb when a dictionary has that verb ('recommendations' meets 'recommended')."""
     word = _irregular_forms().get(word, word)
+    if word in _OWN_ENDINGS:
+        return word
     if len(word) > 4 and word.endswith(("ies", "ied")) and not (word.endswith("ies") and _lemma(word[:-1])):
         word = word[:-3] + "y"   # "studies", "replied"; but "movies", "cookies" are a movie's, a cookie's
     base = word
