@@ -11,9 +11,9 @@ from __future__ import annotations
 import re
 from functools import lru_cache
 
-from .currency import statement
 from ..infra.textutil import generic_stems
 from ..vault.layout import event_order, newest_event
+from .currency import statement
 from .passages import Passage, content_terms, is_exchange
 
 STANDING_LIFT = 1.0       # such a statement scores (1 + this) times (BEAM dev: +0.9 / +2.4 / +1.7 at 300 / 750 / 1500 words)
@@ -65,7 +65,7 @@ def lift_standing(passages: list[Passage]) -> None:
 _ABOUT_WHAT_HAPPENED = re.compile(r"\bdid\b|^\W*(?:has|have|had|was|were)\b", re.I)
 
 
-def lift_applying(passages: list[Passage], asked: frozenset[str], prompt: str = "") -> None:
+def lift_applying(passages: list[Passage], asked: frozenset[str], prompt: str) -> None:
     """The instruction whose condition the prompt meets ("Always compare several methods when I
     ask about triangle area calculations", asked "How do I find a triangle's area from its
     medians?") is placed first: it says how the answer must be given, and by words it matches

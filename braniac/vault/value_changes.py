@@ -133,12 +133,13 @@ def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: f
         for match in matches:
             if _NOT_A_HINT.search(lowered[max(0, match.start() - 8):match.start()]):
                 continue   # "three days from now", "for now": a time, not a change
-            after = bisect_left(starts, match.end())
-            ahead = [tokens[i][1] for i in said_something[bisect_left(said_something, after):][:NEAR_CHANGE]]
+            first = bisect_left(said_something, bisect_left(starts, match.end()))
+            ahead = [tokens[i][1] for i in said_something[first:first + NEAR_CHANGE]]
             if any(textutil.numbers(word) & fresh for word in ahead):
                 return True
             if change is _CHANGE_HINTS:
-                if _number_right_before(tokens[:bisect_left(starts, match.start())], fresh, asked):
+                before = bisect_left(starts, match.start())
+                if _number_right_before(tokens[max(0, before - HINT_AFTER):before], fresh, asked):
                     return True
     return False
 
@@ -153,9 +154,9 @@ def _says_something(word: str) -> bool:
 
 
 def _number_right_before(tokens: list[tuple[int, str]], fresh: frozenset[str], asked: frozenset[str]) -> bool:
-    """Do the last words before a hint end in a new number, with at most words of the question
+    """Do the words right before a hint end in a new number, with at most words of the question
     after it ("is 7 now", "5 engineers now")?"""
-    for _, word in reversed(tokens[-HINT_AFTER:]):
+    for _, word in reversed(tokens):
         if textutil.numbers(word) & fresh:
             return True
         if not textutil.terms(word) <= asked or not textutil.terms(word):
