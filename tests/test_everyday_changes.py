@@ -647,6 +647,7 @@ def test_an_appointment_moved_in_its_own_sentence_and_an_odd_heading(vault):
      "How many engineers are on my team?", "7 now"),
     ("My landlord told me my rent is 900 euros.", "My rent is now 1,050 euros.", "Rent?", "1,050"),
     ("My rent is 900 euros a month.", "The rent went up to 1,050 euros.", "How much is my rent?", "1,050"),
+    ("My rent is 900 euros a month.", "The rent for the flat went up to 1,050 euros.", "How much is my rent?", "1,050"),
 ])
 def test_a_question_of_one_word_gets_the_current_value_first(vault, promoted, old, new, question, current):
     """One word of the question says what the thing is; the newer value comes first, the older
@@ -674,8 +675,9 @@ def test_a_question_of_one_word_gets_the_current_value_first(vault, promoted, ol
     ("I have 2 dogs.", "I have 3 kids now and a dog.", "How many dogs do I have?"),
     ("I have 2 dogs at home.", "I have 3 kids now and a dog at home.", "How many dogs do I have at home?"),
     ("My rent is 900 euros a month.", "My rent is due three days from now (around 2025-05-23).", "Rent?"),
-    ("My rent is 900 euros a month.", "The rent on our storage unit went up to 80 euros.", "How much is my rent?"),
     ("My rent is 900 euros a month.", "Tom's rent is now 700 euros.", "How much is my rent?"),
+    ("My rent is 900 euros a month.", "The rent for Ana is now 700 euros.", "How much is my rent?"),
+    ("My gym membership costs 40 euros.", "Ana's gym membership now costs 30 euros.", "How much is my gym membership?"),
 ])
 def test_a_question_of_one_word_does_not_take_another_ones_value(old, new, question):
     """Whose and which thing it is, read off the statements: both must say it is the person's own."""

@@ -500,6 +500,9 @@ def test_a_day_counted_from_today_is_that_day(said, resolved):
     ("We hiked on Saturday 10 km along the coast.", "on Saturday (2025-03-01)"),
     ("I drove my mom to the airport on Saturday.", "on Saturday (2025-03-01)"),   # an irregular past
     ("They drive to the lake on Saturday.", None),
+    ("I won't be home on Saturday.", None),
+    ("I heard Tom has a gig on Saturday.", None),
+    ("We women meet for brunch on Saturday.", None),
     # a day of the month without its month: the latest one, in a sentence about the past
     ("I met back up with my teammates on the 15th after my trip.", "on the 15th (2025-02-15)"),
     ("We signed the lease on the 3rd.", "on the 3rd (2025-03-03)"),

@@ -6,7 +6,7 @@ import re
 from calendar import monthrange
 from datetime import date, timedelta
 
-from .stemming import irregular_base
+from .stemming import past_forms
 
 _NUMBER = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
@@ -28,13 +28,16 @@ _RELATIVE_PHRASE = (
 # ("we visited Sintra on Saturday", not "we'll visit Sintra on Saturday")
 _PAST = re.compile(r"\b(?:i|we|he|she|they|you)\s+(?:(?!(?:am|is|are|be|been|being|will|would)\b)\w+\s+)?"
                    r"(?:was|were|did|had|went|got|made|saw|met|took|\w{3,}ed)\b", re.I)
-# "I drove", "we flew", "she bought": a verb's irregular past right after its subject
-_SUBJECT_AND_VERB = re.compile(r"\b(?:i|we|he|she|they|you)\s+(?:(?:just|also|finally|then|all|both)\s+)?([a-z]+)\b",
-                               re.I)
+# "I drove", "we flew", "she bought": a verb's irregular past right after its subject (not "I
+# won't", nor what is heard, forgotten or felt: "I heard Tom has a gig on Saturday")
+_SUBJECT_AND_VERB = re.compile(r"\b(?:i|we|he|she|they|you)\s+(?:(?:just|also|finally|then|all|both|actually|already)\s+)?"
+                               r"([a-z]+)\b(?!['’])", re.I)
+_REPORTING = frozenset("heard forgot meant felt understood learnt dreamt".split())
 _CLAUSE_BOUNDS = re.compile(r"[,;:.!?\n]|\s(?:and|but|so|because)\s", re.I)
 # a plan, a habit, an arrangement: "we agreed to meet on Friday", "I asked Tom to come over on
 # Saturday", "I would help her move on Saturday", "we are invited to the wedding on Saturday"
-_NOT_PAST = re.compile(r"\b(?:will|would|could|shall|going to|gonna|plan(?:ning)? to|next|every|usually|always)\b|'ll\b"
+_NOT_PAST = re.compile(r"\b(?:will|would|could|shall|should|can|might|must|going to|gonna|plan(?:ning)? to|next|every|"
+                       r"usually|always)\b|\b(?-i:may)\b|'ll\b|\bwon['’]t\b"
                        r"|\b(?:am|is|are|'m|'re)\s+\w+ed\b|\bto\s+(?!(?:the|a|an|my|our|his|her|their|this|that|work|"
                        r"school|bed|church|town)\b)(?-i:[a-z]+)\b"
                        # what is under way or to come: "Tom is getting married on Saturday", "she was
@@ -138,7 +141,8 @@ def _about_the_past(text: str, m: re.Match) -> bool:
     start = max((e for s, e in bounds if e <= m.start()), default=0)
     end = min((s for s, e in bounds if s >= m.end()), default=len(text))
     clause = text[start:end]
-    past = _PAST.search(clause) or any(irregular_base(m.group(1)) for m in _SUBJECT_AND_VERB.finditer(clause))
+    past = _PAST.search(clause) or any(m.group(1).lower() in past_forms() and m.group(1).lower() not in _REPORTING
+                                       for m in _SUBJECT_AND_VERB.finditer(clause))
     return bool(past) and not _NOT_PAST.search(clause) and not _MOVED_TO.search(clause)
 
 

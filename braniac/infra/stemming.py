@@ -29,6 +29,21 @@ def _irregular_forms() -> dict[str, str]:
 
 
 @lru_cache(maxsize=1)
+def past_forms() -> frozenset[str]:
+    """The verbs' simple pasts in the irregular-forms file ("drove", "bought"): a line's second
+    form, unless it is only a participle ("beaten", "shown"); not the nouns' plurals after the
+    "# nouns" line."""
+    found: set[str] = set()
+    for line in _IRREGULAR.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# nouns"):
+            break
+        forms = line.split("#", 1)[0].split()
+        if len(forms) >= 2 and (len(forms) == 3 or not forms[1].endswith(("en", "wn"))):
+            found.add(forms[1])
+    return frozenset(found)
+
+
+@lru_cache(maxsize=1)
 def forms_by_word() -> dict[str, tuple[str, ...]]:
     """word -> its irregular forms ('win' -> ('won',))."""
     out: dict[str, list[str]] = {}

@@ -40,9 +40,9 @@ def replaced_for_the_question(old: str, new: str, asked: frozenset[str],
     Another value of what it asks about, a decision taken back or a thing parted with
     (reversals.py), a measure said to have changed (infra/measures.py)."""
     one_word_measure = len(asked) == 1 and bool(measured)   # "How old am I?": measures know whose
-    return not one_word_measure and changed_for_the_question(old, new, asked) or takes_back(old, new, asked) \
-        or measures.replaces(old, new, measured, asked) and not _another_of_mine(old, new, asked) \
-        or gives_up(old, new)
+    changed = not one_word_measure and changed_for_the_question(old, new, asked) \
+        or measures.replaces(old, new, measured, asked)
+    return changed and not _another_of_mine(old, new, asked) or takes_back(old, new, asked) or gives_up(old, new)
 
 
 def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
@@ -76,19 +76,21 @@ _MINE = re.compile(r"\bmy\s+(?:[a-z]+\s+)??([a-z]+)(?=\s*[,.;:!?]|\s*$|\s+(?:is|
                    r"to|from|for|on|in|at|with|now|moved|changed|goes|will)\b)")
 
 
-# the thing said to be another's or something else's: "the rent on our storage unit", "the
-# price for the garage", "Tom's rent", "her rent"
-_ANOTHERS = r"(?:(?:\w+['’]s|his|her|their)\s+(?:[a-z]+\s+)??{w}\w*\b|\b{w}\w*\s+(?:on|for|of|at)\s+(?:the|our|their|his|her|a|an)\s+\w)"
+# the thing said to be someone else's: "Tom's rent", "her rent", "the rent for Ana", "the rent
+# of his flat" (not "the rent for the flat", which may well be mine)
+_ANOTHERS = r"(?:(?:\w+['’]s|his|her|their)\s+(?:[a-z]+\s+)??{w}\w*\b|" \
+            r"\b{w}\w*\s+(?:on|for|of|at|in)\s+(?:(?:his|her|their)\b|(?!(?:" + "|".join(sorted(CALENDAR_WORDS)) + \
+            r")\b)(?-i:[A-Z])\w*(?:['’]s)?\b))"
 
 
 def _another_of_mine(old: str, new: str, asked: frozenset[str]) -> bool:
     """Does the older say a thing of the question is the person's own ("My rent is 900 euros")
-    and the newer, not saying so, name it as another's ("The rent on our storage unit went up to
-    80 euros", "Tom's rent is now 700")?"""
+    and the newer, not saying so, name it as someone else's ("Tom's rent is now 700", "Ana's gym
+    membership now costs 30")?"""
     lowered_old, lowered_new = old.lower(), new.lower()
     for word in asked:
         if _mine(lowered_old, word) and not _mine(lowered_new, word) and \
-                re.search(_ANOTHERS.format(w=re.escape(word)), lowered_new):
+                re.search(_ANOTHERS.format(w=re.escape(word)), new, re.I):
             return True
     return False
 
