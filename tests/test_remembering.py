@@ -904,6 +904,12 @@ def test_an_instruction_whose_condition_the_question_meets_comes_first(vault):
                             *enumerate(said, start=2))
     assert "comparison of several methods" in excerpts[0], excerpts[:2]
     assert not any("Month Day, Year" in t for t in excerpts[:3]), excerpts[:3]
+    # a question for a fact of the person's is answered by the facts first
+    _live(vault, datetime(2025, 5, 20, 10, tzinfo=timezone.utc),
+          "My accuracy percentage in area calculation problems is 90% after completing 15 problems.")
+    with clock.frozen(datetime(2025, 5, 30, 9, tzinfo=timezone.utc)):
+        facts = [e.text for e in vault.ask("What is my accuracy percentage in solving area calculation problems?").excerpts]
+    assert "90%" in facts[0], facts[:2]
     assert applies_when("Always use APA style whenever I ask you about references.") == {"reference"}
     assert applies_when("I asked about references and always got APA.") == frozenset()
     # a report is no instruction; the condition ends with its clause

@@ -60,9 +60,11 @@ def lift_standing(passages: list[Passage]) -> None:
             p.score *= 1 + STANDING_LIFT
 
 
-# a question about what happened ("Did Ana reply to my email?", "Who did I say would write my
-# reference?") is answered by what happened, not shaped by how the person wants help given
-_ABOUT_WHAT_HAPPENED = re.compile(r"\bdid\b|^\W*(?:has|have|had|was|were)\b", re.I)
+# a question about what happened or for a fact of the person's ("Did Ana reply to my email?",
+# "Who did I say would write my reference?", "What is my accuracy?", "How many problems…?") is
+# answered by the facts, not shaped by how the person wants help given
+_ABOUT_WHAT_HAPPENED = re.compile(r"\bdid\b|^\W*(?:has|have|had|was|were)\b|^\W*(?:what\s+is\s+my|how\s+many|"
+                                  r"how\s+much)\b", re.I)
 
 
 def lift_applying(passages: list[Passage], asked: frozenset[str], prompt: str) -> None:
@@ -72,8 +74,8 @@ def lift_applying(passages: list[Passage], asked: frozenset[str], prompt: str) -
     the question less than any report on the subject does. One only, so a small context keeps
     its facts: the one meeting most of its condition, the newest of equals (a later "use MLA
     when I ask for references" over the APA it replaces). Its copy in a topic note counts too;
-    one memory still enters once (distinct.py). A question about what happened ("Did Ana reply
-    to my email?") lifts none. Half a condition of two words is one ("…translations of my
+    one memory still enters once (distinct.py). A question about what happened or for a fact
+    ("Did Ana reply to my email?", "What is my accuracy?") lifts none. Half a condition of two words is one ("…translations of my
     emails" is met by "Can you help me with an email to Ana?")."""
     ranked = [p for p in passages if p.score > 0]
     if not ranked or not asked or _ABOUT_WHAT_HAPPENED.search(prompt):
