@@ -648,6 +648,7 @@ def test_an_appointment_moved_in_its_own_sentence_and_an_odd_heading(vault):
     ("My landlord told me my rent is 900 euros.", "My rent is now 1,050 euros.", "Rent?", "1,050"),
     ("My rent is 900 euros a month.", "The rent went up to 1,050 euros.", "How much is my rent?", "1,050"),
     ("My rent is 900 euros a month.", "The rent for the flat went up to 1,050 euros.", "How much is my rent?", "1,050"),
+    ("My flight to Rome is on June 3.", "Ryanair moved my flight to June 5.", "When is my flight?", "June 5"),
 ])
 def test_a_question_of_one_word_gets_the_current_value_first(vault, promoted, old, new, question, current):
     """One word of the question says what the thing is; the newer value comes first, the older

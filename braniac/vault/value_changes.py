@@ -18,9 +18,9 @@ from .reversals import gives_up, takes_back
 
 # words by which a statement says a number is not the old one any more: verbs of change
 # ("improved to 78%", "was adjusted to 1,350") and, weaker, hints ("has now reached 165", "became")
-_CHANGE_VERBS = re.compile(r"\b(?:moved|changed|switched|updated|adjusted|increased|decreased|improved|raised|"
-                           r"lowered|reduced|grew|grown|dropped|extended|postponed|rescheduled|pushed|bumped|"
-                           r"shifted|delayed|(?:went|gone) (?:up|down))\b")
+_CHANGE_VERB_WORDS = (r"moved|changed|switched|updated|adjusted|increased|decreased|improved|raised|lowered|reduced|"
+                      r"grew|grown|dropped|extended|postponed|rescheduled|pushed|bumped|shifted|delayed|(?:went|gone) (?:up|down)")
+_CHANGE_VERBS = re.compile(rf"\b(?:{_CHANGE_VERB_WORDS})\b")
 _CHANGE_HINTS = re.compile(r"\b(?:now|no longer|instead|became)\b")
 # verbs frequent in questions: never the thing another word qualifies (_qualified_otherwise)
 _VERBS = frozenset(textutil.stem(w) for w in """use uses used using make makes made making get gets getting take
@@ -108,6 +108,11 @@ def _both_mine(old: str, new: str, word: str) -> bool:
     if not (_mine(old.lower(), word) and _mine(new.lower(), word)):
         return False
     names_old, names_new = (frozenset(textutil.entities(t)) for t in (old, new))
+    # who made the change is no other thing: "Ryanair moved my flight to June 5" (not "my meeting
+    # with Ana moved to 5pm", where the name says which meeting)
+    names_new = frozenset(n for n in names_new if not re.search(
+        rf"(?<!with )(?<!to )(?<!for )(?<!of )(?<!and )\b{re.escape(n)}\s+(?:has\s+|just\s+)?(?:{_CHANGE_VERB_WORDS})\b",
+        new))
     return not (names_new and names_old - names_new)
 
 
