@@ -32,6 +32,8 @@ _PAST = re.compile(r"\b(?:i|we|he|she|they|you)\s+(?:(?!(?:am|is|are|be|been|bei
 # won't", nor what is heard, forgotten or felt: "I heard Tom has a gig on Saturday")
 _SUBJECT_AND_VERB = re.compile(r"\b(?:i|we|he|she|they|you)\s+(?:(?:just|also|finally|then|all|both|actually|already)\s+)?"
                                r"([a-z]+)\b(?!['’])", re.I)
+# "I bought a dress for the wedding on Saturday": the day is the wedding's, which may be to come
+_FOR_AN_EVENT = re.compile(r"\bfor\s+(?:the|a|an|my|our|his|her|their)\s+[\w'’-]+\s+$", re.I)
 _REPORTING = frozenset("heard forgot meant felt understood learnt dreamt".split())
 _CLAUSE_BOUNDS = re.compile(r"[,;:.!?\n]|\s(?:and|but|so|because)\s", re.I)
 # a plan, a habit, an arrangement: "we agreed to meet on Friday", "I asked Tom to come over on
@@ -123,7 +125,8 @@ def resolve_relative(text: str, on: date) -> str:
         return _iso(then) if days == 1 else f"around {_iso(then)}"
 
     def replace(m: re.Match) -> str:
-        if (m.group("owd") or m.group("oweekend") or m.group("dom")) and not _about_the_past(text, m):
+        if (m.group("owd") or m.group("oweekend") or m.group("dom")) and \
+                (not _about_the_past(text, m) or _FOR_AN_EVENT.search(text, max(0, m.start() - 40), m.start())):
             return m.group(0)
         if (m.group("owd") or m.group("wd")) and _DATE_AFTER.match(text, m.end()):
             return m.group(0)   # "on Monday, June 9": the day is given
