@@ -34,6 +34,8 @@ from braniac.infra.textutil import stem
     ("specification", "specify"), ("production", "produce"), ("expansion", "expand"), ("conclusion", "concluded"),
     # a word whose -ly is its own keeps it in every form
     ("bullied", "bullying"), ("replied", "replying"), ("applied", "applying"), ("rallies", "rally"),
+    # a word of three letters: "What tools do I use?" meets "I used Figma"
+    ("used", "use"), ("using", "use"), ("aged", "age"), ("owing", "owe"),
 ])
 def test_an_inflected_word_meets_its_base(word, base):
     assert stem(word) == stem(base)
@@ -56,6 +58,7 @@ def test_an_inflected_word_meets_its_base(word, base):
     ("transition", "trans"), ("expansion", "expanse"), ("solution", "solute"), ("falling", "fal"),
     # an -s or -ly that is the word's own: any news is not everything new, nor early an ear
     ("news", "new"), ("early", "ear"), ("jeans", "jean"), ("goods", "good"), ("series", "sery"),
+    ("thing", "the"), ("user", "use"),
 ])
 def test_a_form_that_is_as_often_another_word_keeps_its_own(word, other):
     assert stem(word) != stem(other)

@@ -62,6 +62,9 @@ _LY_OF_THE_WORD = ("ily", "lly", "ply")
 # plural of "new", "early" nothing of an "ear", "jeans" no "Jean", "goods" not "good"
 _OWN_ENDINGS = frozenset("""news lens series species physics mathematics economics politics ethics athletics
 gymnastics jeans pants shorts goods early""".split())
+# the forms of a word of three letters, which the suffix rules leave alone (a stem of two letters
+# would join too much: "thing" is no "the"): "What tools do I use?" meets "I used Figma"
+_SHORT_WORDS = {"used": "use", "using": "use", "aged": "age", "aging": "age", "owed": "owe", "owing": "owe"}
 
 
 @lru_cache(maxsize=65536)
@@ -75,6 +78,8 @@ def stem(word: str) -> str:
     word = _irregular_forms().get(word, word)
     if word in _OWN_ENDINGS:
         return word
+    if word in _SHORT_WORDS:
+        return _SHORT_WORDS[word]
     if len(word) > 4 and word.endswith(("ies", "ied")) and not (word.endswith("ies") and _lemma(word[:-1])):
         word = word[:-3] + "y"   # "studies", "replied"; but "movies", "cookies" are a movie's, a cookie's
     base = word
