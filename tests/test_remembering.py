@@ -504,6 +504,8 @@ def test_a_day_counted_from_today_is_that_day(said, resolved):
     ("I heard Tom has a gig on Saturday.", None),
     ("We women meet for brunch on Saturday.", None),
     ("I bought a dress for the wedding on Saturday.", None),   # the wedding's day, maybe to come
+    ("I went for a run on Saturday.", "on Saturday (2025-03-01)"),
+    ("I paid for the tickets on Saturday.", "on Saturday (2025-03-01)"),
     ("We went to the party on Saturday.", "on Saturday (2025-03-01)"),
     # a day of the month without its month: the latest one, in a sentence about the past
     ("I met back up with my teammates on the 15th after my trip.", "on the 15th (2025-02-15)"),

@@ -33,7 +33,11 @@ _PAST = re.compile(r"\b(?:i|we|he|she|they|you)\s+(?:(?!(?:am|is|are|be|been|bei
 _SUBJECT_AND_VERB = re.compile(r"\b(?:i|we|he|she|they|you)\s+(?:(?:just|also|finally|then|all|both|actually|already)\s+)?"
                                r"([a-z]+)\b(?!['’])", re.I)
 # "I bought a dress for the wedding on Saturday": the day is the wedding's, which may be to come
-_FOR_AN_EVENT = re.compile(r"\bfor\s+(?:the|a|an|my|our|his|her|their)\s+[\w'’-]+\s+$", re.I)
+# (not "I went for a run on Saturday", "I paid for the tickets on Saturday")
+_EVENTS = ("wedding|party|concert|game|match|meeting|recital|festival|conference|appointment|interview|ceremony|"
+           "graduation|birthday|anniversary|show|gig|reunion|premiere|launch|exam|trip|race|marathon|tournament|"
+           "funeral|celebration|event|presentation|performance|play")
+_FOR_AN_EVENT = re.compile(rf"\bfor\s+(?:the|a|an|my|our|his|her|their)\s+(?:[\w'’-]+\s+){{0,2}}(?:{_EVENTS})s?\s+$", re.I)
 _REPORTING = frozenset("heard forgot meant felt understood learnt dreamt".split())
 _CLAUSE_BOUNDS = re.compile(r"[,;:.!?\n]|\s(?:and|but|so|because)\s", re.I)
 # a plan, a habit, an arrangement: "we agreed to meet on Friday", "I asked Tom to come over on
