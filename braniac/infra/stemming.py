@@ -19,28 +19,34 @@ def english_words() -> frozenset[str]:
 
 
 @lru_cache(maxsize=1)
+def _irregular_lines() -> tuple[tuple[tuple[str, ...], ...], tuple[tuple[str, ...], ...]]:
+    """The irregular-forms file, read once: its verbs' lines and, after the "# nouns" line, its
+    nouns' lines, each (base, form, …)."""
+    verbs: list[tuple[str, ...]] = []
+    nouns: list[tuple[str, ...]] = []
+    into = verbs
+    for line in _IRREGULAR.read_text(encoding="utf-8").splitlines():
+        if line.startswith("# nouns"):
+            into = nouns
+        words = tuple(line.split("#", 1)[0].split())
+        if len(words) >= 2:
+            into.append(words)
+    return tuple(verbs), tuple(nouns)
+
+
+@lru_cache(maxsize=1)
 def _irregular_forms() -> dict[str, str]:
     """form -> the word it is a form of ('won' -> 'win')."""
-    forms: dict[str, str] = {}
-    for line in _IRREGULAR.read_text(encoding="utf-8").splitlines():
-        base, *rest = line.split("#", 1)[0].split() or [""]
-        forms.update((form, base) for form in rest)
-    return forms
+    verbs, nouns = _irregular_lines()
+    return {form: base for base, *forms in (*verbs, *nouns) for form in forms}
 
 
 @lru_cache(maxsize=1)
 def past_forms() -> frozenset[str]:
     """The verbs' simple pasts in the irregular-forms file ("drove", "bought"): a line's second
-    form, unless it is only a participle ("beaten", "shown"); not the nouns' plurals after the
-    "# nouns" line."""
-    found: set[str] = set()
-    for line in _IRREGULAR.read_text(encoding="utf-8").splitlines():
-        if line.startswith("# nouns"):
-            break
-        forms = line.split("#", 1)[0].split()
-        if len(forms) >= 2 and (len(forms) == 3 or not forms[1].endswith(("en", "wn"))):
-            found.add(forms[1])
-    return frozenset(found)
+    form, unless it is only a participle ("beaten", "shown"); not the nouns' plurals."""
+    verbs, _ = _irregular_lines()
+    return frozenset(forms[1] for forms in verbs if len(forms) == 3 or not forms[1].endswith(("en", "wn")))
 
 
 @lru_cache(maxsize=1)

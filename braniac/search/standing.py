@@ -12,6 +12,7 @@ import re
 from functools import lru_cache
 
 from ..infra.textutil import generic_stems
+from ..vault.claims import as_said
 from ..vault.layout import event_order, newest_event
 from .currency import statement
 from .passages import Passage, content_terms, is_exchange
@@ -30,7 +31,6 @@ _STANDING = re.compile(
 # Python, and never use emojis")
 _WHEN_I_ASK = re.compile(r"\b(?:when(?:ever)?|if)\s+I\s+ask\s+(?:you\s+)?(?:about|for)\s+"
                          r"(?P<what>.+?)(?=\s*(?:[,.;:!?()\n—–]|\s(?:and|but|so|because)\s)|$)", re.I)
-_CLAIM_DATE = re.compile(r"^\d{4}-\d{2}-\d{2}\s+—\s+")   # a topic note's copy opens with its day
 CONDITION_SHARE = 0.5     # of the condition's words the prompt must hold for it to be met
 
 
@@ -75,8 +75,8 @@ def lift_applying(passages: list[Passage], asked: frozenset[str], prompt: str) -
     its facts: the one meeting most of its condition, the newest of equals (a later "use MLA
     when I ask for references" over the APA it replaces). Its copy in a topic note counts too;
     one memory still enters once (distinct.py). A question about what happened or for a fact
-    ("Did Ana reply to my email?", "What is my accuracy?") lifts none. Half a condition of two words is one ("…translations of my
-    emails" is met by "Can you help me with an email to Ana?")."""
+    ("Did Ana reply to my email?", "What is my accuracy?") lifts none. Half a condition of two
+    words is one ("…translations of my emails" is met by "Can you help me with an email to Ana?")."""
     ranked = [p for p in passages if p.score > 0]
     if not ranked or not asked or _ABOUT_WHAT_HAPPENED.search(prompt):
         return
@@ -98,7 +98,7 @@ def lift_applying(passages: list[Passage], asked: frozenset[str], prompt: str) -
 def applies_when(text: str) -> frozenset[str]:
     """The words of the condition a short standing instruction names, or none ("Tim changes
     the subject whenever I ask about his job" is a report, not an instruction)."""
-    said = _CLAIM_DATE.sub("", statement(text))
+    said = as_said(statement(text))   # a topic note's copy opens with its day
     if not is_standing(said):
         return frozenset()
     found = _WHEN_I_ASK.search(said)
