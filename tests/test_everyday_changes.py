@@ -649,6 +649,8 @@ def test_an_appointment_moved_in_its_own_sentence_and_an_odd_heading(vault):
     ("My rent is 900 euros a month.", "The rent went up to 1,050 euros.", "How much is my rent?", "1,050"),
     ("My rent is 900 euros a month.", "The rent for the flat went up to 1,050 euros.", "How much is my rent?", "1,050"),
     ("My flight to Rome is on June 3.", "Ryanair moved my flight to June 5.", "When is my flight?", "June 5"),
+    ("My rent is 900 a month.", "My rent is 950 a month now.", "What is my rent?", "950"),
+    ("My rent is 900 euros a month.", "My monthly rent is 950 euros now.", "Rent?", "950"),
 ])
 def test_a_question_of_one_word_gets_the_current_value_first(vault, promoted, old, new, question, current):
     """One word of the question says what the thing is; the newer value comes first, the older
@@ -679,6 +681,8 @@ def test_a_question_of_one_word_gets_the_current_value_first(vault, promoted, ol
     ("My rent is 900 euros a month.", "Tom's rent is now 700 euros.", "How much is my rent?"),
     ("My rent is 900 euros a month.", "The rent for Ana is now 700 euros.", "How much is my rent?"),
     ("My gym membership costs 40 euros.", "Ana's gym membership now costs 30 euros.", "How much is my gym membership?"),
+    ("My rent is 900 euros a month.", "My garage rent is 120 euros a month now.", "What is my rent?"),
+    ("My rent is 900 euros a month.", "My rent is 3 days late now.", "What is my rent?"),
 ])
 def test_a_question_of_one_word_does_not_take_another_ones_value(old, new, question):
     """Whose and which thing it is, read off the statements: both must say it is the person's own."""
@@ -687,3 +691,33 @@ def test_a_question_of_one_word_does_not_take_another_ones_value(old, new, quest
     from braniac.vault.value_changes import replaced_for_the_question
     assert not replaced_for_the_question(old, new, frozenset(content_terms(question)), measures.asked(question))
 
+
+
+# 4. What a thing costs and when it is due are two values; the old one is quoted as history ------
+
+def test_an_amount_and_a_state_of_one_thing_are_not_two_values():
+    assert not relations.contradicts("My rent is 900 a month.", "My rent is due three days from now.")
+    assert not relations.contradicts("The standup is 9am.", "The standup is Tuesday.")
+    assert relations.contradicts("My rent is 900 a month.", "My rent is 950 a month.")
+    assert relations.contradicts("My favourite color is blue.", "My favourite color is green.")
+
+
+@pytest.mark.parametrize("promoted", [False, True])
+def test_a_due_date_does_not_make_the_rent_history(vault, promoted):
+    answer = _ask_after(vault, "What is my rent?", ((2025, 6, 2), "My rent is 900 a month."),
+                        ((2025, 6, 5), "My rent is due three days from now."),
+                        asked_on=(2025, 6, 9), promoted=promoted)
+    quoted = _quoted(answer)
+    assert any("900" in text and "superseded" not in source for text, source in quoted), answer
+
+
+@pytest.mark.parametrize("promoted", [False, True])
+def test_the_replaced_value_is_quoted_as_history_though_its_words_are_the_same(vault, promoted):
+    """"My rent is 900 a month." and "My rent is 950 a month now." share every word but their
+    numbers: they are two values of one thing, not one claim said twice."""
+    answer = _ask_after(vault, "What is my rent?", ((2025, 6, 2), "My rent is 900 a month."),
+                        ((2025, 6, 5), "My rent is 950 a month now."),
+                        asked_on=(2025, 6, 9), promoted=promoted)
+    quoted = _quoted(answer)
+    assert "950" in quoted[0][0], answer
+    assert any("900" in text and "superseded on 2025-06-05" in source for text, source in quoted), answer

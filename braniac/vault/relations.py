@@ -67,6 +67,8 @@ def contradicts(old: str, new: str, *, one_value_only: bool = False) -> bool:
             return False
         if _kind_of(value_a) != _kind_of(value_b):
             return False   # "is a nurse" / "is pregnant": what she is, and how she is
+        if _an_amount(value_a) != _an_amount(value_b):
+            return False   # "is 900 a month" / "is due on Friday": how much it is, and when it is due
         if not _DEFINITE.match(subject_a) or _POSSESSIVE.match(value_a) or _POSSESSIVE.match(value_b):
             # a role has one value ("my dentist is Dr. Silva", "the team lead is Maria"); a topic
             # has many descriptions ("Dance is my passion" / "Dance is awesome"), and so has a
@@ -162,6 +164,17 @@ def _kind_of(value: str) -> bool:
     """Does a value open with an article ("a nurse"), a kind of thing, not a state ("pregnant")?"""
     said = textutil.words(value)
     return bool(said) and said[0] in ("a", "an")
+
+
+_NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty "
+                          "hundred thousand million".split())
+
+
+def _an_amount(value: str) -> bool:
+    """Does a value open with a number ("900 a month", "$40", "three kids"), an amount, not a
+    state or a time said in words ("due three days from now", "too high")?"""
+    first = next((w for w in value.split() if w.lower() not in _ARTICLES), "")
+    return any(c.isdigit() for c in first) or first.lower().strip(",.") in _NUMBER_WORDS
 
 
 def _sets_a_value(value: str) -> bool:

@@ -31,6 +31,7 @@ NEWER_SHARE = 0.4         # the newer one when a verb of change says so
 NEW_THING_SHARE = 0.25    # the newer one naming "the new April 25 deadline"; each, restating a count
 NEAR_CHANGE = 4           # words that say something, from a word of change to the new number ("has now reached 165")
 HINT_AFTER = 2            # the new number and a word of the question before a hint after it ("5 engineers now")
+HINT_REACH = 6            # words looked at before a hint: a unit and its article take no place ("950 euros a month now")
 
 
 def replaced_for_the_question(old: str, new: str, asked: frozenset[str],
@@ -99,6 +100,20 @@ def _mine(lowered: str, word: str) -> bool:
     return any(textutil.stem(m.group(1)) == word for m in _MINE.finditer(lowered))
 
 
+# words that say how or when a thing of the person's is, not which thing it is: "my new rent",
+# "my monthly rent", "my current flight", "my rescheduled flight"
+_DESCRIBING = frozenset("new old own base net gross full next last first latest".split())
+_DESCRIBING_ENDINGS = ("ly", "al", "ent", "ant", "ive", "ed", "ic", "ous", "ful", "able", "ible", "est", "er")
+
+
+def _named_by(lowered: str, word: str) -> set[str]:
+    """The words before the person's thing that name which one it is ("garage" in "my garage
+    rent", "work" in "my work laptop"), leaving out those that only describe it."""
+    return {m.group(1) for m in re.finditer(r"\bmy\s+([a-z]+)\s+([a-z]+)", lowered)
+            if textutil.stem(m.group(2)) == word and m.group(1) not in _DESCRIBING
+            and not m.group(1).endswith(_DESCRIBING_ENDINGS) and m.group(1) not in textutil.STOP_WORDS}
+
+
 def _both_mine(old: str, new: str, word: str) -> bool:
     """With a question of one word ("Rent?", "When is my flight?") nothing else tells whose or
     which the thing is, so both statements must say it is the person's own ("my rent is…", "the
@@ -107,6 +122,8 @@ def _both_mine(old: str, new: str, word: str) -> bool:
     battery" are other things."""
     if not (_mine(old.lower(), word) and _mine(new.lower(), word)):
         return False
+    if _named_by(new.lower(), word) - _named_by(old.lower(), word):
+        return False   # "my garage rent" is not "my rent" ("my monthly rent", "my new rent" is)
     names_old, names_new = (frozenset(textutil.entities(t)) for t in (old, new))
     # who made the change is no other thing: "Ryanair moved my flight to June 5" (not "my meeting
     # with Ana moved to 5pm", where the name says which meeting)
@@ -146,7 +163,7 @@ def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: f
                 return True
             if change is _CHANGE_HINTS:
                 before = bisect_left(starts, match.start())
-                if _number_right_before(tokens[max(0, before - HINT_AFTER):before], fresh, asked):
+                if _number_right_before(tokens[max(0, before - HINT_REACH):before], fresh, asked):
                     return True
     return False
 
@@ -161,14 +178,26 @@ def _says_something(word: str) -> bool:
 
 
 def _number_right_before(tokens: list[tuple[int, str]], fresh: frozenset[str], asked: frozenset[str]) -> bool:
-    """Do the words right before a hint end in a new number, with at most words of the question
-    after it ("is 7 now", "5 engineers now")?"""
+    """Do the words right before a hint end in a new number, with at most HINT_AFTER words of the
+    question after it, and units ("is 7 now", "5 engineers now", "950 euros a month now")?"""
+    named = 0
     for _, word in reversed(tokens):
         if textutil.numbers(word) & fresh:
             return True
-        if not textutil.terms(word) <= asked or not textutil.terms(word):
+        terms = textutil.terms(word)
+        if word.strip(",.;:!?") in ("a", "an", "per") or terms and terms <= _UNITS:
+            continue
+        named += 1
+        if not terms or not terms <= asked or named > HINT_AFTER:
             return False
     return False
+
+
+# what a number is counted in: never the thing a question asks about, so it stands between a
+# number and its hint ("950 a month now") as the question's own words do
+_UNITS = frozenset(textutil.stem(w) for w in """month months week weeks year years day days hour hours minute minutes
+monthly weekly yearly euro euros dollar dollars pound pounds buck bucks usd eur gbp kg kgs kilo kilos lb lbs km
+mile miles cm percent""".split())
 
 
 _FROM_TO = re.compile(r"\bfrom\s+(?:[^\s,;.!?]+\s+){0,3}?[^\s,;.!?]*\d[^\s,;.!?]*\s+to\s+", re.I)

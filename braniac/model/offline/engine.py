@@ -151,13 +151,13 @@ class OfflineModel:
                 yield f"I don't remember anything about {topic} yet."
             return
         yield f"Here is what I remember about {topic} (offline engine: I quote my memory rather than compose an answer):\n"
-        shown: list[set[str]] = []
+        shown: list[tuple[set[str], frozenset[str]]] = []
         for quote in quotes:
             text, source = quote.text, quote.source + (f", superseded on {quote.until}" if quote.until else "")
-            words = set(textutil.content_words(text))
-            if any(len(words & seen) >= 0.8 * max(len(words), 1) for seen in shown):
-                continue  # the same claim kept in several notes is quoted once
-            shown.append(words)
+            words, values = set(textutil.content_words(text)), textutil.values(text)
+            if any(len(words & seen) >= 0.8 * max(len(words), 1) and values <= stated for seen, stated in shown):
+                continue  # the same claim kept in several notes is quoted once (not "900 a month" after "950 a month")
+            shown.append((words, values))
             yield f'\n- "{text}" ({source})'
             if len(shown) == 5:
                 break
