@@ -507,6 +507,18 @@ def test_a_day_counted_from_today_is_that_day(said, resolved):
     ("I went for a run on Saturday.", "on Saturday (2025-03-01)"),
     ("I paid for the tickets on Saturday.", "on Saturday (2025-03-01)"),
     ("We went to the party on Saturday.", "on Saturday (2025-03-01)"),
+    # someone else did it, an object after "to", the day before its clause, a feeling
+    ("My sister got married on Saturday.", "on Saturday (2025-03-01)"),
+    ("Tom went to Paris on Saturday.", "on Saturday (2025-03-01)"),
+    ("I changed my password to something stronger on Saturday.", "on Saturday (2025-03-01)"),
+    ("I gave it to him on Saturday.", "on Saturday (2025-03-01)"),
+    ("On Saturday, 12 of us went hiking.", "On Saturday (2025-03-01)"),
+    ("I felt sick on Saturday.", "on Saturday (2025-03-01)"),
+    ("I felt like going out on Saturday.", None),
+    ("On Saturday, we will go hiking.", None),
+    ("Tom is getting married on Saturday.", None),
+    ("The renovated kitchen opens on Saturday.", None),
+    ("My sister wants to visit on Saturday.", None),
     # a day of the month without its month: the latest one, in a sentence about the past
     ("I met back up with my teammates on the 15th after my trip.", "on the 15th (2025-02-15)"),
     ("We signed the lease on the 3rd.", "on the 3rd (2025-03-03)"),

@@ -26,26 +26,31 @@ _RELATIVE_PHRASE = (
     r"|on\s+the\s+(?P<dom>[12]?\d|3[01])(?:st|nd|rd|th)(?!\s+(?:of\s+)?(?:" + "|".join(_MONTH_NAMES) + r")\b))\b")
 # "on Saturday", "over the weekend" mean the latest one in a sentence about the past only
 # ("we visited Sintra on Saturday", not "we'll visit Sintra on Saturday")
-_PAST = re.compile(r"\b(?:i|we|he|she|they|you)\s+(?:(?!(?:am|is|are|be|been|being|will|would)\b)\w+\s+)?"
-                   r"(?:was|were|did|had|went|got|made|saw|met|took|\w{3,}ed)\b", re.I)
+# who did it: a pronoun, "my sister", "12 of us", or a name ("Tom went", "My sister got married")
+_SUBJECT = r"(?:\b(?:i|we|he|she|they|you|(?:my|our|his|her|their)\s+[a-z]+|of\s+(?:us|them))|(?-i:\b(?!(?:The|This|That|These|Those|An?|On|In|At|For|By|Every|Each|Its|Your)\b)[A-Z][a-z]+))"
+_PAST = re.compile(rf"{_SUBJECT}\s+(?:(?!(?:am|is|are|be|been|being|will|would)\b)\w+\s+)?"
+                   r"(?:was|were|did|had|went|got|made|saw|met|took|gave|came|left|found|sat|spoke|rode|fell|\w{3,}ed)\b", re.I)
 # "I drove", "we flew", "she bought": a verb's irregular past right after its subject (not "I
 # won't", nor what is heard, forgotten or felt: "I heard Tom has a gig on Saturday")
-_SUBJECT_AND_VERB = re.compile(r"\b(?:i|we|he|she|they|you)\s+(?:(?:just|also|finally|then|all|both|actually|already)\s+)?"
-                               r"([a-z]+)\b(?!['’])", re.I)
+_SUBJECT_AND_VERB = re.compile(rf"{_SUBJECT}\s+(?:(?:just|also|finally|then|all|both|actually|already)\s+)?"
+                               r"([a-z]+)\b(?!['’])(?!\s+(?:that|like|as if)\b)", re.I)
 # "I bought a dress for the wedding on Saturday": the day is the wedding's, which may be to come
 # (not "I went for a run on Saturday", "I paid for the tickets on Saturday")
 _EVENTS = ("wedding|party|concert|game|match|meeting|recital|festival|conference|appointment|interview|ceremony|"
            "graduation|birthday|anniversary|show|gig|reunion|premiere|launch|exam|trip|race|marathon|tournament|"
            "funeral|celebration|event|presentation|performance|play")
 _FOR_AN_EVENT = re.compile(rf"\bfor\s+(?:the|a|an|my|our|his|her|their)\s+(?:[\w'’-]+\s+){{0,2}}(?:{_EVENTS})s?\s+$", re.I)
-_REPORTING = frozenset("heard forgot meant felt understood learnt dreamt".split())
+# verbs that report another clause ("I heard Tom has a gig on Saturday"); "felt" is one only
+# when a clause follows ("I felt like…", "I felt that…"), not in "I felt sick on Saturday"
+_REPORTING = frozenset("heard forgot meant understood learnt dreamt".split())
 _CLAUSE_BOUNDS = re.compile(r"[,;:.!?\n]|\s(?:and|but|so|because)\s", re.I)
 # a plan, a habit, an arrangement: "we agreed to meet on Friday", "I asked Tom to come over on
 # Saturday", "I would help her move on Saturday", "we are invited to the wedding on Saturday"
 _NOT_PAST = re.compile(r"\b(?:will|would|could|shall|should|can|might|must|going to|gonna|plan(?:ning)? to|next|every|"
                        r"usually|always)\b|\b(?-i:may)\b|'ll\b|\bwon['’]t\b"
                        r"|\b(?:am|is|are|'m|'re)\s+\w+ed\b|\bto\s+(?!(?:the|a|an|my|our|his|her|their|this|that|work|"
-                       r"school|bed|church|town)\b)(?-i:[a-z]+)\b"
+                       r"school|bed|church|town|dinner|lunch|breakfast|brunch|me|him|us|them|it|you|something|"
+                       r"someone|somebody|everyone|everybody|anyone|nothing|everything)\b)(?-i:[a-z]+)\b"
                        # what is under way or to come: "Tom is getting married on Saturday", "she was
                        # coming over on Saturday", "the party I mentioned is on Saturday", "I signed up for…"
                        r"|\b(?:is|are|am|'re|'m)\s+(?:\w+\s+)?(?:coming|going|leaving|getting|flying|moving|visiting|"
@@ -147,6 +152,9 @@ def _about_the_past(text: str, m: re.Match) -> bool:
     bounds = [b.span() for b in _CLAUSE_BOUNDS.finditer(text)]
     start = max((e for s, e in bounds if e <= m.start()), default=0)
     end = min((s for s, e in bounds if s >= m.end()), default=len(text))
+    if not re.search(r"\w", text[start:m.start()] + text[m.end():end]):
+        # the day opens the sentence on its own ("On Saturday, 12 of us went hiking"): the clause after it
+        end = min((s for s, e in bounds if s > end), default=len(text))
     clause = text[start:end]
     past = _PAST.search(clause) or any(m.group(1).lower() in past_forms() and m.group(1).lower() not in _REPORTING
                                        for m in _SUBJECT_AND_VERB.finditer(clause))
