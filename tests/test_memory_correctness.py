@@ -226,6 +226,12 @@ def test_two_numbered_things_each_with_its_own_value_are_both_current(vault, bef
     ("Ana moved to Lisbon in 2021 with her cat.", "Ana moved to Lisbon with her cat.", "strengthened"),
     ("Ana moved to Lisbon with her cat.", "Ana moved to Lisbon with her cat in 2021.", "added"),
     ("The Grafana staging server port is 8080.", "Tomas bought a red kayak for the river trip.", "added"),
+    # the same words said on two days: "today" restated strengthens, two Saturdays are two claims
+    ("I feel tired today.", "I feel tired today.", "strengthened"),
+    ("I went to the gym on Saturday (2025-03-01) with Ana.", "I went to the gym on Saturday (2025-03-01) with Ana.",
+     "strengthened"),
+    ("I went to the gym on Saturday (2025-02-22) with Ana.", "I went to the gym on Saturday (2025-03-01) with Ana.",
+     "added"),
 ])
 def test_a_restatement_strengthens_and_a_new_detail_is_added(vault, before, after, outcome):
     path = vault.ltm_root / "concrete" / "topics" / "things.md"

@@ -88,6 +88,13 @@ def without_resolutions(text: str, *, keep_ahead: bool = False) -> str:
     return _RESOLVED.sub(said, text)
 
 
+def past_days(text: str) -> tuple[str, ...]:
+    """The days `resolve_relative` gave the times of the past in a text ("on Saturday
+    (2025-03-01)", "yesterday (2025-03-04)"), in order."""
+    return tuple(m.group(0)[len(m.group(1)):].strip(" ()") for m in _RESOLVED.finditer(text)
+                 if not _AHEAD.match(m.group(1)))
+
+
 # "moved to this weekend", "to the day after tomorrow", "to two weeks from now" too
 _AHEAD = re.compile(r"(?:next|this(?! past)|tomorrow|tonight|the\s+day\s+after\b|.*\bfrom\s+(?:now|today))\b", re.I)
 

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from ..infra import clock, textutil
 from ..infra.textutil import unmentioned  # noqa: F401  (promotion's, beside stated_values)
-from ..infra.relative_times import without_resolutions
+from ..infra.relative_times import past_days, without_resolutions
 from . import folder_index, notes, relations
 from .folder_index import Entry
 from .links import ANY_LINK, find_links, make_link
@@ -220,7 +220,11 @@ def compare(old: Fact, new: Fact) -> str:
     - CHANGED: each states a value the other does not ("the port is 8080" / "the port is
       9090"): the newer value supersedes;
     - MORE: the new one adds a value and drops none (a more precise claim, kept beside);
-    - OTHER: they are about different things."""
+    - OTHER: they are about different things, among them the same words resolved to two days
+      of the past ("on Saturday (2025-02-22)" / "on Saturday (2025-03-01)": two occasions)."""
+    days_old, days_new = past_days(old.text), past_days(new.text)
+    if days_old and days_new and days_old != days_new:
+        return OTHER   # "I went to the gym on Saturday" said in two weeks: two Saturdays, two claims
     a, b = _read(old.text), _read(new.text)
     # what they share can only shrink once values are set apart: most pairs end here, cheaply
     if len(a.stems & b.stems) < 0.8 * max(len(a.stems) - a.value_stems, len(b.stems) - b.value_stems, 1):
