@@ -651,6 +651,12 @@ def test_an_appointment_moved_in_its_own_sentence_and_an_odd_heading(vault):
     ("My flight to Rome is on June 3.", "Ryanair moved my flight to June 5.", "When is my flight?", "June 5"),
     ("My rent is 900 a month.", "My rent is 950 a month now.", "What is my rent?", "950"),
     ("My rent is 900 euros a month.", "My monthly rent is 950 euros now.", "Rent?", "950"),
+    # "the rent" with no one else's name on it, and a change told in two sentences
+    ("My rent is 900 euros a month.", "The landlord raised the rent again, so now I pay 1,050 euros.",
+     "What is my rent?", "1,050"),
+    ("My rent is 900 euros a month.", "Rent went up to 1,050 euros.", "What is my rent?", "1,050"),
+    ("My rent is 900 euros a month.", "My rent went up. It is 1,050 euros now.", "What is my rent?", "1,050"),
+    ("My rent is 900 euros a month.", "My rent is 950 euros a month right now.", "What is my rent?", "950"),
 ])
 def test_a_question_of_one_word_gets_the_current_value_first(vault, promoted, old, new, question, current):
     """One word of the question says what the thing is; the newer value comes first, the older
@@ -683,6 +689,12 @@ def test_a_question_of_one_word_gets_the_current_value_first(vault, promoted, ol
     ("My gym membership costs 40 euros.", "Ana's gym membership now costs 30 euros.", "How much is my gym membership?"),
     ("My rent is 900 euros a month.", "My garage rent is 120 euros a month now.", "What is my rent?"),
     ("My rent is 900 euros a month.", "My rent is 3 days late now.", "What is my rent?"),
+    # how long it has lasted, another thing's amount in another clause, a thing named otherwise
+    ("My rent is 900 euros a month.", "My rent has been the same for 2 years now.", "What is my rent?"),
+    ("My rent is 900 euros a month.", "I pay my rent on the 1st, and my gym costs 40 euros a month now.",
+     "What is my rent?"),
+    ("My garage rent is 150 euros.", "My rent went up to 950 euros.", "What is my rent?"),
+    ("My rent is 900 euros a month.", "My summer rent is 950 euros now.", "What is my rent?"),
 ])
 def test_a_question_of_one_word_does_not_take_another_ones_value(old, new, question):
     """Whose and which thing it is, read off the statements: both must say it is the person's own."""
@@ -700,6 +712,7 @@ def test_an_amount_and_a_state_of_one_thing_are_not_two_values():
     assert not relations.contradicts("The standup is 9am.", "The standup is Tuesday.")
     assert relations.contradicts("My rent is 900 a month.", "My rent is 950 a month.")
     assert relations.contradicts("My favourite color is blue.", "My favourite color is green.")
+    assert relations.contradicts("My daughter is twelve.", "My daughter is thirteen.")
 
 
 @pytest.mark.parametrize("promoted", [False, True])

@@ -171,6 +171,9 @@ def test_a_changed_number_supersedes_and_ask_gives_the_current_one(vault):
     ("I prefer tea in the morning, green tea mostly.", "These days I prefer coffee in the morning."),
     ("I prefer tea with breakfast.", "I now prefer coffee over tea."),
     ("I prefer running in the evening.", "I prefer running in the morning now, it is cooler."),
+    # said "today" on two days, the value still changed
+    ("Today (2025-03-01) I decided to use Postgres as the database for the billing project.",
+     "Today (2025-03-05) I decided to use MySQL as the database for the billing project."),
 ])
 def test_values_that_differ_make_a_contradiction(vault, before, after):
     path = vault.ltm_root / "concrete" / "topics" / "billing.md"
@@ -232,6 +235,9 @@ def test_two_numbered_things_each_with_its_own_value_are_both_current(vault, bef
      "strengthened"),
     ("I went to the gym on Saturday (2025-02-22) with Ana.", "I went to the gym on Saturday (2025-03-01) with Ana.",
      "added"),
+    # a time said roughly is no day: "two weeks ago" said two days apart is one broken arm
+    ("I broke my left arm two weeks ago (around 2025-02-15) while skiing in Andorra.",
+     "I broke my left arm two weeks ago (around 2025-02-19) while skiing in Andorra.", "strengthened"),
 ])
 def test_a_restatement_strengthens_and_a_new_detail_is_added(vault, before, after, outcome):
     path = vault.ltm_root / "concrete" / "topics" / "things.md"

@@ -519,6 +519,17 @@ def test_a_day_counted_from_today_is_that_day(said, resolved):
     ("Tom is getting married on Saturday.", None),
     ("The renovated kitchen opens on Saturday.", None),
     ("My sister wants to visit on Saturday.", None),
+    ("On Saturday, Tom and I went hiking.", "On Saturday (2025-03-01)"),
+    ("The plumber fixed the sink on Saturday.", "on Saturday (2025-03-01)"),
+    ("I bought that jacket on Saturday.", "on Saturday (2025-03-01)"),
+    # an invitation, an arrangement, a thing heard of, a name ending in -ed, a note without a subject
+    ("My sister invited us to her birthday party on Saturday.", None),
+    ("Tom invited us to dinner on Saturday.", None),
+    ("Ana mentioned a party on Saturday.", None),
+    ("Tom got us tickets to the Lakers game on Saturday.", None),
+    ("My package gets delivered on Saturday.", None),
+    ("My friend Jared arrives on Saturday.", None),
+    ("Dentist appointment scheduled on Saturday at 10.", None),
     # a day of the month without its month: the latest one, in a sentence about the past
     ("I met back up with my teammates on the 15th after my trip.", "on the 15th (2025-02-15)"),
     ("We signed the lease on the 3rd.", "on the 3rd (2025-03-03)"),

@@ -6,6 +6,7 @@ import re
 from calendar import monthrange
 from datetime import date, timedelta
 
+from . import textutil
 from .stemming import past_forms
 
 _NUMBER = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
@@ -26,14 +27,17 @@ _RELATIVE_PHRASE = (
     r"|on\s+the\s+(?P<dom>[12]?\d|3[01])(?:st|nd|rd|th)(?!\s+(?:of\s+)?(?:" + "|".join(_MONTH_NAMES) + r")\b))\b")
 # "on Saturday", "over the weekend" mean the latest one in a sentence about the past only
 # ("we visited Sintra on Saturday", not "we'll visit Sintra on Saturday")
-# who did it: a pronoun, "my sister", "12 of us", or a name ("Tom went", "My sister got married")
-_SUBJECT = r"(?:\b(?:i|we|he|she|they|you|(?:my|our|his|her|their)\s+[a-z]+|of\s+(?:us|them))|(?-i:\b(?!(?:The|This|That|These|Those|An?|On|In|At|For|By|Every|Each|Its|Your)\b)[A-Z][a-z]+))"
-_PAST = re.compile(rf"{_SUBJECT}\s+(?:(?!(?:am|is|are|be|been|being|will|would)\b)\w+\s+)?"
-                   r"(?:was|were|did|had|went|got|made|saw|met|took|gave|came|left|found|sat|spoke|rode|fell|\w{3,}ed)\b", re.I)
+# who did it: a pronoun, "my sister", "the plumber", "12 of us", or a name ("Tom went", "My
+# sister got married"); the verb of the past is lowercase ("My friend Jared arrives" has none)
+_SUBJECT = (r"(?:\b(?:i|we|he|she|they|you|(?:my|our|his|her|their|the)\s+[a-z]+|of\s+(?:us|them))"
+            r"|(?-i:\b(?P<name>[A-Z][a-z]+)))")
+_PAST = re.compile(rf"{_SUBJECT}\s+(?:(?P<middle>(?!(?:am|is|are|be|been|being|will|would|gets?)\b)\w+)\s+)?"
+                   r"(?-i:was|were|did|had|went|got|made|saw|met|took|gave|came|left|found|sat|spoke|rode|fell|"
+                   r"[a-z]{3,}ed)\b", re.I)
 # "I drove", "we flew", "she bought": a verb's irregular past right after its subject (not "I
 # won't", nor what is heard, forgotten or felt: "I heard Tom has a gig on Saturday")
 _SUBJECT_AND_VERB = re.compile(rf"{_SUBJECT}\s+(?:(?:just|also|finally|then|all|both|actually|already)\s+)?"
-                               r"([a-z]+)\b(?!['’])(?!\s+(?:that|like|as if)\b)", re.I)
+                               r"(?P<verb>[a-z]+)\b(?!['’])", re.I)
 # "I bought a dress for the wedding on Saturday": the day is the wedding's, which may be to come
 # (not "I went for a run on Saturday", "I paid for the tickets on Saturday")
 _EVENTS = ("wedding|party|concert|game|match|meeting|recital|festival|conference|appointment|interview|ceremony|"
@@ -43,7 +47,8 @@ _FOR_AN_EVENT = re.compile(rf"\bfor\s+(?:the|a|an|my|our|his|her|their)\s+(?:[\w
 # verbs that report another clause ("I heard Tom has a gig on Saturday"); "felt" is one only
 # when a clause follows ("I felt like…", "I felt that…"), not in "I felt sick on Saturday"
 _REPORTING = frozenset("heard forgot meant understood learnt dreamt".split())
-_CLAUSE_BOUNDS = re.compile(r"[,;:.!?\n]|\s(?:and|but|so|because)\s", re.I)
+# (not "and" in "Tom and I went": one subject)
+_CLAUSE_BOUNDS = re.compile(r"[,;:.!?\n]|\s(?:and|but|so|because)\s(?!(?:i|we)\b)", re.I)
 # a plan, a habit, an arrangement: "we agreed to meet on Friday", "I asked Tom to come over on
 # Saturday", "I would help her move on Saturday", "we are invited to the wedding on Saturday"
 _NOT_PAST = re.compile(r"\b(?:will|would|could|shall|should|can|might|must|going to|gonna|plan(?:ning)? to|next|every|"
@@ -55,7 +60,11 @@ _NOT_PAST = re.compile(r"\b(?:will|would|could|shall|should|can|might|must|going
                        # coming over on Saturday", "the party I mentioned is on Saturday", "I signed up for…"
                        r"|\b(?:is|are|am|'re|'m)\s+(?:\w+\s+)?(?:coming|going|leaving|getting|flying|moving|visiting|"
                        r"meeting|having|starting)\b|\b(?:is|are)\s+on\b"
-                       r"|\b(?:was|were)\s+(?:going to|coming over)\b|\bsigned up for\b", re.I)
+                       r"|\b(?:was|were)\s+(?:going to|coming over)\b|\bsigned up for\b"
+                       # an arrangement or a thing heard of: "Tom invited us to dinner on Saturday",
+                       # "Ana mentioned a party on Saturday", "Tom got us tickets to the game on Saturday"
+                       r"|\b(?:invited|asked|agreed|booked|scheduled|planned|arranged|reserved|confirmed|needed|"
+                       r"mentioned|reservations?)\b|\btickets?\s+(?:to|for)\b", re.I)
 # a date right after a weekday: "on Monday, June 9", "Tuesday 3 June", "Friday (June 13)"; not
 # "on Saturday 10 km", "last Monday, May and I went…" or "on Saturday the 1st" (no month)
 _MONTHS_RE = "|".join(_MONTH_NAMES)
@@ -90,9 +99,11 @@ def without_resolutions(text: str, *, keep_ahead: bool = False) -> str:
 
 def past_days(text: str) -> tuple[str, ...]:
     """The days `resolve_relative` gave the times of the past in a text ("on Saturday
-    (2025-03-01)", "yesterday (2025-03-04)"), in order."""
-    return tuple(m.group(0)[len(m.group(1)):].strip(" ()") for m in _RESOLVED.finditer(text)
-                 if not _AHEAD.match(m.group(1)))
+    (2025-03-01)", "yesterday (2025-03-04)", "last weekend (weekend of 2025-03-01)"), in order;
+    not a time said roughly ("two weeks ago (around 2025-02-17)", "last month (February 2025)"),
+    which the same thing said two days apart resolves to two days."""
+    days = (m.group(0)[len(m.group(1)):].strip(" ()") for m in _RESOLVED.finditer(text) if not _AHEAD.match(m.group(1)))
+    return tuple(day for day in days if re.fullmatch(r"(?:week(?:end)? of )?\d{4}-\d{2}-\d{2}", day))
 
 
 # "moved to this weekend", "to the day after tomorrow", "to two weeks from now" too
@@ -163,9 +174,24 @@ def _about_the_past(text: str, m: re.Match) -> bool:
         # the day opens the sentence on its own ("On Saturday, 12 of us went hiking"): the clause after it
         end = min((s for s, e in bounds if s > end), default=len(text))
     clause = text[start:end]
-    past = _PAST.search(clause) or any(m.group(1).lower() in past_forms() and m.group(1).lower() not in _REPORTING
-                                       for m in _SUBJECT_AND_VERB.finditer(clause))
-    return bool(past) and not _NOT_PAST.search(clause) and not _MOVED_TO.search(clause)
+    return _has_a_past_verb(clause) and not _NOT_PAST.search(clause) and not _MOVED_TO.search(clause)
+
+
+def _has_a_past_verb(clause: str) -> bool:
+    """A subject and a verb of the past: "we visited", "I drove", "Tom went", "my sister got".
+    A capitalized word is no name when it is a stop word ("The renovated kitchen opens…"), nor,
+    with a word after it, when it is an ordinary word ("Dentist appointment scheduled…");
+    "felt like", "felt that" report a feeling."""
+    for m in _PAST.finditer(clause):
+        name = m.group("name")
+        if not name or name.lower() not in textutil.STOP_WORDS and not (m.group("middle") and textutil.is_common_word(name)):
+            return True
+    for m in _SUBJECT_AND_VERB.finditer(clause):
+        verb = m.group("verb").lower()
+        if verb in past_forms() and verb not in _REPORTING and \
+                not (verb == "felt" and re.match(r"\s+(?:that|like|as if)\b", clause[m.end():], re.I)):
+            return True
+    return False
 
 
 def _latest_day_of_month(on: date, day: int) -> date:

@@ -222,9 +222,6 @@ def compare(old: Fact, new: Fact) -> str:
     - MORE: the new one adds a value and drops none (a more precise claim, kept beside);
     - OTHER: they are about different things, among them the same words resolved to two days
       of the past ("on Saturday (2025-02-22)" / "on Saturday (2025-03-01)": two occasions)."""
-    days_old, days_new = past_days(old.text), past_days(new.text)
-    if days_old and days_new and days_old != days_new:
-        return OTHER   # "I went to the gym on Saturday" said in two weeks: two Saturdays, two claims
     a, b = _read(old.text), _read(new.text)
     # what they share can only shrink once values are set apart: most pairs end here, cheaply
     if len(a.stems & b.stems) < 0.8 * max(len(a.stems) - a.value_stems, len(b.stems) - b.value_stems, 1):
@@ -234,7 +231,9 @@ def compare(old: Fact, new: Fact) -> str:
     if not _similar(context_old, context_new):
         return CHANGED if _said_changed(a, b) else OTHER
     if not only_new:
-        return SAME
+        days_old, days_new = past_days(old.text), past_days(new.text)
+        # "I went to the gym on Saturday" said in two weeks: two Saturdays, two claims
+        return OTHER if days_old and days_new and days_old != days_new else SAME
     if only_old and len(context_old & context_new) >= MIN_SHARED_CONTEXT:
         return CHANGED
     return MORE

@@ -166,8 +166,9 @@ def _kind_of(value: str) -> bool:
     return bool(said) and said[0] in ("a", "an")
 
 
-_NUMBER_WORDS = frozenset("one two three four five six seven eight nine ten eleven twelve twenty thirty forty fifty "
-                          "hundred thousand million".split())
+_NUMBER_WORDS = frozenset("""zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
+fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seventy eighty ninety hundred thousand
+million billion half dozen noon midnight""".split())
 
 
 def _an_amount(value: str) -> bool:

@@ -101,9 +101,10 @@ def _mine(lowered: str, word: str) -> bool:
 
 
 # words that say how or when a thing of the person's is, not which thing it is: "my new rent",
-# "my monthly rent", "my current flight", "my rescheduled flight"
-_DESCRIBING = frozenset("new old own base net gross full next last first latest".split())
-_DESCRIBING_ENDINGS = ("ly", "al", "ent", "ant", "ive", "ed", "ic", "ous", "ful", "able", "ible", "est", "er")
+# "my monthly rent", "my current flight"; any other word before it names another thing, which
+# a question of one word cannot tell apart ("my garage rent", "my client meeting")
+_DESCRIBING = frozenset("""new old own base net gross full next last first latest monthly weekly yearly annual
+current total actual usual regular normal updated revised rescheduled original""".split())
 
 
 def _named_by(lowered: str, word: str) -> set[str]:
@@ -111,18 +112,30 @@ def _named_by(lowered: str, word: str) -> set[str]:
     rent", "work" in "my work laptop"), leaving out those that only describe it."""
     return {m.group(1) for m in re.finditer(r"\bmy\s+([a-z]+)\s+([a-z]+)", lowered)
             if textutil.stem(m.group(2)) == word and m.group(1) not in _DESCRIBING
-            and not m.group(1).endswith(_DESCRIBING_ENDINGS) and m.group(1) not in textutil.STOP_WORDS}
+            and m.group(1) not in textutil.STOP_WORDS}
+
+
+# the thing with no one's name on it, as the subject or what a verb of change changed: "Rent went
+# up to…", "the landlord raised the rent again" (not "bags for the flight", "the rent on our unit")
+_PLAINLY = re.compile(rf"(?:^|[.!?]\s+|\b(?:{_CHANGE_VERB_WORDS})\s+)(?:the\s+)?([a-z]+)(?=\s*[,.;:!?]|\s*$|\s+(?:is|was|"
+                      r"has|had|went|got|costs?|now|moved|changed|goes|will|again|to|by|up)\b)")
+
+
+def _plainly(lowered: str, word: str) -> bool:
+    return any(textutil.stem(m.group(1)) == word for m in _PLAINLY.finditer(lowered))
 
 
 def _both_mine(old: str, new: str, word: str) -> bool:
     """With a question of one word ("Rent?", "When is my flight?") nothing else tells whose or
     which the thing is, so both statements must say it is the person's own ("my rent is…", "the
-    landlord raised my rent"), and the newer name no one the older does not ("my meeting with
+    landlord raised my rent"), or the newer says it of the thing with no one else's name on it
+    ("the landlord raised the rent"), and the newer name no one the older does not ("my meeting with
     Ana" is not the one with Tom): "The salary for the new hire", "the flight back", "my phone
     battery" are other things."""
-    if not (_mine(old.lower(), word) and _mine(new.lower(), word)):
+    lowered_old, lowered_new = old.lower(), new.lower()
+    if not (_mine(lowered_old, word) and (_mine(lowered_new, word) or _plainly(lowered_new, word))):
         return False
-    if _named_by(new.lower(), word) - _named_by(old.lower(), word):
+    if _named_by(lowered_new, word) != _named_by(lowered_old, word):
         return False   # "my garage rent" is not "my rent" ("my monthly rent", "my new rent" is)
     names_old, names_new = (frozenset(textutil.entities(t)) for t in (old, new))
     # who made the change is no other thing: "Ryanair moved my flight to June 5" (not "my meeting
@@ -142,10 +155,10 @@ def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: f
     now"). A long message that says "improved async support" and states versions elsewhere
     changed none of them; "Leo now has 2 loose teeth" (only whose it is) is not how many kids
     are in Leo's class."""
-    for sentence in re.split(r"(?<=[.!?])\s+", said):
+    for sentence in _SAYING_ON.split(said):
         # a word of the question that names the thing, not only whose it is ("Leo")
-        named = asked & textutil.terms(sentence)
-        if not named or not named - {textutil.stem(n.lower()) for n in textutil.entities(sentence)}:
+        names = {textutil.stem(n.lower()) for n in textutil.entities(sentence)}
+        if not asked & textutil.terms(sentence) - names:
             continue
         lowered = sentence.lower()
         matches = list(change.finditer(lowered))
@@ -162,12 +175,27 @@ def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: f
             if any(textutil.numbers(word) & fresh for word in ahead):
                 return True
             if change is _CHANGE_HINTS:
+                # the thing is in the hint's own clause: not "I pay my rent on the 1st, and my gym
+                # costs 40 euros a month now"
+                clause = max((b.end() for b in _CLAUSE_BREAK.finditer(lowered, 0, match.start())), default=0)
+                if not asked & textutil.terms(lowered[clause:match.start()]) - names:
+                    continue
                 before = bisect_left(starts, match.start())
                 if _number_right_before(tokens[max(0, before - HINT_REACH):before], fresh, asked):
                     return True
     return False
 
 
+# sentences, a sentence that goes on about the same thing staying with the one before it: "My
+# rent went up. It is 1,050 euros now."
+_GOES_ON = r"(?:it|it's|it’s|it is|that's|that is|now)\b"
+_SAYING_ON = re.compile(rf"(?<=[.!?])\s+(?!{_GOES_ON})", re.I)
+
+
+def goes_on(sentence: str) -> bool:
+    """Does a sentence go on about what the one before it said ("It is 1,050 euros now.")?"""
+    return re.match(_GOES_ON, sentence.strip(), re.I) is not None
+_CLAUSE_BREAK = re.compile(r"[,;]|\s(?:and|but)\s")
 _NOT_A_HINT = re.compile(r"\b(?:from|for|until|till|by|up to)\s+$")
 
 
@@ -179,18 +207,24 @@ def _says_something(word: str) -> bool:
 
 def _number_right_before(tokens: list[tuple[int, str]], fresh: frozenset[str], asked: frozenset[str]) -> bool:
     """Do the words right before a hint end in a new number, with at most HINT_AFTER words of the
-    question after it, and units ("is 7 now", "5 engineers now", "950 euros a month now")?"""
+    question after it, and units ("is 7 now", "5 engineers now", "950 euros a month now", "950
+    right now")? Not how long something has lasted: "the same for 2 years now"."""
     named = 0
-    for _, word in reversed(tokens):
+    for i in range(len(tokens) - 1, -1, -1):
+        word = tokens[i][1]
         if textutil.numbers(word) & fresh:
-            return True
+            return i == 0 or tokens[i - 1][1] not in _FOR_HOW_LONG
         terms = textutil.terms(word)
-        if word.strip(",.;:!?") in ("a", "an", "per") or terms and terms <= _UNITS:
+        if word.strip(",.;:!?") in _ASIDE or terms and terms <= _UNITS:
             continue
         named += 1
         if not terms or not terms <= asked or named > HINT_AFTER:
             return False
     return False
+
+
+_ASIDE = frozenset("a an per each right as of".split())   # "950 a month right now", "as of now"
+_FOR_HOW_LONG = frozenset("for since past last over".split())
 
 
 # what a number is counted in: never the thing a question asks about, so it stands between a

@@ -17,7 +17,7 @@ from ...infra.relative_times import CALENDAR_WORDS, resolve_relative
 from ...vault import claims, relations, stm
 from ...vault.layout import EVENT_ID_IN_TEXT, event_day
 from ...vault.links import ANY_LINK
-from ...vault.value_changes import replaced_for_the_question
+from ...vault.value_changes import goes_on, replaced_for_the_question
 from . import organization, promotion
 from .sentences import sentences
 from ..organization_types import OrganizationPlan, OrganizationRequest
@@ -390,7 +390,9 @@ def _best_sentences(text: str, query: set[str], limit: int = 2, max_chars: int =
     if not said:
         return text.strip()[:max_chars]
     ranked = sorted(range(len(said)), key=lambda i: -textutil.overlap(query, said[i]))
-    chosen = sorted(ranked[:limit])
-    quote = " ".join(said[i] for i in chosen if textutil.overlap(query, said[i]) > 0) or said[ranked[0]]
+    chosen = [i for i in sorted(ranked[:limit]) if textutil.overlap(query, said[i]) > 0] or [ranked[0]]
+    # with the sentence that goes on about it: "My rent went up. It is 1,050 euros now."
+    chosen = sorted({*chosen, *(i + 1 for i in chosen if i + 1 < len(said) and goes_on(said[i + 1]))})
+    quote = " ".join(said[i] for i in chosen)
     quote = quote.replace('"', "'")
     return quote if len(quote) <= max_chars else quote[: max_chars - 1].rstrip() + "…"
