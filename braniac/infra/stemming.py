@@ -64,10 +64,12 @@ def irregular_base(word: str) -> str | None:
 
 
 _LY_OF_THE_WORD = ("ily", "lly", "ply")
-# words whose -s or -ly is their own, and whose stem would be another common word: "news" is no
-# plural of "new", "early" nothing of an "ear", "jeans" no "Jean", "goods" not "good"
+# words whose -s, -ly or -ing is their own, or whose stem would be another word: "news" is no
+# plural of "new", "early" nothing of an "ear", "jeans" no "Jean", "goods" not "good", "likely"
+# not "like", "hardly" not "hard", "lately" not "late"; a wedding is no "wed", an evening no "even"
 _OWN_ENDINGS = frozenset("""news lens series species physics mathematics economics politics ethics athletics
-gymnastics jeans pants shorts goods early""".split())
+gymnastics jeans pants shorts goods early hardly lately likely barely shortly nearly wedding evening morning
+earring herring pudding spring string ceiling sibling darling""".split())
 # the forms of a word of three letters, which the suffix rules leave alone (a stem of two letters
 # would join too much: "thing" is no "the"): "What tools do I use?" meets "I used Figma"
 _SHORT_WORDS = {"used": "use", "using": "use", "aged": "age", "aging": "age", "owed": "owe", "owing": "owe"}
@@ -90,8 +92,9 @@ def stem(word: str) -> str:
         word = word[:-3] + "y"   # "studies", "replied"; but "movies", "cookies" are a movie's, a cookie's
     base = word
     for suffix in ("ingly", "edly", "ing", "ed", "ly", "es", "s"):
-        if suffix == "ly" and word.endswith(_LY_OF_THE_WORD) and not word.endswith("ally"):
-            continue   # family, bully, reply: their -ly is no adverb's (families, bullied, replying)
+        if suffix == "ly" and (word.endswith(_LY_OF_THE_WORD) and not word.endswith("ally")
+                               or word[:-2] not in english_words()):
+            continue   # family, bully, reply, rally, Italy: their -ly is no adverb's (families, bullied, replying)
         if suffix == "es" and (word[:-1] in english_words() or word[:-2] not in english_words()):
             continue   # "boxes", "classes", "potatoes"; but "houses", "notes" keep their word's e
         if suffix == "s" and word.endswith(("us", "sis")) and word[:-1] not in english_words():
