@@ -530,6 +530,13 @@ def test_a_day_counted_from_today_is_that_day(said, resolved):
     ("My package gets delivered on Saturday.", None),
     ("My friend Jared arrives on Saturday.", None),
     ("Dentist appointment scheduled on Saturday at 10.", None),
+    ("We signed the lease and we move in on the 15th.", None),
+    ("Ana suggested dinner on Saturday.", None),
+    ("Mom texted about lunch on Saturday.", None),
+    ("I promised Tom I'd help him move on Saturday.", None),
+    ("On Saturday my wife and I went to the beach.", "On Saturday (2025-03-01)"),
+    ("Apparently Tom crashed his car on Saturday.", "on Saturday (2025-03-01)"),
+    ("My grandma died on Saturday.", "on Saturday (2025-03-01)"),
     # a day of the month without its month: the latest one, in a sentence about the past
     ("I met back up with my teammates on the 15th after my trip.", "on the 15th (2025-02-15)"),
     ("We signed the lease on the 3rd.", "on the 3rd (2025-03-03)"),

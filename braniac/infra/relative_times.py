@@ -3,6 +3,7 @@ meant, so a claim keeps its date after the day it was said has passed."""
 from __future__ import annotations
 
 import re
+from bisect import bisect_left, bisect_right
 from calendar import monthrange
 from datetime import date, timedelta
 
@@ -32,7 +33,7 @@ _RELATIVE_PHRASE = (
 _SUBJECT = (r"(?:\b(?:i|we|he|she|they|you|(?:my|our|his|her|their|the)\s+[a-z]+|of\s+(?:us|them))"
             r"|(?-i:\b(?P<name>[A-Z][a-z]+)))")
 _PAST = re.compile(rf"{_SUBJECT}\s+(?:(?P<middle>(?!(?:am|is|are|be|been|being|will|would|gets?)\b)\w+)\s+)?"
-                   r"(?-i:was|were|did|had|went|got|made|saw|met|took|gave|came|left|found|sat|spoke|rode|fell|"
+                   r"(?-i:was|were|did|had|went|got|made|saw|met|took|gave|came|left|found|sat|spoke|rode|fell|died|lied|tied|told|quit|"
                    r"[a-z]{3,}ed)\b", re.I)
 # "I drove", "we flew", "she bought": a verb's irregular past right after its subject (not "I
 # won't", nor what is heard, forgotten or felt: "I heard Tom has a gig on Saturday")
@@ -47,8 +48,8 @@ _FOR_AN_EVENT = re.compile(rf"\bfor\s+(?:the|a|an|my|our|his|her|their)\s+(?:[\w
 # verbs that report another clause ("I heard Tom has a gig on Saturday"); "felt" is one only
 # when a clause follows ("I felt like…", "I felt that…"), not in "I felt sick on Saturday"
 _REPORTING = frozenset("heard forgot meant understood learnt dreamt".split())
-# (not "and" in "Tom and I went": one subject)
-_CLAUSE_BOUNDS = re.compile(r"[,;:.!?\n]|\s(?:and|but|so|because)\s(?!(?:i|we)\b)", re.I)
+_CLAUSE_BOUNDS = re.compile(r"[,;:.!?\n]|\s(?:and|but|so|because)\s", re.I)
+_AND_I = re.compile(r"\s+and\s+(?:i|we)\b", re.I)   # "Tom and I went": one subject, its verb after the "and"
 # a plan, a habit, an arrangement: "we agreed to meet on Friday", "I asked Tom to come over on
 # Saturday", "I would help her move on Saturday", "we are invited to the wedding on Saturday"
 _NOT_PAST = re.compile(r"\b(?:will|would|could|shall|should|can|might|must|going to|gonna|plan(?:ning)? to|next|every|"
@@ -64,7 +65,9 @@ _NOT_PAST = re.compile(r"\b(?:will|would|could|shall|should|can|might|must|going
                        # an arrangement or a thing heard of: "Tom invited us to dinner on Saturday",
                        # "Ana mentioned a party on Saturday", "Tom got us tickets to the game on Saturday"
                        r"|\b(?:invited|asked|agreed|booked|scheduled|planned|arranged|reserved|confirmed|needed|"
-                       r"mentioned|reservations?)\b|\btickets?\s+(?:to|for)\b", re.I)
+                       r"mentioned|reservations?|suggested|proposed|offered|announced|approved|promised|reminded|"
+                       r"starting|about)\b|\btickets?\s+(?:to|for)\b|\bfor\s+(?:pick-?up|delivery|collection)\b"
+                       r"|['’]d\b", re.I)
 # a date right after a weekday: "on Monday, June 9", "Tuesday 3 June", "Friday (June 13)"; not
 # "on Saturday 10 km", "last Monday, May and I went…" or "on Saturday the 1st" (no month)
 _MONTHS_RE = "|".join(_MONTH_NAMES)
@@ -151,9 +154,13 @@ def resolve_relative(text: str, on: date) -> str:
             return f"around {_MONTH_NAMES[month % 12]} {month // 12}"
         return _iso(then) if days == 1 else f"around {_iso(then)}"
 
+    bounds: list[tuple[int, int]] = []
+
     def replace(m: re.Match) -> str:
+        if (m.group("owd") or m.group("oweekend") or m.group("dom")) and not bounds:
+            bounds.extend(b.span() for b in _CLAUSE_BOUNDS.finditer(text))
         if (m.group("owd") or m.group("oweekend") or m.group("dom")) and \
-                (not _about_the_past(text, m) or _FOR_AN_EVENT.search(text, max(0, m.start() - 40), m.start())):
+                (not _about_the_past(text, m, bounds) or _FOR_AN_EVENT.search(text, max(0, m.start() - 40), m.start())):
             return m.group(0)
         if (m.group("owd") or m.group("wd")) and _DATE_AFTER.match(text, m.end()):
             return m.group(0)   # "on Monday, June 9": the day is given
@@ -164,15 +171,26 @@ def resolve_relative(text: str, on: date) -> str:
     return _RELATIVE.sub(replace, text)
 
 
-def _about_the_past(text: str, m: re.Match) -> bool:
+def _about_the_past(text: str, m: re.Match, bounds: list[tuple[int, int]]) -> bool:
     """Is the clause that holds the match about the past ("we visited Sintra on Saturday"), not
-    a plan, a habit or a state ("yoga is on Tuesday, I booked it")?"""
-    bounds = [b.span() for b in _CLAUSE_BOUNDS.finditer(text)]
-    start = max((e for s, e in bounds if e <= m.start()), default=0)
-    end = min((s for s, e in bounds if s >= m.end()), default=len(text))
+    a plan, a habit or a state ("yoga is on Tuesday, I booked it")? `bounds`: the text's clause
+    bounds (_CLAUSE_BOUNDS), found once for all its matches."""
+    starts = [s for s, _ in bounds]
+    i = bisect_right(starts, m.start()) - 1
+    while i >= 0 and bounds[i][1] > m.start():
+        i -= 1   # a bound that the match itself holds ("on Saturday" has no comma, but be sure)
+    start = bounds[i][1] if i >= 0 else 0
+    j = bisect_left(starts, m.end())
+    end = bounds[j][0] if j < len(bounds) else len(text)
     if not re.search(r"\w", text[start:m.start()] + text[m.end():end]):
         # the day opens the sentence on its own ("On Saturday, 12 of us went hiking"): the clause after it
-        end = min((s for s, e in bounds if s > end), default=len(text))
+        j += 1
+        end = bounds[j][0] if j < len(bounds) else len(text)
+    for _ in range(2):   # "On Saturday my wife and I went…": the subject goes on after "and"
+        if _has_a_past_verb(text[start:end]) or j >= len(bounds) or not _AND_I.match(text, bounds[j][0]):
+            break
+        j += 1
+        end = bounds[j][0] if j < len(bounds) else len(text)
     clause = text[start:end]
     return _has_a_past_verb(clause) and not _NOT_PAST.search(clause) and not _MOVED_TO.search(clause)
 
@@ -180,12 +198,15 @@ def _about_the_past(text: str, m: re.Match) -> bool:
 def _has_a_past_verb(clause: str) -> bool:
     """A subject and a verb of the past: "we visited", "I drove", "Tom went", "my sister got".
     A capitalized word is no name when it is a stop word ("The renovated kitchen opens…"), nor,
-    with a word after it, when it is an ordinary word ("Dentist appointment scheduled…");
-    "felt like", "felt that" report a feeling."""
-    for m in _PAST.finditer(clause):
+    with a word after it, when it is an ordinary word ("Dentist appointment scheduled…", and
+    then "Apparently Tom crashed…" is read again from "Tom"); "felt like", "felt that" report a
+    feeling."""
+    pos = 0
+    while (m := _PAST.search(clause, pos)) is not None:
         name = m.group("name")
         if not name or name.lower() not in textutil.STOP_WORDS and not (m.group("middle") and textutil.is_common_word(name)):
             return True
+        pos = m.start() + 1
     for m in _SUBJECT_AND_VERB.finditer(clause):
         verb = m.group("verb").lower()
         if verb in past_forms() and verb not in _REPORTING and \

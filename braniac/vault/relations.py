@@ -175,7 +175,8 @@ def _an_amount(value: str) -> bool:
     """Does a value open with a number ("900 a month", "$40", "three kids"), an amount, not a
     state or a time said in words ("due three days from now", "too high")?"""
     first = next((w for w in value.split() if w.lower() not in _ARTICLES), "")
-    return any(c.isdigit() for c in first) or first.lower().strip(",.") in _NUMBER_WORDS
+    # "Seven Samurai", "Five Guys": a name that opens with a number word is no amount
+    return any(c.isdigit() for c in first) or first.strip(",.") in _NUMBER_WORDS
 
 
 def _sets_a_value(value: str) -> bool:

@@ -32,6 +32,7 @@ NEW_THING_SHARE = 0.25    # the newer one naming "the new April 25 deadline"; ea
 NEAR_CHANGE = 4           # words that say something, from a word of change to the new number ("has now reached 165")
 HINT_AFTER = 2            # the new number and a word of the question before a hint after it ("5 engineers now")
 HINT_REACH = 6            # words looked at before a hint: a unit and its article take no place ("950 euros a month now")
+CLAUSE_REACH = 12         # words before a hint in which its clause must name the thing
 
 
 def replaced_for_the_question(old: str, new: str, asked: frozenset[str],
@@ -122,7 +123,20 @@ _PLAINLY = re.compile(rf"(?:^|[.!?]\s+|\b(?:{_CHANGE_VERB_WORDS})\s+)(?:the\s+)?
 
 
 def _plainly(lowered: str, word: str) -> bool:
-    return any(textutil.stem(m.group(1)) == word for m in _PLAINLY.finditer(lowered))
+    """The thing with no one's name on it, in a statement of the person's ("I", "my landlord")
+    that names no one else's ("Tom's landlord raised the rent", "…for the new tenants")."""
+    return bool(_FIRST_PERSON.search(lowered)) and not _someone_elses(lowered) and \
+        any(textutil.stem(m.group(1)) == word for m in _PLAINLY.finditer(lowered))
+
+
+_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|my|me|we|our|us)\b")
+_WHOSE = re.compile(r"\b(?:his|her|their|theirs|(\w+)['’]s)\b")
+_NOT_WHOSE = frozenset("it that what there here let who where he she today".split())   # "it's", "he's" say no owner
+
+
+def _someone_elses(lowered: str) -> bool:
+    """Does a statement name someone else's thing ("Tom's landlord", "his rent")?"""
+    return any(m.group(1) not in _NOT_WHOSE for m in _WHOSE.finditer(lowered))
 
 
 def _both_mine(old: str, new: str, word: str) -> bool:
@@ -135,8 +149,11 @@ def _both_mine(old: str, new: str, word: str) -> bool:
     lowered_old, lowered_new = old.lower(), new.lower()
     if not (_mine(lowered_old, word) and (_mine(lowered_new, word) or _plainly(lowered_new, word))):
         return False
-    if _named_by(lowered_new, word) != _named_by(lowered_old, word):
-        return False   # "my garage rent" is not "my rent" ("my monthly rent", "my new rent" is)
+    named_old, named_new = _named_by(lowered_old, word), _named_by(lowered_new, word)
+    if named_new - named_old or not named_old - named_new <= set(textutil.words(lowered_new)):
+        # "my garage rent" is not "my rent" ("my monthly rent", "my new rent" is); "my dentist
+        # appointment" is "my appointment" that the dentist moved
+        return False
     names_old, names_new = (frozenset(textutil.entities(t)) for t in (old, new))
     # who made the change is no other thing: "Ryanair moved my flight to June 5" (not "my meeting
     # with Ana moved to 5pm", where the name says which meeting)
@@ -155,7 +172,7 @@ def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: f
     now"). A long message that says "improved async support" and states versions elsewhere
     changed none of them; "Leo now has 2 loose teeth" (only whose it is) is not how many kids
     are in Leo's class."""
-    for sentence in _SAYING_ON.split(said):
+    for sentence in _sentences(said, asked):
         # a word of the question that names the thing, not only whose it is ("Leo")
         names = {textutil.stem(n.lower()) for n in textutil.entities(sentence)}
         if not asked & textutil.terms(sentence) - names:
@@ -166,6 +183,7 @@ def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: f
             continue
         tokens = [(m.start(), m.group(0)) for m in re.finditer(r"\S+", lowered)]
         starts = [start for start, _ in tokens]
+        breaks = [b.end() for b in _CLAUSE_BREAK.finditer(lowered)]
         said_something = [i for i, (_, w) in enumerate(tokens) if _says_something(w)]
         for match in matches:
             if _NOT_A_HINT.search(lowered[max(0, match.start() - 8):match.start()]):
@@ -177,24 +195,39 @@ def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: f
             if change is _CHANGE_HINTS:
                 # the thing is in the hint's own clause: not "I pay my rent on the 1st, and my gym
                 # costs 40 euros a month now"
-                clause = max((b.end() for b in _CLAUSE_BREAK.finditer(lowered, 0, match.start())), default=0)
+                before = bisect_left(starts, match.start())
+                i = bisect_left(breaks, match.start() + 1) - 1
+                clause = max(breaks[i] if i >= 0 else 0, starts[max(0, before - CLAUSE_REACH)] if starts else 0)
                 if not asked & textutil.terms(lowered[clause:match.start()]) - names:
                     continue
-                before = bisect_left(starts, match.start())
                 if _number_right_before(tokens[max(0, before - HINT_REACH):before], fresh, asked):
                     return True
     return False
 
 
-# sentences, a sentence that goes on about the same thing staying with the one before it: "My
-# rent went up. It is 1,050 euros now."
-_GOES_ON = r"(?:it|it's|it’s|it is|that's|that is|now)\b"
-_SAYING_ON = re.compile(rf"(?<=[.!?])\s+(?!{_GOES_ON})", re.I)
+# a sentence that goes on about what the one before it said: "My rent went up. It is 1,050 euros now."
+_GOES_ON = re.compile(r"(?:now\s+)?(?:it|that)(?:['’]s|\s+is|\s+was)\b|now\b", re.I)
 
 
 def goes_on(sentence: str) -> bool:
-    """Does a sentence go on about what the one before it said ("It is 1,050 euros now.")?"""
-    return re.match(_GOES_ON, sentence.strip(), re.I) is not None
+    return _GOES_ON.match(sentence.strip()) is not None
+
+
+def _sentences(said: str, asked: frozenset[str]) -> list[str]:
+    """The sentences of a statement, one that only gives the value of what the sentence before
+    it named staying with it ("My rent went up. It is 1,050 euros now."; not "It's my car loan
+    that went up to 300", "It's 15 degrees outside now")."""
+    out: list[str] = []
+    for sentence in re.split(r"(?<=[.!?])\s+", said):
+        rest = _GOES_ON.sub("", sentence.strip(), count=1)
+        if out and goes_on(sentence) and textutil.terms(rest) - textutil.terms(" ".join(textutil.numbers(rest))) \
+                <= asked | _UNITS | {"now"}:
+            out[-1] += " " + sentence
+        else:
+            out.append(sentence)
+    return out
+
+
 _CLAUSE_BREAK = re.compile(r"[,;]|\s(?:and|but)\s")
 _NOT_A_HINT = re.compile(r"\b(?:from|for|until|till|by|up to)\s+$")
 
@@ -224,7 +257,7 @@ def _number_right_before(tokens: list[tuple[int, str]], fresh: frozenset[str], a
 
 
 _ASIDE = frozenset("a an per each right as of".split())   # "950 a month right now", "as of now"
-_FOR_HOW_LONG = frozenset("for since past last over".split())
+_FOR_HOW_LONG = frozenset("for since past last over in within".split())   # "for 2 years now", "due in 3 days now"
 
 
 # what a number is counted in: never the thing a question asks about, so it stands between a
