@@ -652,8 +652,11 @@ def test_an_appointment_moved_in_its_own_sentence_and_an_odd_heading(vault):
     ("My rent is 900 a month.", "My rent is 950 a month now.", "What is my rent?", "950"),
     ("My rent is 900 euros a month.", "My monthly rent is 950 euros now.", "Rent?", "950"),
     # "the rent" with no one else's name on it, and a change told in two sentences
-    ("My rent is 900 euros a month.", "The landlord raised the rent again, so now I pay 1,050 euros.",
+    ("My rent is 900 euros a month.", "My landlord raised the rent again, so now I pay 1,050 euros.",
      "What is my rent?", "1,050"),
+    ("My salary is 50,000 euros a year.", "I got a raise, my salary is 55,000 now.", "What is my salary?", "55,000"),
+    ("My dentist appointment is on June 3.", "My appointment was moved to June 10.", "When is my appointment?",
+     "June 10"),
     ("My dentist appointment is on May 5.", "The dentist moved my appointment to May 9.", "When is my appointment?",
      "May 9"),
     ("My rent is 900 euros a month.", "My rent went up. It is 1,050 euros now.", "What is my rent?", "1,050"),
@@ -694,7 +697,6 @@ def test_a_question_of_one_word_gets_the_current_value_first(vault, promoted, ol
     ("My rent is 900 euros a month.", "My rent has been the same for 2 years now.", "What is my rent?"),
     ("My rent is 900 euros a month.", "I pay my rent on the 1st, and my gym costs 40 euros a month now.",
      "What is my rent?"),
-    ("My garage rent is 150 euros.", "My rent went up to 950 euros.", "What is my rent?"),
     ("My rent is 900 euros a month.", "My summer rent is 950 euros now.", "What is my rent?"),
     # someone else's landlord, a sentence about another thing after mine, a due date
     ("My rent is 900 euros a month.", "Tom's landlord raised the rent to 1,200 euros.", "What is my rent?"),
@@ -702,6 +704,8 @@ def test_a_question_of_one_word_gets_the_current_value_first(vault, promoted, ol
     ("My rent is 900 euros a month.", "My rent is the same. It's my car loan that went up to 300.", "What is my rent?"),
     ("My rent is 900 euros a month.", "I checked my rent. It's 15 degrees outside now.", "What is my rent?"),
     ("My rent is 900 euros a month.", "My rent is due in 3 days now.", "What is my rent?"),
+    ("My rent is 900 euros a month.", "I heard the landlord raised the rent to 1,200 for new tenants.",
+     "What is my rent?"),
 ])
 def test_a_question_of_one_word_does_not_take_another_ones_value(old, new, question):
     """Whose and which thing it is, read off the statements: both must say it is the person's own."""
@@ -721,6 +725,7 @@ def test_an_amount_and_a_state_of_one_thing_are_not_two_values():
     assert relations.contradicts("My favourite color is blue.", "My favourite color is green.")
     assert relations.contradicts("My daughter is twelve.", "My daughter is thirteen.")
     assert relations.contradicts("My favorite movie is Seven Samurai.", "My favorite movie is Inception.")
+    assert relations.contradicts("My rent is around 900.", "My rent is 950.")
 
 
 @pytest.mark.parametrize("promoted", [False, True])

@@ -537,6 +537,11 @@ def test_a_day_counted_from_today_is_that_day(said, resolved):
     ("On Saturday my wife and I went to the beach.", "On Saturday (2025-03-01)"),
     ("Apparently Tom crashed his car on Saturday.", "on Saturday (2025-03-01)"),
     ("My grandma died on Saturday.", "on Saturday (2025-03-01)"),
+    ("We argued about money on Saturday.", "on Saturday (2025-03-01)"),
+    ("We have a party on Saturday and I ordered a cake.", None),
+    ("Tom told me he's coming on Saturday.", None),
+    ("I texted Tom that the party's on Saturday.", None),
+    ("Payment required on the 1st.", None),
     # a day of the month without its month: the latest one, in a sentence about the past
     ("I met back up with my teammates on the 15th after my trip.", "on the 15th (2025-02-15)"),
     ("We signed the lease on the 3rd.", "on the 3rd (2025-03-03)"),

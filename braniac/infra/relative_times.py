@@ -33,7 +33,7 @@ _RELATIVE_PHRASE = (
 _SUBJECT = (r"(?:\b(?:i|we|he|she|they|you|(?:my|our|his|her|their|the)\s+[a-z]+|of\s+(?:us|them))"
             r"|(?-i:\b(?P<name>[A-Z][a-z]+)))")
 _PAST = re.compile(rf"{_SUBJECT}\s+(?:(?P<middle>(?!(?:am|is|are|be|been|being|will|would|gets?)\b)\w+)\s+)?"
-                   r"(?-i:was|were|did|had|went|got|made|saw|met|took|gave|came|left|found|sat|spoke|rode|fell|died|lied|tied|told|quit|"
+                   r"(?-i:was|were|did|had|went|got|made|saw|met|took|gave|came|left|found|sat|spoke|rode|fell|died|lied|tied|quit|"
                    r"[a-z]{3,}ed)\b", re.I)
 # "I drove", "we flew", "she bought": a verb's irregular past right after its subject (not "I
 # won't", nor what is heard, forgotten or felt: "I heard Tom has a gig on Saturday")
@@ -50,6 +50,7 @@ _FOR_AN_EVENT = re.compile(rf"\bfor\s+(?:the|a|an|my|our|his|her|their)\s+(?:[\w
 _REPORTING = frozenset("heard forgot meant understood learnt dreamt".split())
 _CLAUSE_BOUNDS = re.compile(r"[,;:.!?\n]|\s(?:and|but|so|because)\s", re.I)
 _AND_I = re.compile(r"\s+and\s+(?:i|we)\b", re.I)   # "Tom and I went": one subject, its verb after the "and"
+_BARE_SUBJECT = re.compile(r"[\s,]*(?:(?:my|our|his|her|their|the)\s+[a-z]+|[A-Z][a-z]+)[\s,]*")
 # a plan, a habit, an arrangement: "we agreed to meet on Friday", "I asked Tom to come over on
 # Saturday", "I would help her move on Saturday", "we are invited to the wedding on Saturday"
 _NOT_PAST = re.compile(r"\b(?:will|would|could|shall|should|can|might|must|going to|gonna|plan(?:ning)? to|next|every|"
@@ -64,10 +65,14 @@ _NOT_PAST = re.compile(r"\b(?:will|would|could|shall|should|can|might|must|going
                        r"|\b(?:was|were)\s+(?:going to|coming over)\b|\bsigned up for\b"
                        # an arrangement or a thing heard of: "Tom invited us to dinner on Saturday",
                        # "Ana mentioned a party on Saturday", "Tom got us tickets to the game on Saturday"
-                       r"|\b(?:invited|asked|agreed|booked|scheduled|planned|arranged|reserved|confirmed|needed|"
+                       r"|\b(?:invited|asked|agreed|booked|scheduled|planned|arranged|reserved|confirmed|"
                        r"mentioned|reservations?|suggested|proposed|offered|announced|approved|promised|reminded|"
-                       r"starting|about)\b|\btickets?\s+(?:to|for)\b|\bfor\s+(?:pick-?up|delivery|collection)\b"
-                       r"|['’]d\b", re.I)
+                       r"starting)\b|\btickets?\s+(?:to|for)\b|\bfor\s+(?:pick-?up|delivery|collection)\b"
+                       r"|['’]d\b"
+                       # what someone said, whose day may be to come: "Tom told me he's coming on Saturday"
+                       r"|\b(?:told|texted|emailed|messaged|wrote|said|informed|warned|notified)\b"
+                       r"|['’]s\s+(?:\w+\s+)?(?:coming|going|leaving|getting|flying|moving|visiting|meeting|having|"
+                       r"starting)\b|['’]s\s+on\b", re.I)
 # a date right after a weekday: "on Monday, June 9", "Tuesday 3 June", "Friday (June 13)"; not
 # "on Saturday 10 km", "last Monday, May and I went…" or "on Saturday the 1st" (no month)
 _MONTHS_RE = "|".join(_MONTH_NAMES)
@@ -186,13 +191,17 @@ def _about_the_past(text: str, m: re.Match, bounds: list[tuple[int, int]]) -> bo
         # the day opens the sentence on its own ("On Saturday, 12 of us went hiking"): the clause after it
         j += 1
         end = bounds[j][0] if j < len(bounds) else len(text)
-    for _ in range(2):   # "On Saturday my wife and I went…": the subject goes on after "and"
-        if _has_a_past_verb(text[start:end]) or j >= len(bounds) or not _AND_I.match(text, bounds[j][0]):
-            break
+    if j < len(bounds) and _AND_I.match(text, bounds[j][0]) and \
+            _BARE_SUBJECT.fullmatch(text[start:m.start()] + " " + text[m.end():end]):
+        # "On Saturday my wife and I went…", "On Saturday, Tom and I went…": the subject goes on
+        # after "and" (not "We have a party on Saturday and I ordered a cake")
         j += 1
         end = bounds[j][0] if j < len(bounds) else len(text)
     clause = text[start:end]
     return _has_a_past_verb(clause) and not _NOT_PAST.search(clause) and not _MOVED_TO.search(clause)
+
+
+_RIGHT_BEFORE_THE_DAY = re.compile(r"\s+(?:on|over|at)\s+(?:the\s+)?(?:\w+day|weekend|\d)", re.I)
 
 
 def _has_a_past_verb(clause: str) -> bool:
@@ -204,7 +213,10 @@ def _has_a_past_verb(clause: str) -> bool:
     pos = 0
     while (m := _PAST.search(clause, pos)) is not None:
         name = m.group("name")
-        if not name or name.lower() not in textutil.STOP_WORDS and not (m.group("middle") and textutil.is_common_word(name)):
+        common = bool(name) and textutil.is_common_word(name)
+        # "Office closed on Monday", "Payment required on the 1st": a notice, not someone's past
+        notice = common and _RIGHT_BEFORE_THE_DAY.match(clause, m.end())
+        if not name or name.lower() not in textutil.STOP_WORDS and not (common and m.group("middle")) and not notice:
             return True
         pos = m.start() + 1
     for m in _SUBJECT_AND_VERB.finditer(clause):

@@ -74,7 +74,8 @@ def contradicts(old: str, new: str, *, one_value_only: bool = False) -> bool:
             # has many descriptions ("Dance is my passion" / "Dance is awesome"), and so has a
             # thing said to be something of the person's ("my family is my motivation")
             return False
-    words_a, words_b = set(textutil.content_words(value_a)), set(textutil.content_words(value_b))
+    # "around 900" is no more precise than "950": how exact or how current a value is says nothing of it
+    words_a, words_b = (set(textutil.content_words(v)) - _ROUGHLY for v in (value_a, value_b))
     if words_a < words_b or words_b < words_a:
         return False
     return (words_a != words_b
@@ -171,10 +172,15 @@ fifteen sixteen seventeen eighteen nineteen twenty thirty forty fifty sixty seve
 million billion half dozen noon midnight""".split())
 
 
+# words before an amount that say how exact or how current it is: "now 950", "around 1,300", "EUR 950"
+_ROUGHLY = frozenset("""now currently around roughly about nearly almost approximately exactly just only over under
+still at least most up to eur usd gbp""".split())
+
+
 def _an_amount(value: str) -> bool:
     """Does a value open with a number ("900 a month", "$40", "three kids"), an amount, not a
     state or a time said in words ("due three days from now", "too high")?"""
-    first = next((w for w in value.split() if w.lower() not in _ARTICLES), "")
+    first = next((w for w in value.split() if w.lower() not in _ARTICLES and w.lower() not in _ROUGHLY), "")
     # "Seven Samurai", "Five Guys": a name that opens with a number word is no amount
     return any(c.isdigit() for c in first) or first.strip(",.") in _NUMBER_WORDS
 

@@ -105,7 +105,7 @@ def _mine(lowered: str, word: str) -> bool:
 # "my monthly rent", "my current flight"; any other word before it names another thing, which
 # a question of one word cannot tell apart ("my garage rent", "my client meeting")
 _DESCRIBING = frozenset("""new old own base net gross full next last first latest monthly weekly yearly annual
-current total actual usual regular normal updated revised rescheduled original""".split())
+current total actual usual regular normal updated revised rescheduled original house apartment flat home""".split())
 
 
 def _named_by(lowered: str, word: str) -> set[str]:
@@ -116,43 +116,29 @@ def _named_by(lowered: str, word: str) -> set[str]:
             and m.group(1) not in textutil.STOP_WORDS}
 
 
-# the thing with no one's name on it, as the subject or what a verb of change changed: "Rent went
-# up to…", "the landlord raised the rent again" (not "bags for the flight", "the rent on our unit")
-_PLAINLY = re.compile(rf"(?:^|[.!?]\s+|\b(?:{_CHANGE_VERB_WORDS})\s+)(?:the\s+)?([a-z]+)(?=\s*[,.;:!?]|\s*$|\s+(?:is|was|"
-                      r"has|had|went|got|costs?|now|moved|changed|goes|will|again|to|by|up)\b)")
+# the thing with no one's name on it, changed by someone of the person's: "My landlord raised the
+# rent" (not "Tom's landlord raised the rent", "I heard the landlord raised the rent for new tenants")
+_MY_AGENT = re.compile(rf"\bmy\s+[a-z]+\s+(?:has\s+|just\s+)?(?:{_CHANGE_VERB_WORDS})\s+(?:the\s+|our\s+)?([a-z]+)\b")
 
 
 def _plainly(lowered: str, word: str) -> bool:
-    """The thing with no one's name on it, in a statement of the person's ("I", "my landlord")
-    that names no one else's ("Tom's landlord raised the rent", "…for the new tenants")."""
-    return bool(_FIRST_PERSON.search(lowered)) and not _someone_elses(lowered) and \
-        any(textutil.stem(m.group(1)) == word for m in _PLAINLY.finditer(lowered))
-
-
-_FIRST_PERSON = re.compile(r"\b(?:i|i'm|i've|my|me|we|our|us)\b")
-_WHOSE = re.compile(r"\b(?:his|her|their|theirs|(\w+)['’]s)\b")
-_NOT_WHOSE = frozenset("it that what there here let who where he she today".split())   # "it's", "he's" say no owner
-
-
-def _someone_elses(lowered: str) -> bool:
-    """Does a statement name someone else's thing ("Tom's landlord", "his rent")?"""
-    return any(m.group(1) not in _NOT_WHOSE for m in _WHOSE.finditer(lowered))
+    return any(textutil.stem(m.group(1)) == word for m in _MY_AGENT.finditer(lowered))
 
 
 def _both_mine(old: str, new: str, word: str) -> bool:
     """With a question of one word ("Rent?", "When is my flight?") nothing else tells whose or
     which the thing is, so both statements must say it is the person's own ("my rent is…", "the
-    landlord raised my rent"), or the newer says it of the thing with no one else's name on it
-    ("the landlord raised the rent"), and the newer name no one the older does not ("my meeting with
+    landlord raised my rent"), or the newer has someone of the person's change it ("my landlord
+    raised the rent"), and the newer name no one the older does not ("my meeting with
     Ana" is not the one with Tom): "The salary for the new hire", "the flight back", "my phone
     battery" are other things."""
     lowered_old, lowered_new = old.lower(), new.lower()
     if not (_mine(lowered_old, word) and (_mine(lowered_new, word) or _plainly(lowered_new, word))):
         return False
     named_old, named_new = _named_by(lowered_old, word), _named_by(lowered_new, word)
-    if named_new - named_old or not named_old - named_new <= set(textutil.words(lowered_new)):
-        # "my garage rent" is not "my rent" ("my monthly rent", "my new rent" is); "my dentist
-        # appointment" is "my appointment" that the dentist moved
+    if named_new - named_old:
+        # "my garage rent" is not "my rent" ("my monthly rent", "my new rent" is); but "my
+        # appointment" after "my dentist appointment" is the same one, said short
         return False
     names_old, names_new = (frozenset(textutil.entities(t)) for t in (old, new))
     # who made the change is no other thing: "Ryanair moved my flight to June 5" (not "my meeting
@@ -228,7 +214,7 @@ def _sentences(said: str, asked: frozenset[str]) -> list[str]:
     return out
 
 
-_CLAUSE_BREAK = re.compile(r"[,;]|\s(?:and|but)\s")
+_CLAUSE_BREAK = re.compile(r"(?<!\d),|,(?!\d)|;|\s(?:and|but)\s")   # not the comma of "1,050"
 _NOT_A_HINT = re.compile(r"\b(?:from|for|until|till|by|up to)\s+$")
 
 

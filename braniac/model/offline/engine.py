@@ -392,7 +392,8 @@ def _best_sentences(text: str, query: set[str], limit: int = 2, max_chars: int =
     ranked = sorted(range(len(said)), key=lambda i: -textutil.overlap(query, said[i]))
     chosen = [i for i in sorted(ranked[:limit]) if textutil.overlap(query, said[i]) > 0] or [ranked[0]]
     # with the sentence that goes on about it: "My rent went up. It is 1,050 euros now."
-    chosen = sorted({*chosen, *(i + 1 for i in chosen if i + 1 < len(said) and goes_on(said[i + 1]))})
+    chosen = sorted({*chosen, *(i + 1 for i in chosen if i + 1 < len(said) and goes_on(said[i + 1])
+                                and textutil.numbers(said[i + 1]))})
     quote = " ".join(said[i] for i in chosen)
     quote = quote.replace('"', "'")
     return quote if len(quote) <= max_chars else quote[: max_chars - 1].rstrip() + "…"
