@@ -4,7 +4,6 @@ and paths, merges that change nothing the second time), so a re-run completes a 
 from __future__ import annotations
 
 import itertools
-import re
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
@@ -256,7 +255,7 @@ def write_digests(vault: "VaultStore", events: list[EventRecord], done_items: li
             before = note.render()
             for event in sorted(day_events, key=lambda e: event_order(e.id)):
                 speaker, said = split_speaker(event.user)
-                gist = _gist(said)
+                gist = next((s for s in sentences(said) if is_claim(s)), "")
                 if gist:
                     who = f"{speaker}: " if speaker else ""
                     gist = resolve_relative(gist, event_day(event.id))
@@ -284,26 +283,6 @@ def write_digests(vault: "VaultStore", events: list[EventRecord], done_items: li
             continue
         except ReadOnlyFile:
             _left_alone(vault, report, path, f"Digest of {day}")
-
-
-def _gist(said: str) -> str:
-    """A digest line's words: the first sentence worth remembering, and beside it, in the order
-    said, the one naming the most (names, numbers, dates) when it names more: "I was in Chicago,
-    it was awesome!" is kept, not dropped for "It had so much energy…". Whom a sentence speaks
-    to ("Hey Tim", "Thanks, Ana!") is no name it holds."""
-    said_all = [s for s in sentences(said) if not s.strip().endswith("?")]
-    first = next((i for i, s in enumerate(said_all) if is_claim(s)), None)
-    if first is None:
-        return ""
-    named = [len(textutil.values(_ADDRESSED.sub(" ", s))) for s in said_all]
-    best = max(range(len(said_all)), key=lambda i: (named[i], -i))
-    if best == first or named[best] <= named[first] or len(textutil.content_words(said_all[best])) < 2:
-        return said_all[first]
-    return " ".join(said_all[i] for i in sorted((first, best)))
-
-
-_ADDRESSED = re.compile(r"\b(?:hey|hi|hello|thanks|thank you|congrats|congratulations|wow|yeah|yes|oh|sorry|dear)"
-                        r"\b[,!\s]*[A-Z][\w'’-]*|,\s*[A-Z][\w'’-]*\s*[!.]*$", re.I)
 
 
 def _link_daily_note(vault: "VaultStore", note: FactNote, folder: str | None, day: str) -> None:
