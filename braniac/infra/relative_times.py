@@ -181,9 +181,7 @@ def _about_the_past(text: str, m: re.Match, bounds: list[tuple[int, int]]) -> bo
     a plan, a habit or a state ("yoga is on Tuesday, I booked it")? `bounds`: the text's clause
     bounds (_CLAUSE_BOUNDS), found once for all its matches."""
     starts = [s for s, _ in bounds]
-    i = bisect_right(starts, m.start()) - 1
-    while i >= 0 and bounds[i][1] > m.start():
-        i -= 1   # a bound that the match itself holds ("on Saturday" has no comma, but be sure)
+    i = bisect_right(starts, m.start()) - 1   # the last bound before the match (a match holds none)
     start = bounds[i][1] if i >= 0 else 0
     j = bisect_left(starts, m.end())
     end = bounds[j][0] if j < len(bounds) else len(text)

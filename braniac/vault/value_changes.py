@@ -102,8 +102,9 @@ def _mine(lowered: str, word: str) -> bool:
 
 
 # words that say how or when a thing of the person's is, not which thing it is: "my new rent",
-# "my monthly rent", "my current flight"; any other word before it names another thing, which
-# a question of one word cannot tell apart ("my garage rent", "my client meeting")
+# "my monthly rent", "my current flight", and the home a rent is for ("my house rent"); any
+# other word before it names another thing, which a question of one word cannot tell apart
+# ("my garage rent", "my client meeting")
 _DESCRIBING = frozenset("""new old own base net gross full next last first latest monthly weekly yearly annual
 current total actual usual regular normal updated revised rescheduled original house apartment flat home""".split())
 
@@ -121,7 +122,7 @@ def _named_by(lowered: str, word: str) -> set[str]:
 _MY_AGENT = re.compile(rf"\bmy\s+[a-z]+\s+(?:has\s+|just\s+)?(?:{_CHANGE_VERB_WORDS})\s+(?:the\s+|our\s+)?([a-z]+)\b")
 
 
-def _plainly(lowered: str, word: str) -> bool:
+def _changed_by_someone_of_mine(lowered: str, word: str) -> bool:
     return any(textutil.stem(m.group(1)) == word for m in _MY_AGENT.finditer(lowered))
 
 
@@ -133,7 +134,7 @@ def _both_mine(old: str, new: str, word: str) -> bool:
     Ana" is not the one with Tom): "The salary for the new hire", "the flight back", "my phone
     battery" are other things."""
     lowered_old, lowered_new = old.lower(), new.lower()
-    if not (_mine(lowered_old, word) and (_mine(lowered_new, word) or _plainly(lowered_new, word))):
+    if not (_mine(lowered_old, word) and (_mine(lowered_new, word) or _changed_by_someone_of_mine(lowered_new, word))):
         return False
     named_old, named_new = _named_by(lowered_old, word), _named_by(lowered_new, word)
     if named_new - named_old:
@@ -186,7 +187,7 @@ def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: f
                 clause = max(breaks[i] if i >= 0 else 0, starts[max(0, before - CLAUSE_REACH)] if starts else 0)
                 if not asked & textutil.terms(lowered[clause:match.start()]) - names:
                     continue
-                if _number_right_before(tokens[max(0, before - HINT_REACH):before], fresh, asked):
+                if _number_right_before([w for _, w in tokens], before, fresh, asked):
                     return True
     return False
 
@@ -196,6 +197,7 @@ _GOES_ON = re.compile(r"(?:now\s+)?(?:it|that)(?:['’]s|\s+is|\s+was)\b|now\b",
 
 
 def goes_on(sentence: str) -> bool:
+    """Does a sentence open by going on about the one before ("It is…", "That's…", "Now…")?"""
     return _GOES_ON.match(sentence.strip()) is not None
 
 
@@ -206,8 +208,7 @@ def _sentences(said: str, asked: frozenset[str]) -> list[str]:
     out: list[str] = []
     for sentence in re.split(r"(?<=[.!?])\s+", said):
         rest = _GOES_ON.sub("", sentence.strip(), count=1)
-        if out and goes_on(sentence) and textutil.terms(rest) - textutil.terms(" ".join(textutil.numbers(rest))) \
-                <= asked | _UNITS | {"now"}:
+        if out and goes_on(sentence) and textutil.terms(rest) <= asked | _UNITS | {"now"}:   # numbers have no terms
             out[-1] += " " + sentence
         else:
             out.append(sentence)
@@ -224,17 +225,17 @@ def _says_something(word: str) -> bool:
         textutil.content_words(word) or textutil.numbers(word) or word.strip(",.;:!?") in CALENDAR_WORDS)
 
 
-def _number_right_before(tokens: list[tuple[int, str]], fresh: frozenset[str], asked: frozenset[str]) -> bool:
-    """Do the words right before a hint end in a new number, with at most HINT_AFTER words of the
-    question after it, and units ("is 7 now", "5 engineers now", "950 euros a month now", "950
-    right now")? Not how long something has lasted: "the same for 2 years now"."""
+def _number_right_before(words: list[str], hint: int, fresh: frozenset[str], asked: frozenset[str]) -> bool:
+    """Do the HINT_REACH words before the hint (`words[hint]`) end in a new number, with at most
+    HINT_AFTER words of the question after it, and units ("is 7 now", "5 engineers now", "950
+    euros a month now", "950 right now")? Not how long something has lasted: "the same for 2
+    years now"."""
     named = 0
-    for i in range(len(tokens) - 1, -1, -1):
-        word = tokens[i][1]
-        if textutil.numbers(word) & fresh:
-            return i == 0 or tokens[i - 1][1] not in _FOR_HOW_LONG
-        terms = textutil.terms(word)
-        if word.strip(",.;:!?") in _ASIDE or terms and terms <= _UNITS:
+    for i in range(hint - 1, max(-1, hint - 1 - HINT_REACH), -1):
+        if textutil.numbers(words[i]) & fresh:
+            return i == 0 or words[i - 1] not in _FOR_HOW_LONG
+        terms = textutil.terms(words[i])
+        if words[i].strip(",.;:!?") in _ASIDE or terms and terms <= _UNITS:
             continue
         named += 1
         if not terms or not terms <= asked or named > HINT_AFTER:
