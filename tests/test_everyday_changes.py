@@ -657,6 +657,7 @@ def test_an_appointment_moved_in_its_own_sentence_and_an_odd_heading(vault):
     ("My salary is 50,000 euros a year.", "I got a raise, my salary is 55,000 now.", "What is my salary?", "55,000"),
     ("My dentist appointment is on June 3.", "My appointment was moved to June 10.", "When is my appointment?",
      "June 10"),
+    ("My flight is on May 12.", "My Ryanair flight was moved to May 19.", "When is my flight?", "May 19"),
     ("My dentist appointment is on May 5.", "The dentist moved my appointment to May 9.", "When is my appointment?",
      "May 9"),
     ("My rent is 900 euros a month.", "My rent went up. It is 1,050 euros now.", "What is my rent?", "1,050"),
@@ -691,13 +692,11 @@ def test_a_question_of_one_word_gets_the_current_value_first(vault, promoted, ol
     ("My rent is 900 euros a month.", "Tom's rent is now 700 euros.", "How much is my rent?"),
     ("My rent is 900 euros a month.", "The rent for Ana is now 700 euros.", "How much is my rent?"),
     ("My gym membership costs 40 euros.", "Ana's gym membership now costs 30 euros.", "How much is my gym membership?"),
-    ("My rent is 900 euros a month.", "My garage rent is 120 euros a month now.", "What is my rent?"),
     ("My rent is 900 euros a month.", "My rent is 3 days late now.", "What is my rent?"),
     # how long it has lasted, another thing's amount in another clause, a thing named otherwise
     ("My rent is 900 euros a month.", "My rent has been the same for 2 years now.", "What is my rent?"),
     ("My rent is 900 euros a month.", "I pay my rent on the 1st, and my gym costs 40 euros a month now.",
      "What is my rent?"),
-    ("My rent is 900 euros a month.", "My summer rent is 950 euros now.", "What is my rent?"),
     # someone else's landlord, a sentence about another thing after mine, a due date
     ("My rent is 900 euros a month.", "Tom's landlord raised the rent to 1,200 euros.", "What is my rent?"),
     ("My rent is 900 euros a month.", "The landlord raised the rent to 950 for the new tenants.", "What is my rent?"),
@@ -706,6 +705,9 @@ def test_a_question_of_one_word_gets_the_current_value_first(vault, promoted, ol
     ("My rent is 900 euros a month.", "My rent is due in 3 days now.", "What is my rent?"),
     ("My rent is 900 euros a month.", "I heard the landlord raised the rent to 1,200 for new tenants.",
      "What is my rent?"),
+    ("My rent is 900 euros a month.", "My landlord raised the rent for new tenants to 950 euros.", "What is my rent?"),
+    ("My salary is 50,000 euros.", "My company raised the salary band to 60,000 euros.", "What is my salary?"),
+    ("My dentist appointment is on June 3.", "My hair appointment was moved to June 10.", "When is my appointment?"),
 ])
 def test_a_question_of_one_word_does_not_take_another_ones_value(old, new, question):
     """Whose and which thing it is, read off the statements: both must say it is the person's own."""
@@ -726,6 +728,7 @@ def test_an_amount_and_a_state_of_one_thing_are_not_two_values():
     assert relations.contradicts("My daughter is twelve.", "My daughter is thirteen.")
     assert relations.contradicts("My favorite movie is Seven Samurai.", "My favorite movie is Inception.")
     assert relations.contradicts("My rent is around 900.", "My rent is 950.")
+    assert relations.contradicts("My address is 12 Rua Augusta.", "My address is Rua do Ouro 5.")
 
 
 @pytest.mark.parametrize("promoted", [False, True])

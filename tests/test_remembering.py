@@ -542,6 +542,11 @@ def test_a_day_counted_from_today_is_that_day(said, resolved):
     ("Tom told me he's coming on Saturday.", None),
     ("I texted Tom that the party's on Saturday.", None),
     ("Payment required on the 1st.", None),
+    ("My sister decided we meet on Monday.", None),
+    ("I found out the plumber comes on Monday.", None),
+    ("Party on Saturday and I already bought the cake.", None),
+    ("We had dinner at Ana's on Saturday.", "on Saturday (2025-03-01)"),
+    ("I emailed the landlord on Monday.", "on Monday (2025-03-03)"),
     # a day of the month without its month: the latest one, in a sentence about the past
     ("I met back up with my teammates on the 15th after my trip.", "on the 15th (2025-02-15)"),
     ("We signed the lease on the 3rd.", "on the 3rd (2025-03-03)"),

@@ -32,19 +32,22 @@ _RELATIVE_PHRASE = (
 # sister got married"); the verb of the past is lowercase ("My friend Jared arrives" has none)
 _SUBJECT = (r"(?:\b(?:i|we|he|she|they|you|(?:my|our|his|her|their|the)\s+[a-z]+|of\s+(?:us|them))"
             r"|(?-i:\b(?P<name>[A-Z][a-z]+)))")
+_PAST_WORDS = re.compile(r"was|were|did|had|went|got|made|saw|met|took|gave|came|left|found|sat|spoke|rode|fell|died|"
+                        r"lied|tied|quit|[a-z]{3,}ed")
 _PAST = re.compile(rf"{_SUBJECT}\s+(?:(?P<middle>(?!(?:am|is|are|be|been|being|will|would|gets?)\b)\w+)\s+)?"
-                   r"(?-i:was|were|did|had|went|got|made|saw|met|took|gave|came|left|found|sat|spoke|rode|fell|died|lied|tied|quit|"
-                   r"[a-z]{3,}ed)\b", re.I)
+                   rf"(?-i:{_PAST_WORDS.pattern})\b", re.I)
 # "I drove", "we flew", "she bought": a verb's irregular past right after its subject (not "I
 # won't", nor what is heard, forgotten or felt: "I heard Tom has a gig on Saturday")
 _SUBJECT_AND_VERB = re.compile(rf"{_SUBJECT}\s+(?:(?:just|also|finally|then|all|both|actually|already)\s+)?"
                                r"(?P<verb>[a-z]+)\b(?!['’])", re.I)
-# "I bought a dress for the wedding on Saturday": the day is the wedding's, which may be to come
-# (not "I went for a run on Saturday", "I paid for the tickets on Saturday")
+# "I bought a dress for the wedding on Saturday", "Mom texted about lunch on Saturday": the day
+# is the wedding's or the lunch's, which may be to come (not "I went for a run on Saturday", "I
+# paid for the tickets on Saturday")
 _EVENTS = ("wedding|party|concert|game|match|meeting|recital|festival|conference|appointment|interview|ceremony|"
            "graduation|birthday|anniversary|show|gig|reunion|premiere|launch|exam|trip|race|marathon|tournament|"
-           "funeral|celebration|event|presentation|performance|play")
-_FOR_AN_EVENT = re.compile(rf"\bfor\s+(?:the|a|an|my|our|his|her|their)\s+(?:[\w'’-]+\s+){{0,2}}(?:{_EVENTS})s?\s+$", re.I)
+           "funeral|celebration|event|presentation|performance|play|lunch|dinner|breakfast|brunch")
+_FOR_AN_EVENT = re.compile(rf"\b(?:for\s+(?:the|a|an|my|our|his|her|their)|about(?:\s+(?:the|a|an|my|our|his|her|their))?)"
+                           rf"\s+(?:[\w'’-]+\s+){{0,2}}(?:{_EVENTS})s?\s+$", re.I)
 # verbs that report another clause ("I heard Tom has a gig on Saturday"); "felt" is one only
 # when a clause follows ("I felt like…", "I felt that…"), not in "I felt sick on Saturday"
 _REPORTING = frozenset("heard forgot meant understood learnt dreamt".split())
@@ -69,10 +72,10 @@ _NOT_PAST = re.compile(r"\b(?:will|would|could|shall|should|can|might|must|going
                        r"mentioned|reservations?|suggested|proposed|offered|announced|approved|promised|reminded|"
                        r"starting)\b|\btickets?\s+(?:to|for)\b|\bfor\s+(?:pick-?up|delivery|collection)\b"
                        r"|['’]d\b"
-                       # what someone said, whose day may be to come: "Tom told me he's coming on Saturday"
-                       r"|\b(?:told|texted|emailed|messaged|wrote|said|informed|warned|notified)\b"
+                       # "he's coming", "Tom's flying in", "the party's on Saturday" (not "Tom's going-away
+                       # party", "dinner at Ana's on Saturday": whose, not "is")
                        r"|['’]s\s+(?:\w+\s+)?(?:coming|going|leaving|getting|flying|moving|visiting|meeting|having|"
-                       r"starting)\b|['’]s\s+on\b", re.I)
+                       r"starting)\b(?!-)|\b(?:it|he|she|that|there|the\s+[a-z]+)['’]s\s+on\b", re.I)
 # a date right after a weekday: "on Monday, June 9", "Tuesday 3 June", "Friday (June 13)"; not
 # "on Saturday 10 km", "last Monday, May and I went…" or "on Saturday the 1st" (no month)
 _MONTHS_RE = "|".join(_MONTH_NAMES)
@@ -189,27 +192,47 @@ def _about_the_past(text: str, m: re.Match, bounds: list[tuple[int, int]]) -> bo
         # the day opens the sentence on its own ("On Saturday, 12 of us went hiking"): the clause after it
         j += 1
         end = bounds[j][0] if j < len(bounds) else len(text)
-    if j < len(bounds) and _AND_I.match(text, bounds[j][0]) and \
-            _BARE_SUBJECT.fullmatch(text[start:m.start()] + " " + text[m.end():end]):
+    if j < len(bounds) and _AND_I.match(text, bounds[j][0]) and not text[start:m.start()].strip() and \
+            _BARE_SUBJECT.fullmatch(text[m.end():end]):
         # "On Saturday my wife and I went…", "On Saturday, Tom and I went…": the subject goes on
         # after "and" (not "We have a party on Saturday and I ordered a cake")
         j += 1
         end = bounds[j][0] if j < len(bounds) else len(text)
     clause = text[start:end]
-    return _has_a_past_verb(clause) and not _NOT_PAST.search(clause) and not _MOVED_TO.search(clause)
+    return _has_a_past_verb(clause, m.start() - start) and not _NOT_PAST.search(clause) and not _MOVED_TO.search(clause)
 
 
+# a clause of its own: "that", "whether", a pronoun and a verb of the present ("we meet", "he
+# comes", "he's coming"), "is"/"are" ("rent is due", "the meeting's on"), "the plumber comes"
+_ITS_OWN_CLAUSE = re.compile(r"\bthat\s+(?=(?:i|we|they|you|he|she|it|there|the|my|our|his|her|their)\b|(?-i:[A-Z]))"
+                             r"|\b(?:whether|if)\b|\b(?:is|are|am)\b|\b(?:it|he|she|there|that|what)['’]s\b"
+                             r"|\b(?:i|we|they|you|he|she)\s+(?P<verb>(?-i:[a-z]+))\b"
+                             r"|\b(?:the|my|our|his|her|their|a)\s+[a-z]+\s+(?:comes|goes|starts|opens|closes|begins|ends|"
+                             r"arrives|leaves|meets|has|have|runs|plays|visits|flies)\b", re.I)
+_NO_VERB_OF_THE_PRESENT = frozenset("was were did had just also all both then really finally never already".split())
+
+
+def _own_clause_between(clause: str, start: int, end: int) -> bool:
+    for m in _ITS_OWN_CLAUSE.finditer(clause, start, end):
+        verb = m.group("verb")
+        if not verb or not (verb in _NO_VERB_OF_THE_PRESENT or verb in past_forms() or verb.endswith("ed")
+                            or _PAST_WORDS.fullmatch(verb)):
+            return True
+    return False
 _RIGHT_BEFORE_THE_DAY = re.compile(r"\s+(?:on|over|at)\s+(?:the\s+)?(?:\w+day|weekend|\d)", re.I)
 
 
-def _has_a_past_verb(clause: str) -> bool:
+def _has_a_past_verb(clause: str, day_at: int) -> bool:
     """A subject and a verb of the past: "we visited", "I drove", "Tom went", "my sister got".
     A capitalized word is no name when it is a stop word ("The renovated kitchen opens…"), nor,
     with a word after it, when it is an ordinary word ("Dentist appointment scheduled…", and
     then "Apparently Tom crashed…" is read again from "Tom"); "felt like", "felt that" report a
-    feeling."""
+    feeling. `day_at`: where the day is in the clause; a clause of its own between a past verb
+    and the day ("…that…", "we meet", "he's coming", "rent is due") holds the day, not the verb."""
     pos = 0
     while (m := _PAST.search(clause, pos)) is not None:
+        if _own_clause_between(clause, m.end(), day_at):
+            break   # "My sister decided we meet on Monday": the day is the meeting's, said in the present
         name = m.group("name")
         common = bool(name) and textutil.is_common_word(name)
         # "Office closed on Monday", "Payment required on the 1st": a notice, not someone's past
@@ -218,6 +241,8 @@ def _has_a_past_verb(clause: str) -> bool:
             return True
         pos = m.start() + 1
     for m in _SUBJECT_AND_VERB.finditer(clause):
+        if m.start() < day_at and _own_clause_between(clause, m.end(), day_at):
+            continue
         verb = m.group("verb").lower()
         if verb in past_forms() and verb not in _REPORTING and \
                 not (verb == "felt" and re.match(r"\s+(?:that|like|as if)\b", clause[m.end():], re.I)):

@@ -180,9 +180,10 @@ still at least most up to eur usd gbp""".split())
 def _an_amount(value: str) -> bool:
     """Does a value open with a number ("900 a month", "$40", "three kids"), an amount, not a
     state or a time said in words ("due three days from now", "too high")?"""
-    first = next((w for w in value.split() if w.lower() not in _ARTICLES and w.lower() not in _ROUGHLY), "")
-    # "Seven Samurai", "Five Guys": a name that opens with a number word is no amount
-    return any(c.isdigit() for c in first) or first.strip(",.") in _NUMBER_WORDS
+    said = [w for w in value.split() if w.lower() not in _ARTICLES and w.lower() not in _ROUGHLY]
+    first, then = (said + ["", ""])[:2]
+    # "Seven Samurai", "Five Guys", "12 Rua Augusta": a name that opens with a number is no amount
+    return (any(c.isdigit() for c in first) or first.strip(",.") in _NUMBER_WORDS) and not then[:1].isupper()
 
 
 def _sets_a_value(value: str) -> bool:

@@ -103,8 +103,7 @@ def _mine(lowered: str, word: str) -> bool:
 
 # words that say how or when a thing of the person's is, not which thing it is: "my new rent",
 # "my monthly rent", "my current flight", and the home a rent is for ("my house rent"); any
-# other word before it names another thing, which a question of one word cannot tell apart
-# ("my garage rent", "my client meeting")
+# other word before it says which one ("my dentist appointment", "my garage rent")
 _DESCRIBING = frozenset("""new old own base net gross full next last first latest monthly weekly yearly annual
 current total actual usual regular normal updated revised rescheduled original house apartment flat home""".split())
 
@@ -117,9 +116,13 @@ def _named_by(lowered: str, word: str) -> set[str]:
             and m.group(1) not in textutil.STOP_WORDS}
 
 
-# the thing with no one's name on it, changed by someone of the person's: "My landlord raised the
-# rent" (not "Tom's landlord raised the rent", "I heard the landlord raised the rent for new tenants")
-_MY_AGENT = re.compile(rf"\bmy\s+[a-z]+\s+(?:has\s+|just\s+)?(?:{_CHANGE_VERB_WORDS})\s+(?:the\s+|our\s+)?([a-z]+)\b")
+# the thing with no one's name on it, changed by someone who serves the person: "My landlord raised
+# the rent to 950" (not "Tom's landlord raised the rent", "my landlord raised the rent for new
+# tenants to 950", "my company raised the salary band", "my sister moved the appointment")
+_KIN = ("sister|brother|mom|mum|dad|mother|father|wife|husband|son|daughter|partner|girlfriend|boyfriend|friend|"
+        "kids?|child|children|parents|roommate|flatmate|colleague|neighbou?r")   # people with things of their own
+_MY_AGENT = re.compile(rf"\bmy\s+(?!(?:{_KIN})\b)[a-z]+\s+(?:has\s+|just\s+)?(?:{_CHANGE_VERB_WORDS})"
+                       r"\s+(?:the\s+|our\s+)?([a-z]+)(?=\s+(?:to|by|again|up|down)\b|\s*[,.;!?]|\s*$)")
 
 
 def _changed_by_someone_of_mine(lowered: str, word: str) -> bool:
@@ -137,9 +140,9 @@ def _both_mine(old: str, new: str, word: str) -> bool:
     if not (_mine(lowered_old, word) and (_mine(lowered_new, word) or _changed_by_someone_of_mine(lowered_new, word))):
         return False
     named_old, named_new = _named_by(lowered_old, word), _named_by(lowered_new, word)
-    if named_new - named_old:
-        # "my garage rent" is not "my rent" ("my monthly rent", "my new rent" is); but "my
-        # appointment" after "my dentist appointment" is the same one, said short
+    if named_old and named_new and not named_old & named_new:
+        # "my hair appointment" is not "my dentist appointment"; but "my appointment" and "my
+        # dentist appointment", "my flight" and "my Ryanair flight" are one thing said short or long
         return False
     names_old, names_new = (frozenset(textutil.entities(t)) for t in (old, new))
     # who made the change is no other thing: "Ryanair moved my flight to June 5" (not "my meeting
