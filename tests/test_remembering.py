@@ -543,6 +543,7 @@ def test_a_day_counted_from_today_is_that_day(said, resolved):
     ("I texted Tom that the party's on Saturday.", None),
     ("Payment required on the 1st.", None),
     ("My sister decided we meet on Monday.", None),
+    ("Tom texted me we're off on Monday.", None),
     ("I found out the plumber comes on Monday.", None),
     ("Party on Saturday and I already bought the cake.", None),
     ("We had dinner at Ana's on Saturday.", "on Saturday (2025-03-01)"),

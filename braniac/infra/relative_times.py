@@ -206,6 +206,7 @@ def _about_the_past(text: str, m: re.Match, bounds: list[tuple[int, int]]) -> bo
 # comes", "he's coming"), "is"/"are" ("rent is due", "the meeting's on"), "the plumber comes"
 _ITS_OWN_CLAUSE = re.compile(r"\bthat\s+(?=(?:i|we|they|you|he|she|it|there|the|my|our|his|her|their)\b|(?-i:[A-Z]))"
                              r"|\b(?:whether|if)\b|\b(?:is|are|am)\b|\b(?:it|he|she|there|that|what)['’]s\b"
+                             r"|\b(?:we|they|you)['’]re\b|\bi['’]m\b"
                              r"|\b(?:i|we|they|you|he|she)\s+(?P<verb>(?-i:[a-z]+))\b"
                              r"|\b(?:the|my|our|his|her|their|a)\s+[a-z]+\s+(?:comes|goes|starts|opens|closes|begins|ends|"
                              r"arrives|leaves|meets|has|have|runs|plays|visits|flies)\b", re.I)
