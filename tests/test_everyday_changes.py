@@ -729,6 +729,7 @@ def test_an_amount_and_a_state_of_one_thing_are_not_two_values():
     assert relations.contradicts("My favorite movie is Seven Samurai.", "My favorite movie is Inception.")
     assert relations.contradicts("My rent is around 900.", "My rent is 950.")
     assert relations.contradicts("My address is 12 Rua Augusta.", "My address is Rua do Ouro 5.")
+    assert relations.contradicts("My rent is 900 euros a month.", "My rent is now 950.")
 
 
 @pytest.mark.parametrize("promoted", [False, True])

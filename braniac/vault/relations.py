@@ -74,6 +74,9 @@ def contradicts(old: str, new: str, *, one_value_only: bool = False) -> bool:
             # has many descriptions ("Dance is my passion" / "Dance is awesome"), and so has a
             # thing said to be something of the person's ("my family is my motivation")
             return False
+        if _an_amount(value_a):
+            # two amounts of one thing differ by their numbers: "900 a month" / "now 950", "twelve" / "thirteen"
+            return _amount(value_a) != _amount(value_b)
     # "around 900" is no more precise than "950": how exact or how current a value is says nothing of it
     words_a, words_b = (set(textutil.content_words(v)) - _ROUGHLY for v in (value_a, value_b))
     if words_a < words_b or words_b < words_a:
@@ -184,6 +187,11 @@ def _an_amount(value: str) -> bool:
     first, then = (said + ["", ""])[:2]
     # "Seven Samurai", "Five Guys", "12 Rua Augusta": a name that opens with a number is no amount
     return (any(c.isdigit() for c in first) or first.strip(",.") in _NUMBER_WORDS) and not then[:1].isupper()
+
+
+def _amount(value: str) -> frozenset[str]:
+    """The numbers of an amount, in digits or words ("900", "950"; "thirteen")."""
+    return textutil.numbers(value) | {w for w in value.lower().split() if w.strip(",.") in _NUMBER_WORDS}
 
 
 def _sets_a_value(value: str) -> bool:
