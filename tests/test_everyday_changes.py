@@ -708,6 +708,7 @@ def test_a_question_of_one_word_gets_the_current_value_first(vault, promoted, ol
     ("My rent is 900 euros a month.", "My landlord raised the rent for new tenants to 950 euros.", "What is my rent?"),
     ("My salary is 50,000 euros.", "My company raised the salary band to 60,000 euros.", "What is my salary?"),
     ("My dentist appointment is on June 3.", "My hair appointment was moved to June 10.", "When is my appointment?"),
+    ("My flight is on May 12.", "My flight is 3 hours now.", "When is my flight?"),
 ])
 def test_a_question_of_one_word_does_not_take_another_ones_value(old, new, question):
     """Whose and which thing it is, read off the statements: both must say it is the person's own."""

@@ -66,7 +66,7 @@ def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
     was, now = (len(asked & textutil.terms(text)) / len(asked) for text in (old, new))
     fresh = after - before
     changed = was >= ASKED_SHARE and (
-        now >= ASKED_SHARE and _said_changed(new, _CHANGE_HINTS, fresh, asked)
+        now >= ASKED_SHARE and _said_changed(new, _CHANGE_HINTS, fresh, asked, textutil.terms(old))
         or now >= NEWER_SHARE and _said_changed(new, _CHANGE_VERBS, fresh, asked)
         or now >= NEW_THING_SHARE and _says_new(old, new, asked))
     changed = changed or min(was, now) >= NEW_THING_SHARE and _same_frame(old, new, asked)
@@ -153,7 +153,8 @@ def _both_mine(old: str, new: str, word: str) -> bool:
     return not (names_new and names_old - names_new)
 
 
-def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: frozenset[str]) -> bool:
+def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: frozenset[str],
+                  old_terms: frozenset[str] = frozenset()) -> bool:
     """The word of change stands just before a number the older statement lacks (a few words
     that say something between them), in a sentence with words of the question: "the first
     sprint now targets completion by March 31", "the landlord increased our monthly rent for
@@ -190,7 +191,7 @@ def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: f
                 clause = max(breaks[i] if i >= 0 else 0, starts[max(0, before - CLAUSE_REACH)] if starts else 0)
                 if not asked & textutil.terms(lowered[clause:match.start()]) - names:
                     continue
-                if _number_right_before([w for _, w in tokens], before, fresh, asked):
+                if _number_right_before([w for _, w in tokens], before, fresh, asked, old_terms):
                     return True
     return False
 
@@ -228,15 +229,18 @@ def _says_something(word: str) -> bool:
         textutil.content_words(word) or textutil.numbers(word) or word.strip(",.;:!?") in CALENDAR_WORDS)
 
 
-def _number_right_before(words: list[str], hint: int, fresh: frozenset[str], asked: frozenset[str]) -> bool:
+def _number_right_before(words: list[str], hint: int, fresh: frozenset[str], asked: frozenset[str],
+                         old_terms: frozenset[str]) -> bool:
     """Do the HINT_REACH words before the hint (`words[hint]`) end in a new number, with at most
     HINT_AFTER words of the question after it, and units ("is 7 now", "5 engineers now", "950
     euros a month now", "950 right now")? Not how long something has lasted: "the same for 2
-    years now"."""
+    years now"), nor a length of time where the older statement gave none ("My flight is 3
+    hours now" after "My flight is on May 12")."""
     named = 0
     for i in range(hint - 1, max(-1, hint - 1 - HINT_REACH), -1):
         if textutil.numbers(words[i]) & fresh:
-            return i == 0 or words[i - 1] not in _FOR_HOW_LONG
+            unit = textutil.terms(words[i + 1]) & _LENGTHS_OF_TIME if i + 1 < hint else frozenset()
+            return (i == 0 or words[i - 1] not in _FOR_HOW_LONG) and unit <= old_terms
         terms = textutil.terms(words[i])
         if words[i].strip(",.;:!?") in _ASIDE or terms and terms <= _UNITS:
             continue
@@ -246,6 +250,7 @@ def _number_right_before(words: list[str], hint: int, fresh: frozenset[str], ask
     return False
 
 
+_LENGTHS_OF_TIME = frozenset(textutil.stem(w) for w in "minute minutes hour hours day days week weeks".split())
 _ASIDE = frozenset("a an per each right as of".split())   # "950 a month right now", "as of now"
 _FOR_HOW_LONG = frozenset("for since past last over in within".split())   # "for 2 years now", "due in 3 days now"
 
