@@ -4,7 +4,6 @@ and paths, merges that change nothing the second time), so a re-run completes a 
 from __future__ import annotations
 
 import itertools
-import re
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
@@ -256,7 +255,7 @@ def write_digests(vault: "VaultStore", events: list[EventRecord], done_items: li
             before = note.render()
             for event in sorted(day_events, key=lambda e: event_order(e.id)):
                 speaker, said = split_speaker(event.user)
-                gist = _gist(said)
+                gist = next((s for s in sentences(said) if is_claim(s)), "")
                 if gist:
                     who = f"{speaker}: " if speaker else ""
                     gist = resolve_relative(gist, event_day(event.id))
@@ -284,23 +283,6 @@ def write_digests(vault: "VaultStore", events: list[EventRecord], done_items: li
             continue
         except ReadOnlyFile:
             _left_alone(vault, report, path, f"Digest of {day}")
-
-
-def _gist(said: str) -> str:
-    """A digest line's sentence: the first worth remembering, unless another names more (names,
-    numbers, dates): "I was in Chicago, it was awesome!" over "It's great to experience other
-    cultures". Whom a sentence speaks to ("Hey Tim", "Thanks, Ana!") is no name it holds."""
-    claims_said = [s for s in sentences(said) if not s.strip().endswith("?")]
-    first = next((s for s in claims_said if is_claim(s)), "")
-    if not first:
-        return ""
-    named = {s: len(textutil.values(_ADDRESSED.sub(" ", s))) for s in claims_said}
-    best = max((s for s in claims_said if len(textutil.content_words(s)) >= 2), key=lambda s: named[s], default=first)
-    return best if named[best] > named[first] else first
-
-
-_ADDRESSED = re.compile(r"\b(?:hey|hi|hello|thanks|thank you|congrats|congratulations|wow|yeah|yes|oh|sorry|dear)"
-                        r"\b[,!\s]*[A-Z][\w'’-]*|,\s*[A-Z][\w'’-]*\s*[!.]*$", re.I)
 
 
 def _link_daily_note(vault: "VaultStore", note: FactNote, folder: str | None, day: str) -> None:
