@@ -30,7 +30,8 @@ _RELATIVE_PHRASE = (
 # ("we visited Sintra on Saturday", not "we'll visit Sintra on Saturday")
 # who did it: a pronoun, "my sister", "the plumber", "12 of us", or a name ("Tom went", "My
 # sister got married"); the verb of the past is lowercase ("My friend Jared arrives" has none)
-_SUBJECT = (r"(?:\b(?:i|we|he|she|they|you|(?:my|our|his|her|their|the)\s+[a-z]+|of\s+(?:us|them))"
+_DETERMINED = r"(?:my|our|his|her|their|the)\s+[a-z]+"   # "my sister", "the plumber"
+_SUBJECT = (rf"(?:\b(?:i|we|he|she|they|you|{_DETERMINED}|of\s+(?:us|them))"
             r"|(?-i:\b(?P<name>[A-Z][a-z]+)))")
 _PAST_WORDS = re.compile(r"was|were|did|had|went|got|made|saw|met|took|gave|came|left|found|sat|spoke|rode|fell|died|"
                         r"lied|tied|quit|[a-z]{3,}ed")
@@ -53,7 +54,8 @@ _FOR_AN_EVENT = re.compile(rf"\b(?:for\s+(?:the|a|an|my|our|his|her|their)|about
 _REPORTING = frozenset("heard forgot meant understood learnt dreamt".split())
 _CLAUSE_BOUNDS = re.compile(r"[,;:.!?\n]|\s(?:and|but|so|because)\s", re.I)
 _AND_I = re.compile(r"\s+and\s+(?:i|we)\b", re.I)   # "Tom and I went": one subject, its verb after the "and"
-_BARE_SUBJECT = re.compile(r"[\s,]*(?:(?:my|our|his|her|their|the)\s+[a-z]+|[A-Z][a-z]+)[\s,]*")
+_BARE_SUBJECT = re.compile(rf"[\s,]*(?:{_DETERMINED}|[A-Z][a-z]+)[\s,]*")
+_UNDER_WAY = "coming|going|leaving|getting|flying|moving|visiting|meeting|having|starting"
 # a plan, a habit, an arrangement: "we agreed to meet on Friday", "I asked Tom to come over on
 # Saturday", "I would help her move on Saturday", "we are invited to the wedding on Saturday"
 _NOT_PAST = re.compile(r"\b(?:will|would|could|shall|should|can|might|must|going to|gonna|plan(?:ning)? to|next|every|"
@@ -63,8 +65,7 @@ _NOT_PAST = re.compile(r"\b(?:will|would|could|shall|should|can|might|must|going
                        r"someone|somebody|everyone|everybody|anyone|nothing|everything)\b)(?-i:[a-z]+)\b"
                        # what is under way or to come: "Tom is getting married on Saturday", "she was
                        # coming over on Saturday", "the party I mentioned is on Saturday", "I signed up for…"
-                       r"|\b(?:is|are|am|'re|'m)\s+(?:\w+\s+)?(?:coming|going|leaving|getting|flying|moving|visiting|"
-                       r"meeting|having|starting)\b|\b(?:is|are)\s+on\b"
+                       rf"|\b(?:is|are|am|'re|'m)\s+(?:\w+\s+)?(?:{_UNDER_WAY})\b|\b(?:is|are)\s+on\b"
                        r"|\b(?:was|were)\s+(?:going to|coming over)\b|\bsigned up for\b"
                        # an arrangement or a thing heard of: "Tom invited us to dinner on Saturday",
                        # "Ana mentioned a party on Saturday", "Tom got us tickets to the game on Saturday"
@@ -74,8 +75,8 @@ _NOT_PAST = re.compile(r"\b(?:will|would|could|shall|should|can|might|must|going
                        r"|['’]d\b"
                        # "he's coming", "Tom's flying in", "the party's on Saturday" (not "Tom's going-away
                        # party", "dinner at Ana's on Saturday": whose, not "is")
-                       r"|['’]s\s+(?:\w+\s+)?(?:coming|going|leaving|getting|flying|moving|visiting|meeting|having|"
-                       r"starting)\b(?!-)|\b(?:it|he|she|that|there|the\s+[a-z]+)['’]s\s+on\b", re.I)
+                       rf"|['’]s\s+(?:\w+\s+)?(?:{_UNDER_WAY})\b(?!-)|\b(?:it|he|she|that|there|the\s+[a-z]+)['’]s\s+on\b",
+                       re.I)
 # a date right after a weekday: "on Monday, June 9", "Tuesday 3 June", "Friday (June 13)"; not
 # "on Saturday 10 km", "last Monday, May and I went…" or "on Saturday the 1st" (no month)
 _MONTHS_RE = "|".join(_MONTH_NAMES)
@@ -162,14 +163,18 @@ def resolve_relative(text: str, on: date) -> str:
             return f"around {_MONTH_NAMES[month % 12]} {month // 12}"
         return _iso(then) if days == 1 else f"around {_iso(then)}"
 
-    bounds: list[tuple[int, int]] = []
+    bounds: list[tuple[int, int]] | None = None   # the text's clause bounds, found at the first day that needs them
+    starts: list[int] = []
 
     def replace(m: re.Match) -> str:
-        if (m.group("owd") or m.group("oweekend") or m.group("dom")) and not bounds:
-            bounds.extend(b.span() for b in _CLAUSE_BOUNDS.finditer(text))
-        if (m.group("owd") or m.group("oweekend") or m.group("dom")) and \
-                (not _about_the_past(text, m, bounds) or _FOR_AN_EVENT.search(text, max(0, m.start() - 40), m.start())):
-            return m.group(0)
+        nonlocal bounds
+        if m.group("owd") or m.group("oweekend") or m.group("dom"):
+            if bounds is None:
+                bounds = [b.span() for b in _CLAUSE_BOUNDS.finditer(text)]
+                starts.extend(s for s, _ in bounds)
+            if not _about_the_past(text, m, bounds, starts) or \
+                    _FOR_AN_EVENT.search(text, max(0, m.start() - 40), m.start()):
+                return m.group(0)
         if (m.group("owd") or m.group("wd")) and _DATE_AFTER.match(text, m.end()):
             return m.group(0)   # "on Monday, June 9": the day is given
         try:
@@ -179,11 +184,10 @@ def resolve_relative(text: str, on: date) -> str:
     return _RELATIVE.sub(replace, text)
 
 
-def _about_the_past(text: str, m: re.Match, bounds: list[tuple[int, int]]) -> bool:
+def _about_the_past(text: str, m: re.Match, bounds: list[tuple[int, int]], starts: list[int]) -> bool:
     """Is the clause that holds the match about the past ("we visited Sintra on Saturday"), not
     a plan, a habit or a state ("yoga is on Tuesday, I booked it")? `bounds`: the text's clause
-    bounds (_CLAUSE_BOUNDS), found once for all its matches."""
-    starts = [s for s, _ in bounds]
+    bounds (_CLAUSE_BOUNDS) and `starts` where they start, found once for all its matches."""
     i = bisect_right(starts, m.start()) - 1   # the last bound before the match (a match holds none)
     start = bounds[i][1] if i >= 0 else 0
     j = bisect_left(starts, m.end())
@@ -210,16 +214,20 @@ _ITS_OWN_CLAUSE = re.compile(r"\bthat\s+(?=(?:i|we|they|you|he|she|it|there|the|
                              r"|\b(?:i|we|they|you|he|she)\s+(?P<verb>(?-i:[a-z]+))\b"
                              r"|\b(?:the|my|our|his|her|their|a)\s+[a-z]+\s+(?:comes|goes|starts|opens|closes|begins|ends|"
                              r"arrives|leaves|meets|has|have|runs|plays|visits|flies)\b", re.I)
-_NO_VERB_OF_THE_PRESENT = frozenset("was were did had just also all both then really finally never already".split())
+_NO_VERB_OF_THE_PRESENT = frozenset("just also all both then really finally never already".split())
 
 
 def _own_clause_between(clause: str, start: int, end: int) -> bool:
+    """Does a clause of its own open between `start` and `end` (a pronoun with a verb of the
+    past, "we went", opens none)?"""
     for m in _ITS_OWN_CLAUSE.finditer(clause, start, end):
         verb = m.group("verb")
         if not verb or not (verb in _NO_VERB_OF_THE_PRESENT or verb in past_forms() or verb.endswith("ed")
                             or _PAST_WORDS.fullmatch(verb)):
             return True
     return False
+
+
 _RIGHT_BEFORE_THE_DAY = re.compile(r"\s+(?:on|over|at)\s+(?:the\s+)?(?:\w+day|weekend|\d)", re.I)
 
 
@@ -242,7 +250,7 @@ def _has_a_past_verb(clause: str, day_at: int) -> bool:
             return True
         pos = m.start() + 1
     for m in _SUBJECT_AND_VERB.finditer(clause):
-        if m.start() < day_at and _own_clause_between(clause, m.end(), day_at):
+        if _own_clause_between(clause, m.end(), day_at):   # (none after the day)
             continue
         verb = m.group("verb").lower()
         if verb in past_forms() and verb not in _REPORTING and \

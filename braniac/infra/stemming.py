@@ -92,8 +92,8 @@ def stem(word: str) -> str:
         word = word[:-3] + "y"   # "studies", "replied"; but "movies", "cookies" are a movie's, a cookie's
     base = word
     for suffix in ("ingly", "edly", "ing", "ed", "ly", "es", "s"):
-        if suffix == "ly" and (word.endswith(_LY_OF_THE_WORD) and not word.endswith("ally")
-                               or word[:-2] not in english_words()):
+        if suffix == "ly" and word.endswith("ly") and (word.endswith(_LY_OF_THE_WORD) and not word.endswith("ally")
+                                                       or word[:-2] not in english_words()):
             continue   # family, bully, reply, rally, Italy: their -ly is no adverb's (families, bullied, replying)
         if suffix == "es" and (word[:-1] in english_words() or word[:-2] not in english_words()):
             continue   # "boxes", "classes", "potatoes"; but "houses", "notes" keep their word's e

@@ -191,7 +191,7 @@ def _an_amount(value: str) -> bool:
 
 def _amount(value: str) -> frozenset[str]:
     """The numbers of an amount, in digits or words ("900", "950"; "thirteen")."""
-    return textutil.numbers(value) | {w for w in value.lower().split() if w.strip(",.") in _NUMBER_WORDS}
+    return textutil.numbers(value) | {w for w in (w.strip(",.") for w in value.lower().split()) if w in _NUMBER_WORDS}
 
 
 def _sets_a_value(value: str) -> bool:

@@ -21,6 +21,7 @@ from .reversals import gives_up, takes_back
 _CHANGE_VERB_WORDS = (r"moved|changed|switched|updated|adjusted|increased|decreased|improved|raised|lowered|reduced|"
                       r"grew|grown|dropped|extended|postponed|rescheduled|pushed|bumped|shifted|delayed|(?:went|gone) (?:up|down)")
 _CHANGE_VERBS = re.compile(rf"\b(?:{_CHANGE_VERB_WORDS})\b")
+_CHANGING = rf"(?:has\s+|just\s+)?(?:{_CHANGE_VERB_WORDS})"   # who changed it: "Ryanair (has) moved", "my landlord raised"
 _CHANGE_HINTS = re.compile(r"\b(?:now|no longer|instead|became)\b")
 # verbs frequent in questions: never the thing another word qualifies (_qualified_otherwise)
 _VERBS = frozenset(textutil.stem(w) for w in """use uses used using make makes made making get gets getting take
@@ -121,7 +122,7 @@ def _named_by(lowered: str, word: str) -> set[str]:
 # tenants to 950", "my company raised the salary band", "my sister moved the appointment")
 _KIN = ("sister|brother|mom|mum|dad|mother|father|wife|husband|son|daughter|partner|girlfriend|boyfriend|friend|"
         "kids?|child|children|parents|roommate|flatmate|colleague|neighbou?r")   # people with things of their own
-_MY_AGENT = re.compile(rf"\bmy\s+(?!(?:{_KIN})\b)[a-z]+\s+(?:has\s+|just\s+)?(?:{_CHANGE_VERB_WORDS})"
+_MY_AGENT = re.compile(rf"\bmy\s+(?!(?:{_KIN})\b)[a-z]+\s+{_CHANGING}"
                        r"\s+(?:the\s+|our\s+)?([a-z]+)(?=\s+(?:to|by|again|up|down)\b|\s*[,.;!?]|\s*$)")
 
 
@@ -148,7 +149,7 @@ def _both_mine(old: str, new: str, word: str) -> bool:
     # who made the change is no other thing: "Ryanair moved my flight to June 5" (not "my meeting
     # with Ana moved to 5pm", where the name says which meeting)
     names_new = frozenset(n for n in names_new if not re.search(
-        rf"(?<!with )(?<!to )(?<!for )(?<!of )(?<!and )\b{re.escape(n)}\s+(?:has\s+|just\s+)?(?:{_CHANGE_VERB_WORDS})\b",
+        rf"(?<!with )(?<!to )(?<!for )(?<!of )(?<!and )\b{re.escape(n)}\s+{_CHANGING}\b",
         new))
     return not (names_new and names_old - names_new)
 
@@ -188,7 +189,7 @@ def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: f
                 # costs 40 euros a month now"
                 before = bisect_left(starts, match.start())
                 i = bisect_left(breaks, match.start() + 1) - 1
-                clause = max(breaks[i] if i >= 0 else 0, starts[max(0, before - CLAUSE_REACH)] if starts else 0)
+                clause = max(breaks[i] if i >= 0 else 0, starts[max(0, before - CLAUSE_REACH)])
                 if not asked & textutil.terms(lowered[clause:match.start()]) - names:
                     continue
                 if _number_right_before([w for _, w in tokens], before, fresh, asked, old_terms):
@@ -233,7 +234,7 @@ def _number_right_before(words: list[str], hint: int, fresh: frozenset[str], ask
                          old_terms: frozenset[str]) -> bool:
     """Do the HINT_REACH words before the hint (`words[hint]`) end in a new number, with at most
     HINT_AFTER words of the question after it, and units ("is 7 now", "5 engineers now", "950
-    euros a month now", "950 right now")? Not how long something has lasted: "the same for 2
+    euros a month now", "950 right now")? Not how long something has lasted ("the same for 2
     years now"), nor a length of time where the older statement gave none ("My flight is 3
     hours now" after "My flight is on May 12")."""
     named = 0
