@@ -53,6 +53,7 @@ _FOR_AN_EVENT = re.compile(rf"\b(?:for\s+(?:the|a|an|my|our|his|her|their)|about
 # when a clause follows ("I felt like…", "I felt that…"), not in "I felt sick on Saturday"
 _REPORTING = frozenset("heard forgot meant understood learnt dreamt".split())
 _CLAUSE_BOUNDS = re.compile(r"[,;:.!?\n]|\s(?:and|but|so|because)\s", re.I)
+CLAUSE_CHARS = 300   # characters of a clause read on each side of its day
 _AND_I = re.compile(r"\s+and\s+(?:i|we)\b", re.I)   # "Tom and I went": one subject, its verb after the "and"
 _BARE_SUBJECT = re.compile(rf"[\s,]*(?:{_DETERMINED}|[A-Z][a-z]+)[\s,]*")
 _UNDER_WAY = "coming|going|leaving|getting|flying|moving|visiting|meeting|having|starting"
@@ -202,6 +203,9 @@ def _about_the_past(text: str, m: re.Match, bounds: list[tuple[int, int]], start
         # after "and" (not "We have a party on Saturday and I ordered a cake")
         j += 1
         end = bounds[j][0] if j < len(bounds) else len(text)
+    # a run-on sentence is read near its day only: a day's verb is never far from it, and a 50 KB
+    # message without a full stop would otherwise be read whole for each of its days
+    start, end = max(start, m.start() - CLAUSE_CHARS), min(end, m.end() + CLAUSE_CHARS)
     clause = text[start:end]
     return _has_a_past_verb(clause, m.start() - start) and not _NOT_PAST.search(clause) and not _MOVED_TO.search(clause)
 
