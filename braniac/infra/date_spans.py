@@ -6,7 +6,7 @@ import re
 from calendar import monthrange
 from datetime import date, timedelta
 
-from .relative_times import WEEKDAYS, latest_weekday
+from .relative_times import SMALL_NUMBERS, WEEKDAYS, latest_weekday
 
 _MONTHS = {m: i for i, names in enumerate((
     ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",), ("jun", "june"),
@@ -35,7 +35,6 @@ _SPAN_PATTERNS = (
                         r"|\bon\s+(?:" + "|".join(WEEKDAYS) + r")\b", re.I)),
 )
 _PAST_TENSE = re.compile(r"\b(?:did|was|were|had|happened|went)\b", re.I)
-_NUMBER = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
 
 
 def date_spans(text: str, now=None) -> list[tuple[str, str]]:
@@ -144,7 +143,7 @@ def _relative(groups: tuple, today: date) -> tuple[date, date]:
         return date(today.year, 1, 1), today
     if phrase == "last year":
         return date(today.year - 1, 1, 1), date(today.year - 1, 12, 31)
-    count = int(groups[1]) if groups[1].isdigit() else _NUMBER[groups[1].lower()]
+    count = int(groups[1]) if groups[1].isdigit() else SMALL_NUMBERS[groups[1].lower()]
     unit = groups[2].lower().rstrip("s")
     days = {"day": 1, "week": 7, "month": 30, "year": 365}[unit] * count
     middle = today - timedelta(days=days)

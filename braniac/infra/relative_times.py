@@ -10,7 +10,7 @@ from datetime import date, timedelta
 from . import textutil
 from .stemming import past_forms
 
-_NUMBER = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}
+SMALL_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}   # "two weeks ago"
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
@@ -153,7 +153,7 @@ def resolve_relative(text: str, on: date) -> str:
                 month = on.year * 12 + on.month - 1 + step
                 return f"{_MONTH_NAMES[month % 12]} {month // 12}"
             return str(on.year + step)
-        count = int(g["n"]) if g["n"].isdigit() else _NUMBER[g["n"].lower()]
+        count = int(g["n"]) if g["n"].isdigit() else SMALL_NUMBERS[g["n"].lower()]
         sign = -1 if g["way"].lower() == "ago" else 1     # "two weeks ago", "three days from now"
         days = {"day": 1, "week": 7, "month": 30, "year": 365}[g["units"].lower().rstrip("s")] * count
         then = on + timedelta(days=sign * days)
