@@ -60,7 +60,6 @@ def schema():
         updated=fields.STORED(),
         depth=fields.STORED(),
         body=fields.TEXT(analyzer=analyzer()),
-        kinds=fields.TEXT(analyzer=analyzer()),
     )
 
 
@@ -149,7 +148,7 @@ def document(root: Path, rel: str, data: bytes | None, digest: str) -> tuple[dic
     doc = {
         "path": rel, "uuid": uuid, "title": title, "tags": ",".join(str(t) for t in tags),
         "kind": kind, "created": str(meta.get("created_at") or ""),
-        "updated": str(meta.get("updated_at") or ""), "depth": depth, "body": body, "kinds": _kinds_text(body),
+        "updated": str(meta.get("updated_at") or ""), "depth": depth, "body": body,
     }
     return doc, record
 
@@ -173,13 +172,3 @@ def _links_out(root: Path, path: Path, body: str) -> list[str]:
         if wiki.target:
             out.append(f"wiki:{wiki.target}")
     return list(dict.fromkeys(out))
-
-
-def _kinds_text(body):
-    from ..infra.kinds import kinds_of
-    from ..infra import textutil
-    said = body.partition("\n**AI:**")[0]
-    out = set()
-    for w in set(textutil.content_words(said)):
-        out |= kinds_of(w)
-    return " ".join(sorted(out))

@@ -333,8 +333,7 @@ class SearchIndex:
         excerpt (retrieval cuts its own passages)."""
         # a query is text: what cannot be text (a NUL, undecodable bytes a model or a terminal
         # passed on) matches nothing, and must not reach Whoosh, which would fail as if damaged
-        text = text.encode("utf-8", "replace").decode("utf-8")
-        text = text.replace("\x00", " ") if not text.startswith("\x01") else text
+        text = text.encode("utf-8", "replace").decode("utf-8").replace("\x00", " ")
         if sync:
             self.sync()
         exclude = tuple(exclude_kinds)

@@ -67,38 +67,14 @@ def matches(passages: list[Passage], weights: dict[str, float]) -> list[float]:
             df[t] = df.get(t, 0) + 1
     n = len(passages)
     idf = {t: weights[t] * math.log(1 + n / (1 + c)) for t, c in df.items()}
-    kdf: dict[str, int] = {}
-    if KW > 0:
-        for p in passages:
-            for t in _kinds(p.text) & terms & (ASKED if ONLY_ASKED else terms):
-                kdf[t] = kdf.get(t, 0) + 1
-    kidf = {t: weights[t] * math.log(1 + n / (1 + c + df.get(t, 0))) for t, c in kdf.items()}
     lengths = [sum(p.counts.values()) for p in passages]
     mean_len = max(sum(lengths) / n, 1)
     out = []
     for p, length in zip(passages, lengths):
         norm = K1 * (1 - B + B * length / mean_len)
         # fsum: exact, so equal matches stay equal whatever order the set gives (Python's hash seed)
-        score = math.fsum(idf[t] * p.counts[t] * (K1 + 1) / (p.counts[t] + norm) for t in p.words & terms)
-        if KW > 0:
-            ks = _kinds(p.text)
-            score += math.fsum(KW * kidf[t] * (K1 + 1) / (1 + norm) for t in (ks & terms & (ASKED if ONLY_ASKED else terms)) - p.words)
-        out.append(score)
+        out.append(math.fsum(idf[t] * p.counts[t] * (K1 + 1) / (p.counts[t] + norm) for t in p.words & terms))
     return out
-
-
-import os as _os
-ASKED = frozenset()
-ONLY_ASKED = _os.environ.get('ONLY_ASKED', '1') == '1'
-KW = float(_os.environ.get("KIND_WEIGHT", "0.3"))
-_kc = {}
-def _kinds(text):
-    got = _kc.get(text)
-    if got is None:
-        from ..infra.kinds import kinds_of
-        got = frozenset().union(*[kinds_of(w) for w in set(textutil.content_words(text.partition(_ANSWER)[0]))])
-        _kc[text] = got
-    return got
 
 
 def content_terms(text: str) -> list[str]:

@@ -26,9 +26,6 @@ def parse_query(text: str):
     text = (text or "").strip()[:MAX_QUERY_CHARS]
     if not text:
         return None
-    if text.startswith("\x01kinds "):
-        terms = [query.Term("kinds", t.text) for t in analyzer()(text[7:])]
-        return query.Or(terms) if terms else None
     parser = _parser()
     try:
         q = parser.parse(text)
@@ -59,7 +56,7 @@ def _parser():
     if _PARSER is None:
         from whoosh import qparser  # whoosh is imported on first use: it costs ~0.2 s
 
-        parser = qparser.MultifieldParser(["title", "tags", "body", *(["kinds"] if os.environ.get("KIND_FIELD_ALL") == "1" else [])], schema(), fieldboosts=ranking.FIELD_BOOSTS,
+        parser = qparser.MultifieldParser(["title", "tags", "body"], schema(), fieldboosts=ranking.FIELD_BOOSTS,
                                           group=qparser.OrGroup)
         # Not OrGroup.factory(0.9): its coordination bonus (Whoosh's CoordMatcher) multiplies
         # every score by (terms - 1) / terms, where terms counts only the query's words that

@@ -19,8 +19,7 @@ from typing import NamedTuple
 # index's BM25F (its searchers, and scoring's sums from the postings) and retrieval's passages
 K1 = 1.2
 B = 0.75
-import os as _os
-FIELD_BOOSTS = {"title": 3.0, "tags": 2.0, "body": 1.0, "kinds": float(_os.environ.get("KIND_BOOST", "0.3"))}
+FIELD_BOOSTS = {"title": 3.0, "tags": 2.0, "body": 1.0}
 LINKS = 0.15          # per ln(1 + inbound links)
 READS = 0.10          # per ln(1 + reads recorded in the access logs)
 DEPTH_DECAY = 0.97    # each folder level below memory/long_term/ costs 3 %

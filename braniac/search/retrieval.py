@@ -97,14 +97,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     hits_by_path = {}
     # the index stems by rule: "ran", "bought" are searched for as themselves ("how much running?")
     forms = textutil.irregular_forms_in(prompt)
-    from . import passages as _pm
-    from ..infra.kinds import asked_kinds
-    asked = asked_kinds(prompt)
-    _pm.ASKED = frozenset(asked)
-    extra = [" ".join(forms)] if forms else []
-    if asked and os.environ.get("KIND_SEARCH", "1") == "1":
-        extra.append("\x01kinds " + " ".join(sorted(asked)))
-    for query in [*queries, *extra]:
+    for query in [*queries, " ".join(forms)] if forms else queries:
         for rank, hit in enumerate(index.search(query, limit=per_query, sync=False, excerpts=False)):
             if hit.kind not in TIERS:  # _index.md files guide people and organization, not answers
                 continue
