@@ -542,6 +542,9 @@ def test_a_day_counted_from_today_is_that_day(said, resolved):
     ("Tom told me he's coming on Saturday.", None),
     ("I texted Tom that the party's on Saturday.", None),
     ("Payment required on the 1st.", None),
+    ("Office closed on Monday.", None),
+    ("Tom left on Saturday.", "on Saturday (2025-03-01)"),   # "tom" is a word too, "left" no participle
+    ("Bill went home on Saturday.", "on Saturday (2025-03-01)"),
     ("My sister decided we meet on Monday.", None),
     ("Tom texted me we're off on Monday.", None),
     ("I found out the plumber comes on Monday.", None),

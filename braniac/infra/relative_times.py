@@ -248,8 +248,9 @@ def _has_a_past_verb(clause: str, day_at: int) -> bool:
             break   # "My sister decided we meet on Monday": the day is the meeting's, said in the present
         name = m.group("name")
         common = bool(name) and textutil.is_common_word(name)
-        # "Office closed on Monday", "Payment required on the 1st": a notice, not someone's past
-        notice = common and _RIGHT_BEFORE_THE_DAY.match(clause, m.end())
+        # "Office closed on Monday", "Payment required on the 1st": a notice, not someone's past;
+        # a notice says a participle, so "Tom left on Saturday" (a name that is also a word) is a past
+        notice = common and m.group(0).endswith("ed") and _RIGHT_BEFORE_THE_DAY.match(clause, m.end())
         if not name or name.lower() not in textutil.STOP_WORDS and not (common and m.group("middle")) and not notice:
             return True
         pos = m.start() + 1
