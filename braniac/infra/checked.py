@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
+import re
 import secrets
 import shutil
 import time
@@ -175,10 +176,29 @@ def _state_of_ours(ours: Path, written: os.stat_result) -> str:
 def _keep_beside(displaced: Path, path: Path, why: str, what: str = "the earlier save") -> None:
     """A version that lost its place (a person's save to a newer one of theirs, say): kept next
     to it, visibly."""
-    kept = path.with_name(f"{path.stem}.conflict-{secrets.token_hex(3)}{path.suffix}")
+    kept = path.with_name(f"{path.stem}{_CONFLICT_MARK}{secrets.token_hex(3)}{path.suffix}")
     os.rename(displaced, kept)
     from .notices import notice
     notice(f"{path} {why}; {what} is kept as {kept.name}")
+
+
+_CONFLICT_MARK = ".conflict-"
+_CONFLICT_COPY = re.compile(rf"(?P<stem>.+){re.escape(_CONFLICT_MARK)}[0-9a-f]{{6}}")
+
+
+def kept_beside(path: Path) -> Path | None:
+    """The file a conflict copy was kept beside (`_keep_beside`): `ana.md` for
+    `ana.conflict-1a2b3c.md`; None for any other file."""
+    found = _CONFLICT_COPY.fullmatch(path.stem)
+    return path.with_name(found["stem"] + path.suffix) if found else None
+
+
+def uuid_home(held: Path | None, path: Path) -> Path:
+    """Of two files carrying one uuid, the one that uuid stands for: `held` (found first) unless
+    it is a conflict copy and `path` is not. A copy kept beside its note keeps the note's
+    frontmatter, but links, manifests and promotion mean the note, in whatever order the files
+    are found, and after a person renamed the note too."""
+    return path if held is None or kept_beside(held) is not None and kept_beside(path) is None else held
 
 
 def fsync_dir(folder: Path) -> None:

@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..infra import git
 from ..infra.errors import LockBusy, NoteError
-from ..infra.fsio import discard_stale_temp, holds_a_save, locked, stale_temp_files
+from ..infra.fsio import discard_stale_temp, holds_a_save, kept_beside, locked, stale_temp_files, uuid_home
 from ..infra.fsio_folders import remove_stale_temps
 from ..search.index import update_after_write
 from ..vault import doctor, notes
@@ -154,7 +154,10 @@ def _unique_uuids(vault: "VaultStore") -> dict[str, Path]:
         except NoteError:
             continue
         if uuid:
-            found[uuid] = None if uuid in found else path
+            # a conflict copy kept beside its note shares its uuid, and is no second owner
+            held = found.get(uuid, path)
+            two_notes = held is None or held != path and kept_beside(held) is None and kept_beside(path) is None
+            found[uuid] = None if two_notes else uuid_home(held, path)
     return {uuid: path for uuid, path in found.items() if path is not None}
 
 

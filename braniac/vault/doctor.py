@@ -8,7 +8,8 @@ from typing import TYPE_CHECKING
 
 from . import folder_index, notes
 from ..infra.errors import NoteError, STMError
-from ..infra.fsio import holds_a_save, inside, is_regular_file, is_symlink_loop, real_path, stale_temp_files
+from ..infra.fsio import (holds_a_save, inside, is_regular_file, is_symlink_loop, kept_beside, real_path, stale_temp_files,
+                         uuid_home)
 from ..infra import git
 from .layout import FOLDER_INDEX, is_event_id, is_memory_name, printable_id
 from .links import WIKILINK_STYLE, Link, find_links
@@ -60,15 +61,18 @@ def check(vault: "VaultStore") -> list[Finding]:
             for reason in note.problems():
                 add(path, reason)
         if note.uuid:
-            if note.uuid in uuids:
-                pair = {path, uuids[note.uuid]}
-                if any({m.old, m.new} == pair for m in moving):
+            held = uuids.get(note.uuid)
+            if held is not None:
+                if any({m.old, m.new} == {path, held} for m in moving):
                     add(path, f"an interrupted organize run is moving this note (uuid {note.uuid}); "
                               "`braniac organize` finishes it", "warning")
-                else:
-                    add(path, f"duplicate uuid {note.uuid} (also in {vault.relative(uuids[note.uuid])})")
-            else:
-                uuids[note.uuid] = path
+                elif kept_beside(held) is None and kept_beside(path) is None:
+                    add(path, f"duplicate uuid {note.uuid} (also in {vault.relative(held)})")
+            uuids[note.uuid] = uuid_home(held, path)
+        if kept_beside(path) is not None:
+            original = kept_beside(path)
+            add(path, f"a conflict copy of {original.name}: braniac kept this version when two saves of that note "
+                      f"crossed; merge what you need into {original.name}, then delete this file", "warning")
         if in_ltm:
             _check_links(vault, path, note.body, add)
             _check_wikilinks(vault, resolver, path, note.body, add)

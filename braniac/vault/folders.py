@@ -11,7 +11,8 @@ from typing import TYPE_CHECKING, Iterable
 from . import folder_index
 from .pass_reads import PassReads
 from ..infra.errors import NoteError, ReadOnlyFile
-from ..infra.fsio import TEMP_SUFFIX, ConcurrentEdit, atomic_write, inside, is_regular_file, real_path, settled_stat
+from ..infra.fsio import (TEMP_SUFFIX, ConcurrentEdit, atomic_write, inside, is_regular_file, kept_beside, real_path,
+                         settled_stat)
 from ..infra.fsio_folders import publish_directory, remove_tree
 from ..infra.notices import notice
 from .claims import parse_fact, stable_uuid
@@ -177,6 +178,10 @@ def _refreshed(vault: "VaultStore", folder: Path, index: IndexFile, reads: PassR
     for child in children:
         target = child / FOLDER_INDEX if child.is_dir() else child
         title, uuid, description = describe(child, reads)
+        if kept_beside(child) is not None:
+            # listed so that a person sees it, under a name of its own and without the uuid of
+            # the note it was kept beside, which links by that uuid mean
+            title, uuid = f"{title} (conflict copy)", None
         kept = old.get(real_path(target))
         if kept and kept.description and not _written_by_braniac(kept.description, child, reads):
             description = kept.description  # a person's description is kept; braniac's own is refreshed

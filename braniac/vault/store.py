@@ -17,7 +17,7 @@ from .layout import (ACCESS_LOG, IDENTITY, LOCKS_DIR, LOGS, LONG_TERM, RUN_MARKE
 from ..infra import config
 from ..infra.config import CONFIG_NAME
 from ..infra.errors import InputError, NoteError, STMError, VaultExists, VaultNotFound
-from ..infra.fsio import (ConcurrentEdit, atomic_write, confine, create_file, ensure_inside, inside, is_regular_file, locked,
+from ..infra.fsio import (ConcurrentEdit, uuid_home, atomic_write, confine, create_file, ensure_inside, inside, is_regular_file, locked,
                           read_settled, read_text, real_path, update_text)
 from ..infra.resources import data_dir
 
@@ -289,8 +289,8 @@ class VaultStore:
                 note = notes.read(path)
             except NoteError:
                 continue
-            if note.uuid and note.uuid not in found:
-                found[note.uuid] = path
+            if note.uuid:
+                found[note.uuid] = uuid_home(found.get(note.uuid), path)
         return found
 
     def tier_of(self, path: Path) -> str | None:

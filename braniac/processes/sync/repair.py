@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Iterable
 
 from ...infra import git
 from ...infra.errors import NoteError
-from ...infra.fsio import read_text
+from ...infra.fsio import kept_beside, read_text
 from ...vault.folders import refresh_indexes
 from ...vault.layout import FOLDER_INDEX
 from ...vault.links import find_links
@@ -34,6 +34,8 @@ def uuid_paths(vault: "VaultStore", uuids: set[str]) -> dict[str, list[Path]]:
         uuid = _uuid_of(path)
         if uuid in uuids:
             found.setdefault(uuid, []).append(path)
+    for paths in found.values():   # a note before the conflict copies kept beside it
+        paths.sort(key=lambda p: kept_beside(p) is not None)
     return found
 
 
@@ -67,7 +69,7 @@ def after_merge(vault: "VaultStore", changed: Iterable[str]) -> tuple[set[Path],
     refresh_indexes(vault, sorted(f for f in folders if f is not None), written)
     duplicates = [f"uuid {uuid}: " + ", ".join(vault.relative(p) for p in found)
                   for uuid, found in sorted(by_uuid_all.items())
-                  if len(found) > 1 and not all(p.name == FOLDER_INDEX for p in found)]
+                  if sum(kept_beside(p) is None for p in found) > 1 and not all(p.name == FOLDER_INDEX for p in found)]
     return written, duplicates
 
 
