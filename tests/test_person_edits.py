@@ -312,6 +312,48 @@ def test_a_kill_while_braniac_holds_a_save_made_into_its_version_loses_nothing(t
     assert fsio.stale_temp_files(tmp_path) == []
 
 
+def test_a_kill_right_after_the_exchange_keeps_the_save_it_displaced(tmp_path, monkeypatch):
+    """A person's save lands between braniac's last check and its exchange, and braniac is killed
+    right after the exchange: the save is out of sight under braniac's temp name. The next run's
+    cleanup used to delete it as a stale temp file; it is kept beside the note."""
+    from braniac.infra import checked, fsio_folders
+    path, before = _version_1(tmp_path)
+    real = checked.exchange
+
+    def saved_then_killed(temp, target):
+        save_by_rename(target, "the person's version 2\n")
+        real(temp, target)
+        raise _Killed()
+    monkeypatch.setattr(checked, "exchange", saved_then_killed)
+    with pytest.raises(_Killed):
+        _braniacs_write(path, before)
+    fsio_folders.remove_stale_temps(tmp_path)   # what the next promotion or organize does first
+    texts = sorted(p.read_text(encoding="utf-8") for p in tmp_path.glob("note*.md"))
+    assert texts == ["the person's version 2\n", "version 1\nbraniac's line\n"]
+    assert fsio.stale_temp_files(tmp_path) == []
+
+
+def test_a_kill_right_after_the_exchange_leaves_no_copy_of_braniacs_own_version(tmp_path, monkeypatch):
+    """The same kill with nobody saving meanwhile, on a note braniac wrote: what the exchange
+    displaced is braniac's own earlier write, removed by the cleanup like any stale temp file."""
+    from braniac.infra import checked, fsio_folders
+    if not fsio.exchange(*_pair(tmp_path)):
+        pytest.skip("no renameat2 exchange on this system; the fallback check is used")
+    path = tmp_path / "note.md"
+    before = fsio.atomic_write(path, "version 1\n")
+    real = checked.exchange
+
+    def killed(temp, target):
+        real(temp, target)
+        raise _Killed()
+    monkeypatch.setattr(checked, "exchange", killed)
+    with pytest.raises(_Killed):
+        _braniacs_write(path, before)
+    fsio_folders.remove_stale_temps(tmp_path)
+    assert sorted(p.name for p in tmp_path.iterdir() if p.name not in ("a", "b")) == ["note.md"]
+    assert path.read_text(encoding="utf-8") == "version 1\nbraniac's line\n"
+
+
 def test_a_file_braniac_wrote_whole_and_gave_back_is_removed_after_a_kill(tmp_path):
     """The same name for braniac's own version, untouched (marked as braniac's whole write):
     nothing of a person's in it, so it is removed like any stale temp file."""

@@ -33,8 +33,10 @@ def replace_unchanged(temp: Path, path: Path, expected: os.stat_result, written:
     names are exchanged in one step (renameat2 RENAME_EXCHANGE), and what was at `path` at
     that instant is now at the temp name, where nobody else writes, to be checked at leisure.
     If it is not the file we read, the exchange is undone (theirs back in place, ours deleted
-    unless an editor wrote into it meanwhile: `_give_back`) and the caller re-reads. The file is also checked just before the exchange, so that a save
-    that landed while ours was written never sees ours at all. Elsewhere (other systems, a
+    unless an editor wrote into it meanwhile: `_give_back`) and the caller re-reads; should
+    braniac be killed before that, the cleanup after a kill keeps theirs beside the note. The
+    file is also checked just before the exchange, so that a save that landed while ours was
+    written never sees ours at all. Elsewhere (other systems, a
     file system without the exchange) that check alone narrows the window without closing it.
     """
     # checked again now that ours is written (it took a write and an fsync): a save that landed
@@ -44,9 +46,20 @@ def replace_unchanged(temp: Path, path: Path, expected: os.stat_result, written:
     try:
         if not same_version(os.stat(path), expected) or open_for_writing(path):
             raise ConcurrentEdit(path)
-        swapped = exchange(temp, path)
     except FileNotFoundError:
         raise ConcurrentEdit(path) from None  # deleted since our read
+    # from the exchange on, what is at the temp name may be a save of a person's that landed
+    # after the check: under a held name, cleanup after a kill keeps it unless braniac wrote it
+    temp = _held(temp)
+    try:
+        swapped = exchange(temp, path)
+    except FileNotFoundError:
+        os.unlink(temp)   # ours: nothing was exchanged
+        raise ConcurrentEdit(path) from None  # deleted since our read
+    except BaseException:
+        if os.lstat(temp).st_ino == written.st_ino:
+            os.unlink(temp)
+        raise
     if not swapped:
         os.replace(temp, path)   # (checked just above: a window narrowed, not closed)
         return
@@ -113,6 +126,8 @@ HELD_SUFFIX = ".given-back" + TEMP_SUFFIX
 
 
 def _held(temp: Path) -> Path:
+    if temp.name.endswith(HELD_SUFFIX):
+        return temp
     held = temp.with_name(temp.name.removesuffix(TEMP_SUFFIX) + HELD_SUFFIX)
     os.rename(temp, held)
     return held
