@@ -44,9 +44,7 @@ def statement(text: str) -> str:
     if text.startswith("### "):
         heading, _, _ = text.partition("\n")
         return stm.Event(heading[4:].strip(), text).fields.get("User", "")   # quotes, "> " lines decoded
-    fact = claims.parse_fact(text.split("\n", 1)[0])
-    said = fact.text if fact is not None else text
-    return _CLOCK.sub("", claims.SUPERSEDED_ON.sub("", said))
+    return _CLOCK.sub("", claims.SUPERSEDED_ON.sub("", claims.stated(text)))
 
 
 def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset(),

@@ -61,6 +61,13 @@ def citation(from_file: Path, vault: "VaultStore", event_ids: Iterable[str]) -> 
     return f"({', '.join(links)})" if links else ""
 
 
+def stated(text: str) -> str:
+    """What a text states: a claim's words, without its bullet and citations, when its first
+    line is a claim; otherwise the text itself."""
+    fact = parse_fact(text.split("\n", 1)[0])
+    return fact.text if fact is not None else text
+
+
 def parse_fact(line: str) -> Fact | None:
     stripped = line.strip()
     if not stripped.startswith(("- ", "* ")):

@@ -120,9 +120,9 @@ def _said_then(quote: Quote) -> str:
     next Tuesday (2025-05-13)"), so short-term memory compares as long-term memory does."""
     said = quote.said or quote.text
     try:   # a hand-edited short-term memory may head an event with anything, "2025-02-30T…" too
-        return _fact_text(resolve_relative(said, event_day(quote.when)))
+        return claims.stated(resolve_relative(said, event_day(quote.when)))
     except (TypeError, ValueError):
-        return _fact_text(said)
+        return claims.stated(said)
 
 
 def open_tasks(wm: WorkingMemory) -> list[Quote]:
@@ -164,12 +164,7 @@ def in_the_period(pool: list[Quote], wm: WorkingMemory, query: set[str]) -> None
 def owner(said: str) -> frozenset[str] | None:
     """Whose a statement is, by its subject: the person's (ME: "I live in Lisbon"), "sister"
     ("My sister lives in Porto"), "dog" ("Our dog is called Rex"); None when it has no subject."""
-    found = relations.relation_of(claims.Fact(_fact_text(said)).text)
+    found = relations.relation_of(claims.Fact(claims.stated(said)).text)
     if not found:
         return None
     return ME if found[0].lower() in ("i", "we") else measures.holders_of(found[0])
-
-
-def _fact_text(said: str) -> str:
-    fact = claims.parse_fact(said.split("\n", 1)[0])
-    return fact.text if fact is not None else said
