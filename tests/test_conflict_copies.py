@@ -5,6 +5,8 @@ copy under a name of its own, promotion writes into the note, and doctor names t
 copy to merge, not as a duplicate uuid."""
 from __future__ import annotations
 
+import os
+import time
 from datetime import datetime, timezone
 from pathlib import Path
 
@@ -99,3 +101,83 @@ def test_promotion_writes_into_the_note_and_lists_the_copy_apart(vault: Vault):
     assert f'[Ana](ana.md "uuid:{uuid}")' in manifest
     assert f"[Ana (conflict copy)]({copy.name})" in manifest, manifest
     assert [f.severity for f in vault.doctor()] == ["warning"]
+
+
+def test_two_copies_of_a_deleted_note_are_two_owners_and_no_link_guesses_between_them(vault: Vault):
+    """The person deleted ana.md, and two copies of it remain that disagree (Porto, Lisbon): a
+    link to its uuid would be a guess, so doctor --fix leaves it as it is (doctor names it)."""
+    note = vault.ltm_root / "concrete" / "people" / "ana.md"
+    uuid = _note(note, "Ana", "# Ana\n\n- Ana lives in Porto.\n")
+    _copy_beside(note)
+    note.with_name("ana.conflict-ddeeff.md").write_text(note.read_text(encoding="utf-8").replace("Porto", "Lisbon"),
+                                                        encoding="utf-8")
+    linking = note.with_name("bob.md")
+    _note(linking, "Bob", f'# Bob\n\nKnows [Ana](ana.md "uuid:{uuid}").\n')
+    note.unlink()
+    vault.repair()
+    assert f'Knows [Ana](ana.md "uuid:{uuid}").' in linking.read_text(encoding="utf-8")
+    assert any("does not resolve" in f.reason and f.path.endswith("bob.md") for f in vault.doctor())
+
+
+def test_a_persons_own_note_named_like_a_copy_is_no_copy(vault: Vault):
+    """"neighbours.conflict-240315.md" (a dispute, dated): six digits are hex, but no note is
+    beside it and no other file carries its uuid."""
+    own = vault.ltm_root / "concrete" / "home" / "neighbours.conflict-240315.md"
+    uuid = _note(own, "Neighbours conflict 2024-03-15", "# Neighbours conflict 2024-03-15\n\nThe hedge dispute.\n")
+    past = time.time() - 3600   # a folder made by hand is adopted once it has been quiet
+    for path in (own, own.parent):
+        os.utime(path, (past, past))
+    vault.repair()
+    manifest = (own.parent / "_index.md").read_text(encoding="utf-8")
+    assert f'[Neighbours conflict 2024-03-15](neighbours.conflict-240315.md "uuid:{uuid}")' in manifest, manifest
+    assert "conflict copy" not in manifest
+    assert vault.doctor() == []
+
+
+def test_a_copy_moved_by_organize_does_not_take_the_links_of_its_renamed_note(vault: Vault):
+    """Organize archives a stale copy while a link to the note, which the person renamed, leads
+    nowhere: the link must not be re-aimed at the archived copy (doctor --fix finds the note)."""
+    from braniac.vault.moves import Move, apply_moves
+    note = vault.ltm_root / "concrete" / "people" / "ana.md"
+    uuid = _note(note, "Ana", "# Ana\n\n- Ana lives in Porto.\n")
+    copy = _copy_beside(note)
+    linking = note.with_name("bob.md")
+    _note(linking, "Bob", f'# Bob\n\nKnows [Ana](ana.md "uuid:{uuid}").\n')
+    note.rename(note.with_name("ana-silva.md"))
+    archived = vault.ltm_root / "archive" / "concrete" / "people" / copy.name
+    apply_moves(vault, [Move(copy, archived)], set())
+    assert archived.exists() and "archive" not in linking.read_text(encoding="utf-8")
+    vault.repair()
+    assert f'[Ana](ana-silva.md "uuid:{uuid}")' in linking.read_text(encoding="utf-8")
+
+
+def test_sync_takes_an_edit_to_the_moved_note_not_to_the_copy_beside_its_old_place(tmp_path):
+    """Machine A moves ana.md into people/, machine B edits it where it was; a conflict copy sits
+    beside the old place on both. The edit follows the note, never into the copy."""
+    import subprocess
+    from braniac.vault.moves import Move, apply_moves
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    a, _ = Vault.init(tmp_path / "a", use_git=True, remote=str(remote))
+    a = Vault(a.root)
+    assert a.sync().sent
+    b = Vault.clone(str(remote), tmp_path / "b")
+    old, new = "memory/long_term/concrete/ana.md", "memory/long_term/concrete/people/ana.md"
+    copy = "memory/long_term/concrete/ana.conflict-0a1b2c.md"
+    _note(a.root / old, "Ana", "# Ana\n\nAna.\n")
+    (a.root / copy).write_text((a.root / old).read_text(encoding="utf-8").replace("# Ana\n", "# Ana\n\nCopy-only line.\n"),
+                               encoding="utf-8")
+    a.sync()
+    b.sync()
+    apply_moves(a, [Move(a.root / old, a.root / new)], set())
+    # organize wrote links into it too: git sees a removal and a new file, not a rename
+    (a.root / new).write_text((a.root / new).read_text(encoding="utf-8") + "\n## Related Memories\n" + "".join(
+        f'- [Rui](../rui.md "uuid:1c8b4d2f-5f00-4a11-9c3d-2e1f0a9b8c7d") — co-accessed, weight 0.{n}0\n'
+        for n in range(1, 9)), encoding="utf-8")
+    assert a.sync().sent
+    edited = (b.root / old).read_text(encoding="utf-8").replace("Ana.\n", "Ana.\n\nAna speaks four languages.\n")
+    (b.root / old).write_text(edited, encoding="utf-8")
+    b.sync()
+    assert "four languages" in (b.root / new).read_text(encoding="utf-8")
+    assert "four languages" not in (b.root / copy).read_text(encoding="utf-8")
+    assert not (b.root / old).exists()

@@ -208,6 +208,13 @@ def kept_beside(path: Path) -> Path | None:
     return path.with_name(found["stem"] + path.suffix) if found else None
 
 
+def beside_its_note(path: Path) -> bool:
+    """A conflict copy whose note is there beside it (a person's own "notes.conflict-240315.md"
+    has none)."""
+    original = kept_beside(path)
+    return original is not None and original.exists()
+
+
 def uuid_home(held: Path | None, path: Path) -> Path:
     """Of two files carrying one uuid, the one that uuid stands for: `held` (found first) unless
     it is a conflict copy and `path` is not. A copy kept beside its note keeps the note's

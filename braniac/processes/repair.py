@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING
 
 from ..infra import git
 from ..infra.errors import LockBusy, NoteError
-from ..infra.fsio import discard_stale_temp, holds_a_save, kept_beside, locked, stale_temp_files, uuid_home
+from ..infra.fsio import discard_stale_temp, holds_a_save, kept_beside, locked, stale_temp_files
 from ..infra.fsio_folders import remove_stale_temps
 from ..search.index import update_after_write
 from ..vault import doctor, notes
@@ -147,18 +147,22 @@ def _folder_of(vault: "VaultStore", finding: doctor.Finding) -> Path | None:
 def _unique_uuids(vault: "VaultStore") -> dict[str, Path]:
     """uuid -> path for every uuid exactly one file holds (a link to a uuid two files share
     would be a guess: doctor reports the pair instead)."""
-    found: dict[str, Path | None] = {}
+    found: dict[str, list[Path]] = {}
     for path in vault.iter_markdown():
         try:
             uuid = notes.read(path).uuid
         except NoteError:
             continue
         if uuid:
-            # a conflict copy kept beside its note shares its uuid, and is no second owner
-            held = found.get(uuid, path)
-            two_notes = held is None or held != path and kept_beside(held) is None and kept_beside(path) is None
-            found[uuid] = None if two_notes else uuid_home(held, path)
-    return {uuid: path for uuid, path in found.items() if path is not None}
+            found.setdefault(uuid, []).append(path)
+    unique = {}
+    for uuid, paths in found.items():
+        # a conflict copy kept beside its note shares its uuid, and is no second owner; two
+        # copies of a note the person deleted are two owners, as two notes are
+        owners = [p for p in paths if kept_beside(p) is None] or paths
+        if len(owners) == 1:
+            unique[uuid] = owners[0]
+    return unique
 
 
 def _has_movable_link(path: Path, by_uuid: dict[str, Path]) -> bool:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 
 from . import folder_index, notes
 from ..infra.errors import NoteError, STMError
-from ..infra.fsio import (holds_a_save, inside, is_regular_file, is_symlink_loop, kept_beside, real_path, stale_temp_files,
+from ..infra.fsio import (beside_its_note, holds_a_save, inside, is_regular_file, is_symlink_loop, kept_beside, real_path, stale_temp_files,
                          uuid_home)
 from ..infra import git
 from .layout import FOLDER_INDEX, is_event_id, is_memory_name, printable_id
@@ -47,6 +47,8 @@ def check(vault: "VaultStore") -> list[Finding]:
     _check_stm(vault, add)
     moving = pending(vault)   # a move copies first and removes last: both files exist meanwhile
     uuids: dict[str, Path] = {}
+    holders: dict[str, int] = {}             # uuid -> how many files carry it
+    copies: list[tuple[Path, str]] = []      # files named as conflict copies, and their uuids
     resolver = Resolver.of_vault(vault.root)
     for path in _walk_all(vault, add):
         if path == vault.stm_path:
@@ -69,13 +71,18 @@ def check(vault: "VaultStore") -> list[Finding]:
                 elif kept_beside(held) is None and kept_beside(path) is None:
                     add(path, f"duplicate uuid {note.uuid} (also in {vault.relative(held)})")
             uuids[note.uuid] = uuid_home(held, path)
+            holders[note.uuid] = holders.get(note.uuid, 0) + 1
         if kept_beside(path) is not None:
-            original = kept_beside(path)
-            add(path, f"a conflict copy of {original.name}: braniac kept this version when two saves of that note "
-                      f"crossed; merge what you need into {original.name}, then delete this file", "warning")
+            copies.append((path, note.uuid))
         if in_ltm:
             _check_links(vault, path, note.body, add)
             _check_wikilinks(vault, resolver, path, note.body, add)
+    for path, uuid in copies:
+        original = kept_beside(path)
+        # a person's own "notes.conflict-240315.md" is no copy: it shares no note's uuid or place
+        if beside_its_note(path) or holders.get(uuid, 0) > 1:
+            add(path, f"a conflict copy of {original.name}: braniac kept this version when two saves of that note "
+                      f"crossed; merge what you need into {original.name}, then delete this file", "warning")
 
     _check_folders(vault, add, uuids)
     if git.merge_in_progress(vault.root):   # a sync left files changed on both machines in the same lines
@@ -197,7 +204,8 @@ def _check_folders(vault: "VaultStore", add, uuids: dict[str, Path]) -> None:
         for entry in index.manifest:
             target = entry.path
             listed.add(real_path(target) if target.exists() else target)
-            if entry.uuid and entry.uuid in uuids and real_path(uuids[entry.uuid]) != real_path(target):
+            if entry.uuid and entry.uuid in uuids and real_path(uuids[entry.uuid]) != real_path(target) \
+                    and kept_beside(target) is None:   # (a copy beside a note renamed since is listed as itself)
                 add(index_path, f"manifest entry '{entry.text}' points at {vault.relative(target) if target.exists() else target.name}, "
                                 f"but uuid {entry.uuid} is now {vault.relative(uuids[entry.uuid])}")
             elif not target.exists():

@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Iterable
 from . import folder_index
 from .pass_reads import PassReads
 from ..infra.errors import NoteError, ReadOnlyFile
-from ..infra.fsio import (TEMP_SUFFIX, ConcurrentEdit, atomic_write, inside, is_regular_file, kept_beside, real_path,
+from ..infra.fsio import (TEMP_SUFFIX, ConcurrentEdit, atomic_write, inside, is_regular_file, beside_its_note, real_path,
                          settled_stat)
 from ..infra.fsio_folders import publish_directory, remove_tree
 from ..infra.notices import notice
@@ -178,7 +178,7 @@ def _refreshed(vault: "VaultStore", folder: Path, index: IndexFile, reads: PassR
     for child in children:
         target = child / FOLDER_INDEX if child.is_dir() else child
         title, uuid, description = describe(child, reads)
-        if kept_beside(child) is not None:
+        if beside_its_note(child):
             # listed so that a person sees it, under a name of its own and without the uuid of
             # the note it was kept beside, which links by that uuid mean
             title, uuid = f"{title} (conflict copy)", None
@@ -189,7 +189,8 @@ def _refreshed(vault: "VaultStore", folder: Path, index: IndexFile, reads: PassR
     index.set_manifest(entries)
     refresh_related(vault, index, children, reads)
     if index.note.meta.get("summary_by") == "braniac" and entries:
-        names = ", ".join(e.text.rstrip("/") for e in entries[:12])
-        more = f" and {len(entries) - 12} more" if len(entries) > 12 else ""
+        named = [e for e in entries if not beside_its_note(e.path)]
+        names = ", ".join(e.text.rstrip("/") for e in named[:12])
+        more = f" and {len(named) - 12} more" if len(named) > 12 else ""
         index.set_summary(f"Memories about {folder.name.replace('-', ' ')}: {names}{more}.")
     return index.render() != before

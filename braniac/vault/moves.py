@@ -25,7 +25,7 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from . import folder_index, notes
 from ..infra.errors import LockBusy, NoteError, ReadOnlyFile
-from ..infra.fsio import (ConcurrentEdit, atomic_write, read_settled, read_text, recover_removal, remove_unchanged,
+from ..infra.fsio import (ConcurrentEdit, atomic_write, kept_beside, read_settled, read_text, recover_removal, remove_unchanged,
                           settled_stat)
 from ..infra.textmerge import merge_texts
 from ..infra.fsio import locked, same_version, update_text
@@ -108,7 +108,7 @@ def finish(vault: "VaultStore", moves: list[Move], written: set[Path]) -> None:
         elif move.new.exists():
             try:
                 uuid = notes.read(move.new).uuid
-                if uuid:
+                if uuid and kept_beside(move.new) is None:
                     by_uuid[uuid] = move.new
             except NoteError:
                 pass
@@ -141,7 +141,7 @@ def _copy(vault: "VaultStore", move: Move, mapping: dict[Path, Path], by_uuid: d
     text = note.render()
     copy_at = atomic_write(move.new, text, expect_unchanged=expect_new)
     written.add(move.new)
-    if note.uuid:
+    if note.uuid and kept_beside(move.new) is None:   # a conflict copy's uuid means its note
         by_uuid[note.uuid] = move.new
     return read_at, copy_at, text
 

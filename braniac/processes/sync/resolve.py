@@ -11,11 +11,12 @@ from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...infra import git
 from ...infra.errors import NoteError
-from ...infra.fsio import atomic_write, read_text, update_text
+from ...infra.fsio import atomic_write, kept_beside, read_text, update_text
 from ...vault.layout import LOGS, LONG_TERM, SHORT_TERM
 from ...vault.links import find_links, replace_uuid
 from .note_merge import merge_note
@@ -118,7 +119,8 @@ def _uuid_paths(vault: "VaultStore") -> dict[str, list[str]]:
 def _follow(vault: "VaultStore", rel: str, base: str, edited: str, uuid_paths: dict[str, list[str]]) -> bool:
     """A note moved on one side and edited on the other: the edit goes to where it moved."""
     uuid = _uuid_of(edited) or _uuid_of(base)
-    moved = [p for p in uuid_paths.get(uuid or "", []) if p != rel]
+    # (a conflict copy kept beside a note carries its uuid, but the note is where the edit goes)
+    moved = [p for p in uuid_paths.get(uuid or "", []) if p != rel and kept_beside(Path(p)) is None]
     if not moved:
         return False
     target = vault.root / moved[0]
