@@ -78,7 +78,7 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset(),
             if event_order(when[j]) <= event_order(when[i]) or not facts[j].text:
                 continue
             # one thing in other words shares most of its words (compare wants 80 %): cheap to rule out
-            alike = 2 * len(old.words & new.words) >= min(len(old.words), len(new.words))
+            alike = claims.alike(old.words, new.words)
             # (where someone lives or works needs no shared words: "Ana lives in Porto" / "Ana moved to Lisbon")
             if alike and claims.compare(facts[i], facts[j]) == claims.CHANGED \
                     or claims.contradicts(facts[i], facts[j], one_value_only=not alike) \

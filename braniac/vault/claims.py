@@ -324,6 +324,13 @@ def stated_values(text: str) -> frozenset[str]:
     return _read(text).values
 
 
+def alike(words_a: frozenset[str] | set[str], words_b: frozenset[str] | set[str]) -> bool:
+    """Could two statements be one thing in other words? They share half the (stemmed content)
+    words of the shorter: then "is" says one value of it ("My manager is Priya" / "Priya left;
+    my new manager is Tom"), where unlike statements compare only where someone lives or works."""
+    return 2 * len(words_a & words_b) >= min(len(words_a), len(words_b))
+
+
 def contradicts(old: Fact, new: Fact, *, one_value_only: bool = False) -> bool:
     """The same subject and relation with a different value ("Ana lives in Porto" / "Ana
     lives in Lisbon"): the newer claim supersedes, the older goes to History (`relations`)."""

@@ -18,6 +18,12 @@ _RELATION = {"prefer": "prefers", "moved to": "lives in", "live in": "lives in",
              **{f"{verb} a {new}job at": "works at" for verb in ("started", "got", "took", "found", "landed")
                 for new in ("", "new ")}, "started working at": "works at"}
 _PERSON = frozenset({"i", "we"})   # the person themselves, who is the subject of "I work at…"
+# "where do I work?", "where does my sister live?": a question for where someone lives or works,
+# answered in the words a new job or a move is told in ("I started a new job at Globex")
+_ASKS_WHERE = re.compile(r"\bwhere\s+(?:do|does|did)\s+(?P<subject>(?:[\w'’-]+\s+){1,3}?)(?P<verb>work|live)\b"
+                         r"(?!\s+(?:on|with)\b)|\bwho\s+(?:do|does|did)\s+(?P<employee>(?:[\w'’-]+\s+){1,3}?)work\s+for\b",
+                         re.I)
+_TOLD_IN = {"works at": "job working works employer company", "lives in": "moved living lives home"}
 _ADVERBS = frozenset("now really still actually also just usually generally definitely much even mostly "
                      "honestly".split())
 _CLAUSE_END = re.compile(r"[:;.!?—–]|\s-\s")
@@ -35,6 +41,7 @@ _A_HOME = re.compile(rf"(?:(?:a|an|the|our|my)\s+)?(?:[\w-]+\s+)?{_HOMES}(?![\w-
 _NEW_HOME = re.compile(r"\b(?:new|own)\s+(?:[\w-]+\s+)?(?:flat|apartment|house|cottage|neighbou?rhood)(?![\w-])", re.I)
 _TITLE_STOP = re.compile(rf"\b({'|'.join(textutil.TITLES)})\.")
 _HEAD_END = re.compile(r"\s(?:at|in|on|from|with|for|near|since|of|who|which|that|and)\s", re.I)
+_CURRENT = frozenset("new current latest updated revised present".split())
 _SHORT_VALUE = 3   # content words: "is blue", "is Maria"; a longer "is…" describes, it does not set a value
 
 
@@ -91,6 +98,38 @@ def persons_relation(text: str) -> str | None:
     or None."""
     found = relation_of(text)
     return found[1] if found and found[0] in _PERSON and found[1] in _NAMED_PLACE else None
+
+
+def asked_where(prompt: str) -> tuple[str, str] | None:
+    """(subject, relation) of a question for where someone lives or works: ("I", "works at")
+    for "Where do I work?"; None for any other question."""
+    found = _ASKS_WHERE.search(prompt)
+    if not found:
+        return None
+    if found["employee"]:
+        return found["employee"].strip(), "works at"
+    return found["subject"].strip(), "works at" if found["verb"].lower() == "work" else "lives in"
+
+
+def told_in(relation: str) -> str:
+    """The words a relation is told in, as a search query ("job working…" for where one works)."""
+    return _TOLD_IN.get(relation, "")
+
+
+def answers_where(text: str, asked: tuple[str, str]) -> bool:
+    """Does a statement say where the asked subject lives or works ("I started a new job at
+    Globex" for "Where do I work?", "My sister moved to Lisbon" for "…does my sister live?")?"""
+    found = relation_of(text)
+    if not found or found[1] != asked[1]:
+        return False
+    subject = found[0].lower()
+    for one in re.split(r"\s+and\s+|\s*,\s*", asked[0]):   # "Where do Tom and I work?": each of them
+        if set(textutil.words(one)) <= _PERSON:
+            if subject in _PERSON:
+                return True
+        elif set(textutil.content_words(one)) & set(textutil.content_words(subject)):
+            return True
+    return False
 
 
 def relation_of(text: str) -> tuple[str, str, str] | None:
@@ -218,7 +257,9 @@ def _same_subject(a: str, b: str, verb: str) -> bool:
         # "I work at Acme" / "I started a new job at Globex"; but "I was bored" / "I was
         # planning to watch it" are two moments, not one value changed
         return verb in ONE_VALUE
-    wa, wb = set(textutil.content_words(a)), set(textutil.content_words(b))
+    # "my new manager" is my manager, said now: a word that says the value is the current one
+    # names no other thing (but "my old car" and "my car" may be two cars)
+    wa, wb = (set(textutil.content_words(s)) - _CURRENT for s in (a, b))
     if not wa or not wb or textutil.numbers(a) != textutil.numbers(b):
         return False   # "Room 12" and "Room 14" are two rooms: a number in the subject names the thing
     if wa == wb:

@@ -11,7 +11,7 @@ import re
 from typing import Iterator
 
 from ...infra import measures, textutil
-from ...vault import claims, stm
+from ...vault import claims, relations, stm
 from ...vault.links import ANY_LINK
 from ...vault.value_changes import goes_on
 from . import organization, promotion
@@ -60,6 +60,9 @@ class OfflineModel:
         asked = measures.asked(wm.prompt)
         if asked:   # "How much do I weigh?" is answered in kilos: "Down to 79 kg now"
             queries.append(" ".join([*prompt_words, measures.unit_words(asked)]))
+        where = relations.asked_where(wm.prompt)
+        if where:   # "Where do I work?" is answered by "I started a new job at Globex"
+            queries.append(" ".join([*prompt_words, relations.told_in(where[1])]))
         return list(dict.fromkeys(q for q in queries if q.strip()))
 
     # ---------------------------------------------------------------- answer
@@ -68,6 +71,7 @@ class OfflineModel:
         context = {w.lower() for c in _context_words(wm) for w in c.split()} - query
 
         asked, holders = measures.asked(wm.prompt), measures.holders_of(wm.prompt)
+        where = relations.asked_where(wm.prompt)
         personal = _ABOUT_ME.search(wm.prompt) is not None
 
         def relevance(text: str) -> float:
@@ -75,7 +79,8 @@ class OfflineModel:
             # the measure the question asks for, given in its unit, as much as its words
             words = textutil.overlap(query, text) + 0.3 * textutil.overlap(context, text)
             named = words > 0 or not measures.named_only(asked) if asked else False
-            return words + (0.5 if named and measures.states(text, asked, holders) else 0.0)
+            said_where = where is not None and relations.answers_where(claims.stated(text), where)
+            return words + (0.5 if named and measures.states(text, asked, holders) or said_where else 0.0)
 
         def mine(said: str, score: float) -> bool:
             # "where do I live?": the statement whose subject the question asks about (the person's
@@ -136,13 +141,17 @@ class OfflineModel:
                 yield f"I don't remember anything about {topic} yet."
             return
         yield f"Here is what I remember about {topic} (offline engine: I quote my memory rather than compose an answer):\n"
-        shown: list[tuple[set[str], frozenset[str]]] = []
+        shown: list[tuple[set[str], frozenset[str], bool]] = []
         for quote in quotes:
             text, source = quote.text, quote.source + (f", superseded on {quote.until}" if quote.until else "")
             words, values = set(textutil.content_words(text)), textutil.values(text)
-            if any(len(words & seen) >= 0.8 * max(len(words), 1) and values <= stated for seen, stated in shown):
-                continue  # the same claim kept in several notes is quoted once (not "900 a month" after "950 a month")
-            shown.append((words, values))
+            # the same claim kept in several notes is quoted once (not "900 a month" after "950 a
+            # month"), and what a newer statement replaced is history, never a copy of it ("My
+            # manager is Priya" after "Priya left; my new manager is Tom")
+            if any(len(words & seen) >= 0.8 * max(len(words), 1) and values <= stated and was == quote.superseded
+                   for seen, stated, was in shown):
+                continue
+            shown.append((words, values, quote.superseded))
             yield f'\n- "{text}" ({source})'
             if len(shown) == 5:
                 break
@@ -222,7 +231,7 @@ def _best_sentences(text: str, query: set[str], limit: int = 2, max_chars: int =
     """The one or two sentences of `text` that share the most words with the question."""
     text = re.sub(r"^\*\*Thoughts:\*\*.*$", "", text, flags=re.M)  # braniac's own notes, not memories
     text = re.sub(r"^\*\*(?:User|AI):\*\*\s*\"?(.*?)\"?\s*$", r"\1", text, flags=re.M)
-    text = re.sub(r"^[-*]\s+(?:\d{4}-\d{2}-\d{2}|\d{2}:\d{2})\s+—\s+", "", text, flags=re.M)
+    text = re.sub(r"^[-*]\s+(?:(?:\d{4}-\d{2}-\d{2}|\d{2}:\d{2})\s+—\s+)?", "", text, flags=re.M)   # a bullet, its day
     text = re.sub(r"^### \S+\s*$", "", text, flags=re.M)
     text = claims.SUPERSEDED_ON.sub("", _CITATION.sub("", text))   # a claim's links and mark say where, not what
     said = [s.strip() for s in sentences(text, any_case=True) if s and s.strip() and not s.strip().startswith("#")]

@@ -104,7 +104,8 @@ def replaced(quotes: list[Quote], pool: list[Quote], about: frozenset[str],
             if new.superseded:
                 continue
             now = stated[id(new)]
-            if claims.contradicts(was, now, one_value_only=True) or claims.compare(was, now) == claims.CHANGED or \
+            alike = claims.alike(textutil.terms(was.text), textutil.terms(now.text))
+            if claims.contradicts(was, now, one_value_only=not alike) or claims.compare(was, now) == claims.CHANGED or \
                     replaced_for_the_question(was.text, now.text, about, measured):
                 if not old.superseded:
                     old.superseded, old.until = True, new.when[:10]

@@ -1,0 +1,105 @@
+"""What a person asks their assistant about their own life, answered from memory by the offline
+engine, before and after promotion: the current value first, what it replaced after it as
+history ("superseded on …"), and a statement found though it shares no word with the question
+("Where do I work?" / "I started a new job at Globex")."""
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+
+import pytest
+
+from braniac import Vault
+from braniac.infra import clock
+from braniac.vault import relations, reversals
+from braniac.infra.textutil import terms
+
+
+@pytest.fixture
+def vault(tmp_path):
+    created, _ = Vault.init(tmp_path / "vault")
+    return created
+
+
+def _at(y, m, d, h=10):
+    return clock.frozen(datetime(y, m, d, h, tzinfo=timezone.utc))
+
+
+def _answer(vault, question: str, *said, promoted: bool) -> list[tuple[str, str]]:
+    """Say each ((y, m, d), text), promote late on the last day if `promoted`, ask the day after:
+    the quotes of the answer, as (text, source)."""
+    for when, text in said:
+        with _at(*when):
+            vault.remember(text)
+    last = said[-1][0]
+    if promoted:
+        with _at(*last, 23):
+            vault.promote(force=True)
+    with _at(last[0], last[1], last[2] + 1):
+        answer = vault.ask(question).answer
+    return re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)
+
+
+# 1. "my new manager" is my manager: the role has one value -----------------------------------------
+
+def test_my_new_manager_is_my_manager_said_now_and_my_old_car_may_be_another_car():
+    assert relations.contradicts("My manager is Priya, she's great.", "Priya left Globex; my new manager is Tom.")
+    assert relations.contradicts("My new phone is an iPhone.", "My phone is a Pixel.")
+    assert not relations.contradicts("My old car is a Civic.", "My car is a Corolla.")
+
+
+@pytest.mark.parametrize("promoted", [False, True])
+def test_who_is_my_manager_says_the_new_one_then_the_old_one_as_history(vault, promoted):
+    quoted = _answer(vault, "Who is my manager?",
+                     ((2025, 1, 8), "My manager is Priya, she's great."),
+                     ((2025, 1, 9), "The plumber comes on Monday."),
+                     ((2025, 3, 2), "Priya left Globex; my new manager is Tom."), promoted=promoted)
+    assert [t for t, _ in quoted] == ["Priya left Globex; my new manager is Tom.", "My manager is Priya, she's great."]
+    assert quoted[1][1].endswith("superseded on 2025-03-02") and "superseded" not in quoted[0][1]
+
+
+# 2. "We switched from Postgres to ClickHouse" takes back "we decided to use Postgres" ------------------
+
+def test_switching_from_a_thing_takes_back_the_statement_that_uses_it():
+    old, new = "We decided to use Postgres for the analytics project.", \
+        "We switched from Postgres to ClickHouse for the analytics project, Postgres was too slow."
+    assert reversals.takes_back(old, new, terms("What database do we use for the analytics project?"))
+    # another thing left: nothing of the old statement is named as given up
+    assert not reversals.takes_back(old, "We switched from Jira to Linear for the analytics project.",
+                                    terms("What do we use for the analytics project?"))
+
+
+@pytest.mark.parametrize("promoted", [False, True])
+@pytest.mark.parametrize("question", ["What database do we use for the analytics project?",
+                                      "What did we decide about the analytics project?"])
+def test_what_we_use_now_is_the_switch_and_the_first_decision_is_history(vault, promoted, question):
+    quoted = _answer(vault, question,
+                     ((2025, 1, 10), "We decided to use Postgres for the analytics project."),
+                     ((2025, 1, 11), "The plumber comes on Monday."),
+                     ((2025, 2, 10), "We switched from Postgres to ClickHouse for the analytics project, "
+                                     "Postgres was too slow."), promoted=promoted)
+    assert quoted[0][0].startswith("We switched from Postgres to ClickHouse"), quoted
+    assert quoted[1:] and all(s.endswith("superseded on 2025-02-10") for _, s in quoted[1:]), quoted
+    assert all(not t.startswith("- ") for t, _ in quoted)   # a digest's line is quoted without its bullet
+
+
+# 3. "Where do I work?" is answered in the words a new job is told in ----------------------------------
+
+@pytest.mark.parametrize("promoted", [False, True])
+@pytest.mark.parametrize("said", ["I started a new job at Globex as a data engineer.", "I got a job at Globex."])
+def test_where_do_i_work_finds_the_new_job_though_it_says_no_work(vault, promoted, said):
+    quoted = _answer(vault, "Where do I work?", ((2025, 1, 6), said),
+                     ((2025, 1, 9), "The plumber comes on Monday."), promoted=promoted)
+    assert [t for t, _ in quoted] == [said]
+
+
+def test_a_question_for_where_someone_works_or_lives_and_for_whom():
+    assert relations.asked_where("Where do I work?") == ("I", "works at")
+    assert relations.asked_where("Who do I work for?") == ("I", "works at")
+    assert relations.asked_where("Where does my sister live?") == ("my sister", "lives in")
+    assert relations.asked_where("Who did John work with to raise funds?") is None
+    where = relations.asked_where("Where does my sister live?")
+    assert relations.answers_where("My sister moved to Lisbon.", where)
+    assert not relations.answers_where("I live in Lisbon.", where)
+    both = relations.asked_where("Where do Tom and I work?")
+    assert relations.answers_where("I work at Acme.", both) and relations.answers_where("Tom works at Globex.", both)
