@@ -103,3 +103,62 @@ def test_a_question_for_where_someone_works_or_lives_and_for_whom():
     assert not relations.answers_where("I live in Lisbon.", where)
     both = relations.asked_where("Where do Tom and I work?")
     assert relations.answers_where("I work at Acme.", both) and relations.answers_where("Tom works at Globex.", both)
+
+
+# 4. "Ana and Rui moved to Lisbon": each of them lives there now --------------------------------------
+
+def test_a_move_of_two_people_is_where_each_lives_now():
+    assert relations.contradicts("My sister Ana lives in Porto with her husband Rui.", "Ana and Rui moved to Lisbon.")
+    assert relations.contradicts("I live in Porto.", "Tom and I moved to Lisbon.")
+    assert not relations.contradicts("Ana lives in Porto.", "Tom and Rui moved to Lisbon.")
+
+
+@pytest.mark.parametrize("promoted", [False, True])
+def test_where_does_my_sister_live_after_she_and_her_husband_moved(vault, promoted):
+    quoted = _answer(vault, "Where does my sister live?",
+                     ((2025, 1, 6), "My sister Ana lives in Porto with her husband Rui."),
+                     ((2025, 1, 7), "The plumber comes on Monday."),
+                     ((2025, 3, 3), "Ana and Rui moved to Lisbon."), promoted=promoted)
+    assert [t for t, _ in quoted] == ["Ana and Rui moved to Lisbon.", "My sister Ana lives in Porto with her husband Rui."]
+    assert quoted[1][1].endswith("superseded on 2025-03-03")
+
+
+# 5. "I switched from Duolingo to Babbel" leaves the statement that used Duolingo ---------------------
+
+def test_a_switch_from_a_named_thing_leaves_what_used_it_not_what_happened_with_it():
+    new = "I switched from Duolingo to Babbel, Duolingo got boring."
+    assert reversals.gives_up("I'm learning Spanish on Duolingo, 20 minutes a day.", new)
+    assert reversals.gives_up("I live in Lisbon.", "We moved from Lisbon to Porto.")
+    assert not reversals.gives_up("We went to Lisbon on Saturday.", "We moved from Lisbon to Porto.")
+    assert not reversals.gives_up("I'm learning Spanish on Duolingo.", "I switched from Anki to Quizlet.")
+    assert reversals.had_things("I'm learning Spanish on Duolingo, 20 minutes a day.") == ["Duolingo"]
+
+
+@pytest.mark.parametrize("promoted", [False, True])
+def test_what_app_do_i_use_after_a_switch_that_names_neither_app_nor_spanish(vault, promoted):
+    quoted = _answer(vault, "What app do I use to learn Spanish?",
+                     ((2025, 1, 7), "I'm learning Spanish on Duolingo, 20 minutes a day."),
+                     ((2025, 1, 8), "The plumber comes on Monday."),
+                     ((2025, 3, 10), "I switched from Duolingo to Babbel, Duolingo got boring."), promoted=promoted)
+    assert [t for t, _ in quoted] == ["I switched from Duolingo to Babbel, Duolingo got boring.",
+                                      "I'm learning Spanish on Duolingo, 20 minutes a day."]
+    assert quoted[1][1].endswith("superseded on 2025-03-10")
+
+
+# 6. What the person takes is theirs: "my doctor raised the lisinopril to 20 mg" is the new dose -------
+
+@pytest.mark.parametrize("promoted", [False, True])
+def test_how_much_of_a_medicine_do_i_take_after_my_doctor_raised_it(vault, promoted):
+    quoted = _answer(vault, "How much lisinopril do I take?",
+                     ((2025, 2, 2), "I take 10 mg of lisinopril every morning."),
+                     ((2025, 2, 3), "The plumber comes on Monday."),
+                     ((2025, 3, 1), "My doctor raised the lisinopril to 20 mg."), promoted=promoted)
+    assert [t for t, _ in quoted] == ["My doctor raised the lisinopril to 20 mg.", "I take 10 mg of lisinopril every morning."]
+    assert quoted[1][1].endswith("superseded on 2025-03-01")
+
+
+def test_someone_elses_dose_is_no_new_value_of_mine():
+    from braniac.vault import value_changes
+    asked = terms("How much lisinopril do I take?")
+    assert not value_changes.replaced_for_the_question("I take 10 mg of lisinopril every morning.",
+                                                       "Tom's lisinopril is now 30 mg.", asked)

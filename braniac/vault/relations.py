@@ -41,6 +41,7 @@ _A_HOME = re.compile(rf"(?:(?:a|an|the|our|my)\s+)?(?:[\w-]+\s+)?{_HOMES}(?![\w-
 _NEW_HOME = re.compile(r"\b(?:new|own)\s+(?:[\w-]+\s+)?(?:flat|apartment|house|cottage|neighbou?rhood)(?![\w-])", re.I)
 _TITLE_STOP = re.compile(rf"\b({'|'.join(textutil.TITLES)})\.")
 _HEAD_END = re.compile(r"\s(?:at|in|on|from|with|for|near|since|of|who|which|that|and)\s", re.I)
+_EACH = re.compile(r"\s+and\s+|\s*,\s*", re.I)   # the people of a subject: "Ana and Rui", "Tom and I"
 _CURRENT = frozenset("new current latest updated revised present".split())
 _SHORT_VALUE = 3   # content words: "is blue", "is Maria"; a longer "is…" describes, it does not set a value
 
@@ -123,7 +124,7 @@ def answers_where(text: str, asked: tuple[str, str]) -> bool:
     if not found or found[1] != asked[1]:
         return False
     subject = found[0].lower()
-    for one in re.split(r"\s+and\s+|\s*,\s*", asked[0]):   # "Where do Tom and I work?": each of them
+    for one in _EACH.split(asked[0]):   # "Where do Tom and I work?": each of them
         if set(textutil.words(one)) <= _PERSON:
             if subject in _PERSON:
                 return True
@@ -253,6 +254,10 @@ def _named(value: str) -> str | None:
 
 
 def _same_subject(a: str, b: str, verb: str) -> bool:
+    each_a, each_b = _EACH.split(a.strip()), _EACH.split(b.strip())
+    if len(each_a) > 1 or len(each_b) > 1:
+        # "Ana and Rui moved to Lisbon" says where Ana lives now, as "Ana moved to Lisbon" would
+        return any(_same_subject(x, y, verb) for x in each_a for y in each_b if x and y)
     if set(textutil.words(a)) | set(textutil.words(b)) <= _PERSON:
         # "I work at Acme" / "I started a new job at Globex"; but "I was bored" / "I was
         # planning to watch it" are two moments, not one value changed

@@ -59,16 +59,27 @@ _GIVEN_UP = re.compile(r"\b(?i:i|we)\s+(?i:(?:just|finally|recently|already)\s+)
                        r"(?i:old\s+)?(?P<names>(?:[A-Z][\w-]*\s*)+)(?P<noun>[a-z]\w+)?")
 # the person having or using a thing: "I drive a 2012 Honda Civic", "my Civic"
 _HAVING = re.compile(r"\b(?:i|we)\s+(?:\w+\s+)?(?:drive|have|own|use|ride|keep|play|love)\b|\bmy\b|\bour\b", re.I)
+# the person leaving a named thing for another: "I switched from Duolingo to Babbel", "we
+# migrated from AWS to GCP", "we moved from Lisbon to Porto"
+_SWITCHED = re.compile(r"\b(?i:i|we)\s+(?i:(?:just|finally|recently|already|have|'ve)\s+)?(?i:switched|migrated|moved|"
+                       r"changed)\s+(?i:(?:\w+\s+){0,2}?)(?i:from)\s+(?i:(?:the|my|our)\s+)?(?P<names>(?:[A-Z][\w-]*\s*)+)"
+                       r"(?i:to)\b")
+# where a thing is used or a place lived in, which a switch leaves: "learning Spanish on
+# Duolingo", "we decided to use Postgres", "I live in Lisbon", "I work at Acme" (not "we went
+# to Lisbon on Saturday": what happened there stays as it was)
+_USING = re.compile(r"\b(?:on|with|using|use|uses|in|at)\s+(?:(?:the|my|our)\s+)?(?P<names>(?:[A-Z][\w-]*\s*)+)")
 
 
 def says_given_up(text: str) -> bool:
-    """Does a statement say the person parted with a named thing? (A cheap test first.)"""
-    return _GIVEN_UP.search(text) is not None
+    """Does a statement say the person parted with a named thing, or left it for another? (A
+    cheap test first.)"""
+    return _GIVEN_UP.search(text) is not None or _SWITCHED.search(text) is not None
 
 
 def gives_up(old: str, new: str) -> bool:
     """Does `new` say the person parted with a named thing `old` says they have or use ("I sold
-    the Civic" / "I drive a 2012 Honda Civic")? The whole thing parted with, not only its brand
+    the Civic" / "I drive a 2012 Honda Civic"), or left it for another ("I switched from Duolingo
+    to Babbel" / "I'm learning Spanish on Duolingo")? The whole thing parted with, not only its brand
     ("I returned the Sony TV" leaves "my Sony headphones" current). What happened with it before
     ("we drove the Civic to Porto") stays as it was: only a statement of having it becomes history."""
     had = _had(old)
@@ -79,7 +90,8 @@ def gives_up(old: str, new: str) -> bool:
         # a word after both names that differs ("Sony headphones" / "Sony speaker") is another thing
         if any(set(names) <= set(own) and not (noun and after and noun != after) for own, after in had):
             return True
-    return False
+    used = [m["names"].split() for m in _USING.finditer(old)]
+    return any(set(left["names"].split()) <= set(own) for left in _SWITCHED.finditer(new) for own in [*used, *(o for o, _ in had)])
 
 
 _NAME_AFTER = re.compile(r"\s+(?:(?:a|an|the|my|our|\d{4}|old|new)\s+)*(?P<names>(?:[A-Z][\w-]+\s*)+)")
@@ -87,8 +99,10 @@ _NAME_AFTER = re.compile(r"\s+(?:(?:a|an|the|my|our|\d{4}|old|new)\s+)*(?P<names
 
 def had_things(text: str) -> list[str]:
     """The named things a statement says the person has or uses ("I drive a 2012 Honda Civic":
-    Honda, Civic), whose parting ("I sold the Civic") may have come since."""
-    return list(dict.fromkeys(name for names, _ in _had(text) for name in names))
+    Honda, Civic; "learning Spanish on Duolingo": Duolingo), whose parting ("I sold the Civic",
+    "I switched from Duolingo to Babbel") may have come since."""
+    used = (m["names"].split() for m in _USING.finditer(text))
+    return list(dict.fromkeys(name for names in [*(n for n, _ in _had(text)), *used] for name in names))
 
 
 def _had(text: str) -> list[tuple[list[str], str | None]]:

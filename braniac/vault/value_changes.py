@@ -79,6 +79,10 @@ _MINE = re.compile(r"\bmy\s+(?:[a-z]+\s+)??([a-z]+)(?=\s*[,.;:!?]|\s*$|\s+(?:is|
                    r"to|from|for|on|in|at|with|now|moved|changed|goes|will)\b)")
 
 
+# what the person takes, pays or uses is theirs too: "I take 10 mg of lisinopril every morning"
+_I_TAKE = r"\bi\s+(?:take|pay|use|drink|earn|spend)\s+(?:[\w.,]+\s+){{0,4}}?{w}\w*\b"
+
+
 # the thing said to be someone else's: "Tom's rent", "her rent", "the rent for Ana", "the rent
 # of his flat" (not "the rent for the flat", which may well be mine)
 _ANOTHERS = r"(?:(?:\w+['’]s|his|her|their)\s+(?:[a-z]+\s+)??{w}\w*\b|" \
@@ -99,7 +103,8 @@ def _another_of_mine(old: str, new: str, asked: frozenset[str]) -> bool:
 
 
 def _mine(lowered: str, word: str) -> bool:
-    return any(textutil.stem(m.group(1)) == word for m in _MINE.finditer(lowered))
+    return any(textutil.stem(m.group(1)) == word for m in _MINE.finditer(lowered)) or \
+        re.search(_I_TAKE.format(w=re.escape(word)), lowered) is not None
 
 
 # words that say how or when a thing of the person's is, not which thing it is: "my new rent",
