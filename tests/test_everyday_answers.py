@@ -162,3 +162,19 @@ def test_someone_elses_dose_is_no_new_value_of_mine():
     asked = terms("How much lisinopril do I take?")
     assert not value_changes.replaced_for_the_question("I take 10 mg of lisinopril every morning.",
                                                        "Tom's lisinopril is now 30 mg.", asked)
+
+
+# 7. A version upgraded, a deadline slipped: words of change for a project's values --------------------
+
+@pytest.mark.parametrize("promoted", [False, True])
+@pytest.mark.parametrize("question, old, new", [
+    ("What Python version does the billing service use?", "For the billing service we use Python 3.11 and FastAPI.",
+     "We upgraded the billing service to Python 3.12."),
+    ("When is the billing MVP deadline?", "Deadline for the billing MVP is June 30.",
+     "The billing MVP deadline slipped to July 15."),
+])
+def test_an_upgrade_or_a_slip_is_the_value_now(vault, promoted, question, old, new):
+    quoted = _answer(vault, question, ((2025, 5, 5), old), ((2025, 5, 6), "The plumber comes on Monday."),
+                     ((2025, 6, 10), new), promoted=promoted)
+    assert [t for t, _ in quoted] == [new, old]
+    assert quoted[1][1].endswith("superseded on 2025-06-10")

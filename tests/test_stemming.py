@@ -56,6 +56,7 @@ def test_an_inflected_word_meets_its_base(word, base):
     ("question", "quest"), ("foundation", "found"), ("tradition", "trade"), ("presentation", "present"),
     ("projection", "project"), ("conversation", "converse"), ("coalition", "coal"), ("petition", "petite"),
     ("transition", "trans"), ("expansion", "expanse"), ("solution", "solute"), ("falling", "fal"),
+    ("version", "verse"), ("versions", "verse"),
     # an -s or -ly that is the word's own: any news is not everything new, nor early an ear
     ("news", "new"), ("early", "ear"), ("jeans", "jean"), ("goods", "good"), ("series", "sery"),
     ("thing", "the"), ("user", "use"),

@@ -152,10 +152,11 @@ _ACTION_NOUNS = (("ication", ("y",)), ("ription", ("ribe",)), ("uction", ("uce",
 
 
 # nouns in -ion that a dictionary verb spells but does not name: "question" is no quest, a
-# "foundation" nothing found, a "presentation" no present, a "project" no "projection"
+# "foundation" nothing found, a "presentation" no present, a "project" no "projection", a
+# "version" no verse
 _NOT_ACTIONS = frozenset("""question foundation tradition conversation conversion audition station position
 partition convention publication succession procession recession diversion consolation presentation projection
-contraction vacation condition edition addition portion petition solution illusion""".split())
+contraction vacation condition edition addition portion petition solution illusion version""".split())
 
 
 def _action_of(word: str) -> str:

@@ -19,7 +19,8 @@ from .reversals import gives_up, takes_back
 # words by which a statement says a number is not the old one any more: verbs of change
 # ("improved to 78%", "was adjusted to 1,350") and, weaker, hints ("has now reached 165", "became")
 _CHANGE_VERB_WORDS = (r"moved|changed|switched|updated|adjusted|increased|decreased|improved|raised|lowered|reduced|"
-                      r"grew|grown|dropped|extended|postponed|rescheduled|pushed|bumped|shifted|delayed|(?:went|gone) (?:up|down)")
+                      r"grew|grown|dropped|extended|postponed|rescheduled|pushed|bumped|shifted|delayed|slipped|upgraded|downgraded|"
+                      r"(?:went|gone) (?:up|down)")
 _CHANGE_VERBS = re.compile(rf"\b(?:{_CHANGE_VERB_WORDS})\b")
 _CHANGING = rf"(?:has\s+|just\s+)?(?:{_CHANGE_VERB_WORDS})"   # who changed it: "Ryanair (has) moved", "my landlord raised"
 _CHANGE_HINTS = re.compile(r"\b(?:now|no longer|instead|became)\b")
