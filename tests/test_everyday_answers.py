@@ -178,3 +178,27 @@ def test_an_upgrade_or_a_slip_is_the_value_now(vault, promoted, question, old, n
                      ((2025, 6, 10), new), promoted=promoted)
     assert [t for t, _ in quoted] == [new, old]
     assert quoted[1][1].endswith("superseded on 2025-06-10")
+
+
+# 8. "I stopped eating fish": what the person stopped doing is history -------------------------------
+
+def test_stopping_what_one_did_takes_it_back_of_oneself_only():
+    assert reversals.takes_back("I'm vegetarian since 2019 but I still eat fish sometimes.",
+                                "I stopped eating fish, fully vegetarian now.", terms("Do I eat fish?"))
+    assert reversals.takes_back("I smoke a pack a day.", "I quit smoking last month.", terms("Do I smoke?"))
+    assert reversals.takes_back("I drink coffee every morning.", "I gave up coffee.", terms("Do I drink coffee?"))
+    assert not reversals.takes_back("I drink coffee every morning.", "I never stopped drinking coffee.",
+                                    terms("Do I drink coffee?"))
+    assert not reversals.takes_back("Ana smokes a lot.", "I quit smoking.", terms("Does Ana smoke?"))
+    assert not reversals.takes_back("I run every morning.", "I stopped at the bakery.", terms("Do I run?"))
+
+
+@pytest.mark.parametrize("promoted", [False, True])
+def test_do_i_eat_fish_after_i_stopped(vault, promoted):
+    quoted = _answer(vault, "Do I eat fish?",
+                     ((2025, 9, 8), "I'm vegetarian since 2019 but I still eat fish sometimes."),
+                     ((2025, 9, 9), "The plumber comes on Monday."),
+                     ((2025, 10, 25), "I stopped eating fish, fully vegetarian now."), promoted=promoted)
+    assert [t for t, _ in quoted] == ["I stopped eating fish, fully vegetarian now.",
+                                      "I'm vegetarian since 2019 but I still eat fish sometimes."]
+    assert quoted[1][1].endswith("superseded on 2025-10-25")

@@ -23,6 +23,9 @@ _TAKEN_BACK = re.compile(r"\b(?:changed? (?:my|our) minds?|change of plans?|on s
                          r"decided against|(?:have|'ve) decided not to"
                          r"|(?:switched|migrated|moved|changed|went) (?:[\w-]+ ){0,3}?from (?:[\w.+#'-]+ ){1,3}?to"
                          r"|(?:i|we)(?:'m|'re| am| are)? (?:no longer|not (?:\w+ ){1,3}any ?more))\b")
+# the person stopping what they did: "I stopped eating fish", "we quit smoking", "I gave up coffee"
+_STOPPED = re.compile(r"\b(?:i|we)\s+(?:(?:just|finally|have|'ve|recently)\s+)?(?:stopped|quit|gave up)\s+(\w+ing|\w+)\b")
+_ONESELF = re.compile(r"\b(?:i|we)\b", re.I)   # what the older says the person does
 # what says the taking back did not happen: "I haven't changed my mind", "I might change my mind"
 _NOT_DONE = re.compile(r"n't\b|\b(?:not|never|might|may|could|would|should|if|whether|maybe|perhaps)\b")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -35,10 +38,18 @@ def takes_back(old: str, new: str, about: frozenset[str]) -> bool:
     """Does `new` take `old` back? It says so ("I changed my mind", "no longer"), both name a
     thing of `about` (the question's stemmed words), and `new` names a word of `old` besides
     those: the value given up ("cedar is too expensive"). Without that word it may be another
-    side of the thing (the shed's door, not its wood), which stays current."""
-    if not about or not _says_taken_back(new):
+    side of the thing (the shed's door, not its wood), which stays current. Or it says the
+    person stopped doing what `old` says they do ("I stopped eating fish" / "I still eat fish
+    sometimes", "I quit smoking" / "I smoke a pack a day"), of which the question asks."""
+    if not about:
         return False
     before, after = textutil.terms(old), textutil.terms(new)
+    stopped = {textutil.stem(m.group(1)) for m in _STOPPED.finditer(new.lower()) if not _NOT_DONE.search(
+        " ".join(new.lower()[:m.start()].split()[-3:]))}
+    if stopped & before and about & before and _ONESELF.search(old):
+        return True
+    if not _says_taken_back(new):
+        return False
     return bool(about & before & after) and bool((before & after) - about - _TAKING_BACK_WORDS)
 
 
