@@ -202,3 +202,24 @@ def test_do_i_eat_fish_after_i_stopped(vault, promoted):
     assert [t for t, _ in quoted] == ["I stopped eating fish, fully vegetarian now.",
                                       "I'm vegetarian since 2019 but I still eat fish sometimes."]
     assert quoted[1][1].endswith("superseded on 2025-10-25")
+
+
+# 9. A later clause says the new value: "Catarina moved to a clinic in Sintra, so my new physio is Pedro"
+
+def test_a_later_clause_of_a_statement_can_give_the_new_value():
+    assert relations.contradicts("My physio is Catarina, she's helping with my knee.",
+                                 "Catarina moved to a clinic in Sintra, so my new physio is Pedro.")
+    # the subject of a verb is the clause right before it: "I met Ana, but my sister lives…" is my sister
+    assert relations.relation_of("I met Ana, but my sister lives in Lisbon.") == ("my sister", "lives in", "Lisbon")
+    assert not relations.contradicts("Ana lives in Porto.", "I met Ana, but my sister lives in Lisbon.")
+
+
+@pytest.mark.parametrize("promoted", [False, True])
+def test_who_is_my_physio_after_she_moved_away(vault, promoted):
+    quoted = _answer(vault, "Who is my physio?",
+                     ((2025, 2, 1), "My physio is Catarina, she's helping with my knee."),
+                     ((2025, 2, 2), "The plumber comes on Monday."),
+                     ((2025, 5, 5), "Catarina moved to a clinic in Sintra, so my new physio is Pedro."), promoted=promoted)
+    assert [t for t, _ in quoted] == ["Catarina moved to a clinic in Sintra, so my new physio is Pedro.",
+                                      "My physio is Catarina, she's helping with my knee."]
+    assert quoted[1][1].endswith("superseded on 2025-05-05")

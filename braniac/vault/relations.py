@@ -4,6 +4,7 @@ change even when they are worded apart ("Ana moved to Lisbon for her new job")."
 from __future__ import annotations
 
 import re
+from functools import lru_cache
 
 from ..infra import textutil
 from ..infra.relative_times import CALENDAR_WORDS
@@ -26,7 +27,7 @@ _ASKS_WHERE = re.compile(r"\bwhere\s+(?:do|does|did)\s+(?P<subject>(?:[\w'’-]+
 _TOLD_IN = {"works at": "job working works employer company", "lives in": "moved living lives home"}
 _ADVERBS = frozenset("now really still actually also just usually generally definitely much even mostly "
                      "honestly".split())
-_CLAUSE_END = re.compile(r"[:;.!?—–]|\s-\s")
+_CLAUSE_END = re.compile(r"[:;.!?—–]|\s-\s|,\s*(?:but|so|and)\s", re.I)   # "I met Ana, but my sister lives…": my sister
 _DEFINITE = re.compile(r"(?:the|my|our|his|her|their|your)\s|[A-Z][\w-]*['’]s\s", re.I)
 _POSSESSIVE = re.compile(r"\s*(?:my|our|his|her|their|your)\b", re.I)
 _ARTICLES = frozenset({"a", "an", "the", "my", "our", "your", "his", "her", "their"})
@@ -42,15 +43,28 @@ _NEW_HOME = re.compile(r"\b(?:new|own)\s+(?:[\w-]+\s+)?(?:flat|apartment|house|c
 _TITLE_STOP = re.compile(rf"\b({'|'.join(textutil.TITLES)})\.")
 _HEAD_END = re.compile(r"\s(?:at|in|on|from|with|for|near|since|of|who|which|that|and)\s", re.I)
 _EACH = re.compile(r"\s+and\s+|\s*,\s*", re.I)   # the people of a subject: "Ana and Rui", "Tom and I"
+_NEXT_CLAUSE = re.compile(r";\s*|,\s*(?:so|but|and so|which means)\s+", re.I)   # "…, so my new physio is Pedro"
 _CURRENT = frozenset("new current latest updated revised present".split())
 _SHORT_VALUE = 3   # content words: "is blue", "is Maria"; a longer "is…" describes, it does not set a value
 
 
 def contradicts(old: str, new: str, *, one_value_only: bool = False) -> bool:
-    """Two plain statements (no date, no citation) give one subject two values of one relation.
+    """Two plain statements (no date, no citation) give one subject two values of one relation,
+    in any of their clauses ("Catarina moved to a clinic in Sintra, so my new physio is Pedro").
     `one_value_only`: only for relations that have one value at a time (where someone lives or
     works), which two statements in other words can share."""
-    a, b = relation_of(old), relation_of(new)
+    return any(_contradicts(relation_of(a), relation_of(b), new, one_value_only)
+               for a in _clauses(old) for b in _clauses(new))
+
+
+def _clauses(text: str) -> list[str]:
+    """A statement, and what follows each of its clause breaks: the statement's first verb
+    says its first relation, a later clause may say another."""
+    return [text, *(text[m.end():] for m in _NEXT_CLAUSE.finditer(text))]
+
+
+def _contradicts(a: tuple[str, str, str] | None, b: tuple[str, str, str] | None, new: str,
+                 one_value_only: bool) -> bool:
     if not a or not b or a[1] != b[1] or one_value_only and a[1] not in ONE_VALUE:
         return False
     (subject_a, relation, value_a), (subject_b, _, value_b) = a, b
@@ -133,6 +147,7 @@ def answers_where(text: str, asked: tuple[str, str]) -> bool:
     return False
 
 
+@lru_cache(maxsize=16384)   # (retrieval compares the clauses of each pair of its best passages)
 def relation_of(text: str) -> tuple[str, str, str] | None:
     """(subject, relation, value). The subject is the clause right before the verb ("Joanna: It
     was…" speaks of "it") and must name something: "it", "that", "there" could be anything. The
