@@ -223,3 +223,86 @@ def test_who_is_my_physio_after_she_moved_away(vault, promoted):
     assert [t for t, _ in quoted] == ["Catarina moved to a clinic in Sintra, so my new physio is Pedro.",
                                       "My physio is Catarina, she's helping with my knee."]
     assert quoted[1][1].endswith("superseded on 2025-05-05")
+
+
+# 10. What must stay current: a review's grid of look-alikes --------------------------------------------
+
+@pytest.mark.parametrize("question, old, new", [
+    ("Where does my sister live?", "My sister lives in Porto.", "I went from Porto to Braga to visit my sister."),
+    ("Where does Ana work?", "Ana works at Acme in Lisbon.", "Ana went from Lisbon to Madrid for a conference."),
+    ("When does the conference run?", "The conference runs from Monday to Wednesday.",
+     "I changed my flight from Monday to Tuesday for the conference."),
+    ("What do we use for the team chat?", "We use Slack for the team chat.",
+     "We moved the design files from Slack to Figma for the team."),
+    ("What do we use for the logs project?", "We use ClickHouse for the logs project.",
+     "We switched the analytics project from Postgres to ClickHouse."),
+    ("What is our cat called?", "Our cat is Luna.", "Our cat is shy."),
+    ("Who is my client?", "My client is Acme.", "My latest client is Globex."),
+    ("What is the York office like?", "The York office is small.", "The New York office is huge."),
+    ("Where did I live as a kid?", "I grew up in Braga, we lived near the cathedral.", "I live in Lisbon."),
+])
+def test_a_statement_still_true_is_never_marked_superseded(vault, question, old, new):
+    for promoted in (False, True):
+        quoted = _answer(vault, question, ((2025, 1, 8), old), ((2025, 1, 20), "The plumber comes on Monday."),
+                         ((2025, 3, 2), new), promoted=promoted) if not promoted else _asked_again(vault, question)
+        assert old in [t for t, _ in quoted], (promoted, quoted)
+        assert not any("superseded" in s for t, s in quoted if t == old), (promoted, quoted)
+
+
+def _asked_again(vault, question: str) -> list[tuple[str, str]]:
+    """The same vault, promoted late on the last day, asked the day after."""
+    with _at(2025, 3, 2, 23):
+        vault.promote(force=True)
+    with _at(2025, 3, 3):
+        answer = vault.ask(question).answer
+    return re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)
+
+
+@pytest.mark.parametrize("promoted", [False, True])
+def test_a_chain_of_switches_puts_the_last_first(vault, promoted):
+    quoted = _answer(vault, "What do we use for analytics?",
+                     ((2025, 1, 8), "We use Postgres for analytics."),
+                     ((2025, 1, 20), "The plumber comes on Monday."),
+                     ((2025, 2, 1), "We switched from Postgres to ClickHouse for analytics."),
+                     ((2025, 3, 2), "We switched from ClickHouse to DuckDB for analytics."), promoted=promoted)
+    assert quoted[0] == ("We switched from ClickHouse to DuckDB for analytics.", quoted[0][1])
+    assert "superseded" not in quoted[0][1] and all("superseded" in s for _, s in quoted[1:]), quoted
+
+
+@pytest.mark.parametrize("promoted", [False, True])
+@pytest.mark.parametrize("question, said, now", [
+    ("What shift do I work?", ["I work the morning shift.", "I changed from the morning shift to the afternoon shift.",
+                               "I changed from the afternoon shift to the night shift."], 2),
+    ("Where do I live?", ["I live in Lisbon.", "I moved from Lisbon to Porto.", "I moved from Porto to Braga."], 2),
+])
+def test_every_step_of_a_chain_of_changes_is_history_but_the_last(vault, promoted, question, said, now):
+    days = [(2025, 1, 8), (2025, 2, 1), (2025, 3, 2)]
+    quoted = _answer(vault, question, (days[0], said[0]), ((2025, 1, 20), "The plumber comes on Monday."),
+                     *zip(days[1:], said[1:]), promoted=promoted)
+    assert quoted[0][0] == said[now] and "superseded" not in quoted[0][1], quoted
+    assert sorted(t for t, s in quoted if "superseded" in s) == sorted(said[:now]), quoted
+
+
+@pytest.mark.parametrize("question, old, new", [
+    ("Where did our family move from?", "Our family moved from Brazil to Portugal in 2010.",
+     "My cousin moved from Brazil to Canada last year."),
+    ("Who is my neighbour?", "My neighbour is Ana.", "My new neighbour is Tom."),
+])
+def test_someone_elses_switch_and_one_more_of_many_leave_mine_current(vault, question, old, new):
+    quoted = _answer(vault, question, ((2025, 1, 8), old), ((2025, 1, 20), "The plumber comes on Monday."),
+                     ((2025, 3, 2), new), promoted=False)
+    assert old in [t for t, _ in quoted] and not any("superseded" in s for t, s in quoted if t == old), quoted
+
+
+def test_a_person_is_many_kinds_unless_one_is_said_to_have_changed():
+    assert not relations.contradicts("My brother is a lawyer.", "My brother is a father.")
+    assert not relations.contradicts("My neighbour is a pilot.", "My neighbour is a smoker.")
+    assert relations.contradicts("My sister is a nurse.", "My sister is a teacher now.")
+    assert relations.contradicts("My phone is a Pixel.", "My phone is an iPhone.")   # one thing, named
+
+
+def test_a_switch_of_someone_i_live_with_is_not_mine():
+    assert not reversals.takes_back("I live in Lisbon with my brother.", "My brother moved from Lisbon to Berlin.",
+                                    terms("What about Lisbon?"))
+    assert reversals.takes_back("Tom is my mentor on the backend team.", "Tom moved from the backend team to the data team.",
+                                terms("What about Tom?"))

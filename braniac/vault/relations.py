@@ -21,9 +21,10 @@ _RELATION = {"prefer": "prefers", "moved to": "lives in", "live in": "lives in",
 _PERSON = frozenset({"i", "we"})   # the person themselves, who is the subject of "I work at…"
 # "where do I work?", "where does my sister live?": a question for where someone lives or works,
 # answered in the words a new job or a move is told in ("I started a new job at Globex")
-_ASKS_WHERE = re.compile(r"\bwhere\s+(?:do|does|did)\s+(?P<subject>(?:[\w'’-]+\s+){1,3}?)(?P<verb>work|live)\b"
-                         r"(?!\s+(?:on|with)\b)|\bwho\s+(?:do|does|did)\s+(?P<employee>(?:[\w'’-]+\s+){1,3}?)work\s+for\b",
-                         re.I)
+# ("where did I live as a kid?", "where do I work best?" ask something else)
+_ASKS_WHERE = re.compile(r"\bwhere\s+(?:do|does)\s+(?P<subject>(?:[\w'’-]+\s+){1,3}?)(?P<verb>work|live)"
+                         r"(?:\s+(?:now|these days|nowadays|currently|today))?\s*(?:[?.!]|$)"
+                         r"|\bwho\s+(?:do|does)\s+(?P<employee>(?:[\w'’-]+\s+){1,3}?)work\s+for\b", re.I)
 _TOLD_IN = {"works at": "job working works employer company", "lives in": "moved living lives home"}
 _ADVERBS = frozenset("now really still actually also just usually generally definitely much even mostly "
                      "honestly".split())
@@ -44,7 +45,11 @@ _TITLE_STOP = re.compile(rf"\b({'|'.join(textutil.TITLES)})\.")
 _HEAD_END = re.compile(r"\s(?:at|in|on|from|with|for|near|since|of|who|which|that|and)\s", re.I)
 _EACH = re.compile(r"\s+and\s+|\s*,\s*", re.I)   # the people of a subject: "Ana and Rui", "Tom and I"
 _NEXT_CLAUSE = re.compile(r";\s*|,\s*(?:so|but|and so|which means)\s+", re.I)   # "…, so my new physio is Pedro"
-_CURRENT = frozenset("new current latest updated revised present".split())
+# what a person has many of: "my new neighbour" is one more, not the one that replaced the other
+_MANY = re.compile(r"\b(?:friends?|neighbou?rs?|colleagues?|co-?workers?|clients?|customers?|students?|classmates?|"
+                   r"teammates?|cousins?|pets?|dogs?|cats?|hobby|hobbies|projects?|books?|interns?)\b", re.I)
+_BECAME = re.compile(r"\b(?:now|became|become|no longer|any ?more|these days)\b", re.I)   # a kind changed
+_CURRENT = re.compile(r"\b(?:new|current|updated|revised)\b")   # lowercase: "New York", "New Relic" are names
 _SHORT_VALUE = 3   # content words: "is blue", "is Maria"; a longer "is…" describes, it does not set a value
 
 
@@ -89,6 +94,10 @@ def _contradicts(a: tuple[str, str, str] | None, b: tuple[str, str, str] | None,
             return False
         if _kind_of(value_a) != _kind_of(value_b):
             return False   # "is a nurse" / "is pregnant": what she is, and how she is
+        if _kind_of(value_a) == "kind" and not _BECAME.search(new) and not re.search(r"[A-Z]", value_a + value_b):
+            # "is a lawyer" / "is a father": one is many kinds ("is a teacher now" says it changed);
+            # but one thing of the person's is one thing ("my phone is a Pixel" / "an iPhone")
+            return False
         if _an_amount(value_a) != _an_amount(value_b):
             return False   # "is 900 a month" / "is due on Friday": how much it is, and when it is due
         if not _DEFINITE.match(subject_a) or _POSSESSIVE.match(value_a) or _POSSESSIVE.match(value_b):
@@ -219,10 +228,17 @@ def _occasion(frame: str) -> set[str]:
     return set(textutil.content_words(_PREFERENCE_CHANGED.sub(" ", frame)))
 
 
-def _kind_of(value: str) -> bool:
-    """Does a value open with an article ("a nurse"), a kind of thing, not a state ("pregnant")?"""
-    said = textutil.words(value)
-    return bool(said) and said[0] in ("a", "an")
+def _kind_of(value: str) -> str:
+    """What kind of value: a kind of thing ("a nurse"), a name ("Luna", "Dr. Silva") or a state
+    ("pregnant", "shy"): "Our cat is Luna" / "Our cat is shy" are two things said of it."""
+    said = [w for w in textutil.words(value) if w not in _ROUGHLY]   # ("now 950", "around 900")
+    if not said:
+        return "state"
+    if said[0] in ("a", "an"):
+        return "kind"
+    # the first word as written: a name or a number ("Luna", "12 Rua Augusta", "950"), or a state
+    written = re.search(rf"\b{re.escape(said[0])}", value, re.I)
+    return "state" if written and value[written.start()].islower() else "name"
 
 
 _NUMBER_WORDS = frozenset("""zero one two three four five six seven eight nine ten eleven twelve thirteen fourteen
@@ -279,7 +295,7 @@ def _same_subject(a: str, b: str, verb: str) -> bool:
         return verb in ONE_VALUE
     # "my new manager" is my manager, said now: a word that says the value is the current one
     # names no other thing (but "my old car" and "my car" may be two cars)
-    wa, wb = (set(textutil.content_words(s)) - _CURRENT for s in (a, b))
+    wa, wb = (set(textutil.content_words(s if _MANY.search(s) else _CURRENT.sub(" ", s))) for s in (a, b))
     if not wa or not wb or textutil.numbers(a) != textutil.numbers(b):
         return False   # "Room 12" and "Room 14" are two rooms: a number in the subject names the thing
     if wa == wb:

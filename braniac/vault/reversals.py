@@ -17,12 +17,16 @@ from ..infra import textutil
 # roof no longer leaks" takes nothing back). Not "instead", "rather than" or
 # "switched to": in a long message about code ("use flex instead of grid") or a preference ("a
 # UK style rather than a US one") they take nothing back (BEAM dev, with them: -0.7 / -0.6 at
-# 300 / 750 words; only in statements of 40 words or fewer: -0.4 at 300). "Switched from
-# Postgres to ClickHouse" names what it leaves, and takes back a statement that uses it.
+# 300 / 750 words; only in statements of 40 words or fewer: -0.4 at 300).
 _TAKEN_BACK = re.compile(r"\b(?:changed? (?:my|our) minds?|change of plans?|on second thought|scratch that|"
                          r"decided against|(?:have|'ve) decided not to"
-                         r"|(?:switched|migrated|moved|changed|went) (?:[\w-]+ ){0,3}?from (?:[\w.+#'-]+ ){1,3}?to"
                          r"|(?:i|we)(?:'m|'re| am| are)? (?:no longer|not (?:\w+ ){1,3}any ?more))\b")
+# a switch, which takes back what it leaves when the older statement named that, and the thing
+# switched if one is named ("we switched from Postgres to ClickHouse" / "we decided to use
+# Postgres"): not a trip ("went from Lisbon to Porto"), nor another thing moved ("changed my
+# flight from Monday to Tuesday", "moved the design files from Slack to Figma")
+_SWITCH = re.compile(r"\b(?:switched|migrated|moved|changed) (?P<what>(?:[\w'-]+ ){0,3}?)from "
+                     r"(?P<left>(?:[\w.+#'-]+ ){1,3}?)to\b")
 # the person stopping what they did: "I stopped eating fish", "we quit smoking", "I gave up coffee"
 _STOPPED = re.compile(r"\b(?:i|we)\s+(?:(?:just|finally|have|'ve|recently)\s+)?(?:stopped|quit|gave up)\s+(\w+ing|\w+)\b")
 _ONESELF = re.compile(r"\b(?:i|we)\b", re.I)   # what the older says the person does
@@ -48,9 +52,36 @@ def takes_back(old: str, new: str, about: frozenset[str]) -> bool:
         " ".join(new.lower()[:m.start()].split()[-3:]))}
     if stopped & before and about & before and _ONESELF.search(old):
         return True
-    if not _says_taken_back(new):
+    if not (_says_taken_back(new) or _switched_from(old, new)):
         return False
     return bool(about & before & after) and bool((before & after) - about - _TAKING_BACK_WORDS)
+
+
+def _subject_of(text: str) -> frozenset[str]:
+    """The stemmed words a statement opens with, where its subject is ("Tom is my mentor…": tom)."""
+    return textutil.terms(" ".join(re.split(r"[,;:.!?]", text, maxsplit=1)[0].split()[:4]))
+
+
+def _switched_from(old: str, new: str) -> bool:
+    """Does `new` switch from a value `old` names (and from the thing `old` is about, if it
+    names the thing switched)? See _SWITCH."""
+    before = textutil.terms(old)
+    for sentence in _SENTENCE_END.split(new.lower()):
+        if sentence.rstrip().endswith("?"):
+            continue
+        for cue in _SWITCH.finditer(sentence):
+            ahead = sentence[:cue.start()].split()[-3:]
+            if _NOT_DONE.search(" ".join(ahead)):
+                continue
+            # who switched is the person, or whom the older statement is about (not "my cousin
+            # moved from Brazil" after "our family moved from Brazil", nor "my brother moved from
+            # Lisbon" after "I live in Lisbon with my brother")
+            if not {"i", "we"} & set(ahead) and ahead and not textutil.terms(" ".join(ahead)) & _subject_of(old):
+                continue
+            what = textutil.terms(cue["what"]) - _TAKING_BACK_WORDS
+            if textutil.terms(cue["left"]) & before and (not what or what <= before):
+                return True
+    return False
 
 
 @lru_cache(maxsize=4096)   # (retrieval compares each of the best passages with every later one)
@@ -71,10 +102,11 @@ _GIVEN_UP = re.compile(r"\b(?i:i|we)\s+(?i:(?:just|finally|recently|already)\s+)
 # the person having or using a thing: "I drive a 2012 Honda Civic", "my Civic"
 _HAVING = re.compile(r"\b(?:i|we)\s+(?:\w+\s+)?(?:drive|have|own|use|ride|keep|play|love)\b|\bmy\b|\bour\b", re.I)
 # the person leaving a named thing for another: "I switched from Duolingo to Babbel", "we
-# migrated from AWS to GCP", "we moved from Lisbon to Porto"
+# migrated from AWS to GCP", "we moved from Lisbon to Porto" (the thing switched, if named, is
+# what the older statement is about: not "we moved the design files from Slack to Figma")
 _SWITCHED = re.compile(r"\b(?i:i|we)\s+(?i:(?:just|finally|recently|already|have|'ve)\s+)?(?i:switched|migrated|moved|"
-                       r"changed)\s+(?i:(?:\w+\s+){0,2}?)(?i:from)\s+(?i:(?:the|my|our)\s+)?(?P<names>(?:[A-Z][\w-]*\s*)+)"
-                       r"(?i:to)\b")
+                       r"changed)\s+(?P<what>(?i:(?:\w+\s+){0,2}?))(?i:from)\s+(?i:(?:the|my|our)\s+)?"
+                       r"(?P<names>(?:[A-Z][\w-]*\s*)+)(?i:to)\b")
 # where a thing is used or a place lived in, which a switch leaves: "learning Spanish on
 # Duolingo", "we decided to use Postgres", "I live in Lisbon", "I work at Acme" (not "we went
 # to Lisbon on Saturday": what happened there stays as it was)
@@ -101,8 +133,10 @@ def gives_up(old: str, new: str) -> bool:
         # a word after both names that differs ("Sony headphones" / "Sony speaker") is another thing
         if any(set(names) <= set(own) and not (noun and after and noun != after) for own, after in had):
             return True
-    used = [m["names"].split() for m in _USING.finditer(old)]
-    return any(set(left["names"].split()) <= set(own) for left in _SWITCHED.finditer(new) for own in [*used, *(o for o, _ in had)])
+    used = [*(m["names"].split() for m in _USING.finditer(old)), *(own for own, _ in had)]
+    before = textutil.terms(old)
+    return any(set(left["names"].split()) <= set(own) and textutil.terms(left["what"]) - _TAKING_BACK_WORDS <= before
+               for left in _SWITCHED.finditer(new) for own in used)
 
 
 _NAME_AFTER = re.compile(r"\s+(?:(?:a|an|the|my|our|\d{4}|old|new)\s+)*(?P<names>(?:[A-Z][\w-]+\s*)+)")

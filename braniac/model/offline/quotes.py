@@ -96,13 +96,14 @@ def replaced(quotes: list[Quote], pool: list[Quote], about: frozenset[str],
     newest_first = sorted((q for q in pool if q.when), key=lambda q: _moment(q.when), reverse=True)
     olds = [q for q in quotes if q.when]
     stated = {id(q): claims.Fact(_said_then(q)) for q in [*olds, *newest_first]}   # each dated once, not per pair
-    for old in olds:
+    for old in olds:   # (grows: what replaced a quote may itself have been replaced since)
+        if id(old) not in stated:
+            stated[id(old)] = claims.Fact(_said_then(old))
         was = stated[id(old)]
         for new in newest_first:
             if _moment(new.when) <= _moment(old.when):
                 break
-            if new.superseded:
-                continue
+            # (a newer statement replaced since still replaced this one: a chain of changes)
             now = stated[id(new)]
             alike = claims.alike(textutil.terms(was.text), textutil.terms(now.text))
             if claims.contradicts(was, now, one_value_only=not alike) or claims.compare(was, now) == claims.CHANGED or \
@@ -112,6 +113,7 @@ def replaced(quotes: list[Quote], pool: list[Quote], about: frozenset[str],
                 new.score = max(new.score, old.score)   # as relevant as what it replaced
                 if new not in quotes and new not in added:
                     added.append(new)
+                    olds.append(new)
                 break
     return added
 
