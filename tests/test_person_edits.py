@@ -987,3 +987,25 @@ def test_notes_moved_together_that_link_to_each_other_leave_no_old_copy(vault, n
     assert not a.exists() and not b.exists() and new_a.is_file() and new_b.is_file()
     assert "(b.md)" in new_a.read_text(encoding="utf-8") and "(a.md)" in new_b.read_text(encoding="utf-8")
     assert notices == []
+
+
+def test_a_save_renamed_over_braniacs_version_right_after_the_exchange_is_kept_and_braniac_writes_again(tmp_path,
+                                                                                                       monkeypatch):
+    """An editor checked the file just before braniac's exchange and renamed its save over it just
+    after: braniac's version is gone. braniac used to report its write done (a chaos run lost an
+    acknowledged event so); it finds its version replaced, and update_text applies its change
+    again on the person's save."""
+    from braniac.infra import checked
+    path, _ = _version_1(tmp_path)
+    real = checked._closed_then_stat
+
+    def renamed_over(hidden):
+        if not renamed_over.done:
+            renamed_over.done = True
+            save_by_rename(path, "version 1\nThe person's line.\n")
+        return real(hidden)
+    renamed_over.done = False
+    monkeypatch.setattr(checked, "_closed_then_stat", renamed_over)
+    fsio.update_text(path, lambda text: text if "braniac's line" in text else text + "braniac's line\n")
+    assert path.read_text(encoding="utf-8") == "version 1\nThe person's line.\nbraniac's line\n"
+    assert fsio.stale_temp_files(tmp_path) == [] and not _kept_beside(tmp_path)

@@ -68,7 +68,14 @@ def replace_unchanged(temp: Path, path: Path, expected: os.stat_result, written:
     closed, displaced = _closed_then_stat(temp)
     if closed and same_version(displaced, expected) and not read_only_mode(displaced):
         os.unlink(temp)  # the version we read, which our new text replaces
-        return
+        # an editor that checked the file before the exchange and renamed its save over it just
+        # after replaced ours: its save stays, and the caller re-reads (a chaos run lost an event so)
+        try:
+            if os.lstat(path).st_ino == written.st_ino:
+                return
+        except FileNotFoundError:
+            pass
+        raise ConcurrentEdit(path)
     _give_back(temp, path, written)
     if read_only_mode(displaced):
         raise ReadOnlyFile(read_only_message(path))
