@@ -306,3 +306,34 @@ def test_a_switch_of_someone_i_live_with_is_not_mine():
                                     terms("What about Lisbon?"))
     assert reversals.takes_back("Tom is my mentor on the backend team.", "Tom moved from the backend team to the data team.",
                                 terms("What about Tom?"))
+
+
+# 11. A second review's grid (379 cases against the session's start): what must not change ----------
+
+@pytest.mark.parametrize("old, new, question", [
+    ("I still eat fish sometimes.", "I stopped eating red meat.", "Do I eat fish?"),   # another thing stopped
+    ("I drink three coffees a day.", "I stopped drinking coffee after 4pm.", "Do I drink coffee?"),   # a part of it
+    ("We eat meat most days.", "We stopped eating out.", "Do we eat meat?"),
+    ("I still play games on Windows.", "Back in 2019 I switched from Windows to Mac for work.", "What do I play games on?"),
+    ("I'm learning Spanish on Duolingo.", "My friend asked if I switched from Duolingo to Babbel.",
+     "What app do I use to learn Spanish?"),
+    ("I'm learning Spanish on Duolingo.", "I switched to Babbel for a week, then went back to Duolingo.",
+     "What app do I use to learn Spanish?"),
+    ("Leo goes to school at Escola Verde.", "Leo's best friend moved from Escola Verde to another school.",
+     "Where does Leo go to school?"),
+    ("My manager is Priya.", "I had a 1:1 with Priya; her manager is Tom.", "Who is my manager?"),
+    ("My brother is a lawyer.", "My brother is a father now too.", "What does my brother do?"),
+    ("The meeting room is Atlas.", "The meeting room is booked.", "Which meeting room?"),
+])
+def test_what_a_newer_statement_does_not_replace(vault, old, new, question):
+    quoted = _answer(vault, question, ((2025, 1, 8), old), ((2025, 1, 20), "The plumber comes on Monday."),
+                     ((2025, 3, 2), new), promoted=False)
+    assert not any("superseded" in s for t, s in quoted if t == old), quoted
+
+
+@pytest.mark.parametrize("old, new, question", [
+    ("The deadline is Friday.", "The deadline is next Tuesday.", "When is the deadline?"),
+    ("My brother is a student.", "My brother is an engineer since he graduated.", "What does my brother do?"),
+])
+def test_what_a_newer_statement_does_replace(vault, old, new, question):
+    assert relations.contradicts(old, new)

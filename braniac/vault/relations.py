@@ -48,8 +48,17 @@ _NEXT_CLAUSE = re.compile(r";\s*|,\s*(?:so|but|and so|which means)\s+", re.I)   
 # what a person has many of: "my new neighbour" is one more, not the one that replaced the other
 _MANY = re.compile(r"\b(?:friends?|neighbou?rs?|colleagues?|co-?workers?|clients?|customers?|students?|classmates?|"
                    r"teammates?|cousins?|pets?|dogs?|cats?|hobby|hobbies|projects?|books?|interns?)\b", re.I)
-_BECAME = re.compile(r"\b(?:now|became|become|no longer|any ?more|these days)\b", re.I)   # a kind changed
+# words that say a kind changed ("is a teacher now", "an engineer since he graduated")
+_BECAME = re.compile(r"\b(?:now|became|become|no longer|any ?more|these days|since|retrain\w*|graduat\w*|qualified|"
+                     r"promoted)\b", re.I)
+_ALSO = re.compile(r"\b(?:too|also|as well)\b", re.I)   # "is a father now too": one more kind, not another
 _CURRENT = re.compile(r"\b(?:new|current|updated|revised)\b")   # lowercase: "New York", "New Relic" are names
+# a person or a pet, of whom a name and a state are two things said ("Our cat is Luna" / "shy"),
+# where of a thing they are one value changed ("The deadline is Friday" / "next Tuesday")
+_BEING = re.compile(r"\b(?:cat|dog|pet|puppy|kitten|sister|brother|mom|mum|mother|dad|father|son|daughter|wife|husband|"
+                    r"partner|friend|boss|manager|baby|kid|child|cousin|aunt|uncle|grandma|grandpa|neighbou?r)s?\b"
+                    r"|^[A-Z][a-z]+$", re.I)
+_PARTICIPLE = re.compile(r"\s*(?:[a-z]+ly\s+)?[a-z]+ed\s*", re.I)   # a state a thing is in: "booked", "fully booked"
 _SHORT_VALUE = 3   # content words: "is blue", "is Maria"; a longer "is…" describes, it does not set a value
 
 
@@ -92,9 +101,13 @@ def _contradicts(a: tuple[str, str, str] | None, b: tuple[str, str, str] | None,
         value_a, value_b = (_HEAD_END.split(v, maxsplit=1)[0] for v in (value_a, value_b))
         if not (_sets_a_value(value_a) and _sets_a_value(value_b)):
             return False
-        if _kind_of(value_a) != _kind_of(value_b):
+        kinds = {_kind_of(value_a), _kind_of(value_b)}
+        if "kind" in kinds and len(kinds) > 1:
             return False   # "is a nurse" / "is pregnant": what she is, and how she is
-        if _kind_of(value_a) == "kind" and not _BECAME.search(new) and not re.search(r"[A-Z]", value_a + value_b):
+        if len(kinds) > 1 and (_BEING.search(subject_a) or any(_PARTICIPLE.fullmatch(v) for v in (value_a, value_b))):
+            return False   # "Our cat is Luna" / "Our cat is shy"; "The meeting room is Atlas" / "is booked"
+        named = re.search(r"[A-Z]", value_a) and re.search(r"[A-Z]", value_b)
+        if kinds == {"kind"} and not named and not (_BECAME.search(new) and not _ALSO.search(new)):
             # "is a lawyer" / "is a father": one is many kinds ("is a teacher now" says it changed);
             # but one thing of the person's is one thing ("my phone is a Pixel" / "an iPhone")
             return False
@@ -293,6 +306,9 @@ def _same_subject(a: str, b: str, verb: str) -> bool:
         # "I work at Acme" / "I started a new job at Globex"; but "I was bored" / "I was
         # planning to watch it" are two moments, not one value changed
         return verb in ONE_VALUE
+    owners = [re.match(r"\s*(my|our|his|her|their|[\w-]+['’]s)\b", x, re.I) for x in (a, b)]
+    if all(owners) and len({o[1].lower() in ("my", "our") for o in owners}) > 1:
+        return False   # "my manager" / "her manager", "my rent" / "his rent"
     # "my new manager" is my manager, said now: a word that says the value is the current one
     # names no other thing (but "my old car" and "my car" may be two cars)
     wa, wb = (set(textutil.content_words(s if _MANY.search(s) else _CURRENT.sub(" ", s))) for s in (a, b))

@@ -11,6 +11,7 @@ import re
 from functools import lru_cache
 
 from ..infra import textutil
+from ..infra.relative_times import CALENDAR_WORDS
 
 # Words by which a person takes back what they said or decided before, in a sentence that asks
 # nothing ("should I change my mind?" takes nothing back); "no longer" only of the person ("the
@@ -33,6 +34,21 @@ _ONESELF = re.compile(r"\b(?:i|we)\b", re.I)   # what the older says the person 
 # what says the taking back did not happen: "I haven't changed my mind", "I might change my mind"
 _NOT_DONE = re.compile(r"n't\b|\b(?:not|never|might|may|could|would|should|if|whether|maybe|perhaps)\b")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+# a switch or a stop told as long past ("back in 2019", "years ago", "when I was a student")
+_LONG_AGO = re.compile(r"\b(?:back in|in (?:19|20)\d\d|years ago|when (?:i|we) (?:was|were)|as a (?:kid|child|student|teen))\b", re.I)
+
+
+def _switch_counts(text: str, start: int, end: int, left: str) -> bool:
+    """Is the switch at text[start:end] told as done (not asked, "if", "might"), lately (not
+    "back in 2019") and kept (not "…for a week, then went back to Duolingo")?"""
+    sentence_start = max(text.rfind(c, 0, start) for c in ".!?") + 1
+    stops = [i for i in (text.find(c, end) for c in ".!?") if i >= 0]
+    sentence = text[sentence_start:min(stops) + 1 if stops else len(text)]
+    ahead = " ".join(text[sentence_start:start].lower().split()[-3:])
+    if sentence.rstrip().endswith("?") or _NOT_DONE.search(ahead) or _LONG_AGO.search(sentence):
+        return False
+    back = re.search(r"\bback to\b(.*)", text[end:len(text) if not stops else min(stops)], re.I)
+    return not (back and textutil.terms(left) & textutil.terms(back.group(1)))
 # the words of taking back, never the value given up
 _TAKING_BACK_WORDS = frozenset(textutil.stem(w) for w in "changed change mind minds plan plans decided instead "
                                "longer switched switching switch".split())
@@ -49,12 +65,31 @@ def takes_back(old: str, new: str, about: frozenset[str]) -> bool:
         return False
     before, after = textutil.terms(old), textutil.terms(new)
     stopped = {textutil.stem(m.group(1)) for m in _STOPPED.finditer(new.lower()) if not _NOT_DONE.search(
-        " ".join(new.lower()[:m.start()].split()[-3:]))}
+        " ".join(new.lower()[:m.start()].split()[-3:])) and _whole_thing_stopped(new.lower()[m.end():], before)
+               and not _LONG_AGO.search(new)}
     if stopped & before and about & before and _ONESELF.search(old):
         return True
     if not (_says_taken_back(new) or _switched_from(old, new)):
         return False
     return bool(about & before & after) and bool((before & after) - about - _TAKING_BACK_WORDS)
+
+
+# words that say when one stopped, not what: "I quit smoking last year", "…for good"
+_WHEN_WORDS = frozenset(textutil.stem(w) for w in (*CALENDAR_WORDS, "last", "this", "next", "week", "month", "year",
+                                                   "ago", "yesterday", "today", "recently", "good"))
+_PART = re.compile(r"\s*(?:(?:with|without|on|during|at|except)\b|(?:after|before) \d)")
+
+
+def _whole_thing_stopped(rest: str, before: frozenset[str]) -> bool:
+    """Does what follows "I stopped" name the whole of what the older statement says the person
+    does? "eating fish" stops "I eat fish"; "eating red meat", "eating out", "running with my
+    phone", "drinking coffee after 4pm" stop another thing or a part of it."""
+    said = re.split(r"[,;:.!?]|\s(?:because|since|after|before|in|for|when|as|so|and|but|on|with|at|during)\b", rest)[0]
+    thing = textutil.terms(re.sub(r"\b\d{4}\b", " ", said)) - _WHEN_WORDS
+    if not (thing <= before) or said.split() and not textutil.terms(said):   # ("eating out")
+        return False
+    tail = rest[len(said):]
+    return not _PART.match(tail)
 
 
 def _subject_of(text: str) -> frozenset[str]:
@@ -71,8 +106,11 @@ def _switched_from(old: str, new: str) -> bool:
             continue
         for cue in _SWITCH.finditer(sentence):
             ahead = sentence[:cue.start()].split()[-3:]
-            if _NOT_DONE.search(" ".join(ahead)):
+            if _NOT_DONE.search(" ".join(ahead)) or not _switch_counts(sentence, cue.start(), cue.end(), cue["left"]):
                 continue
+            owned = [i for i, w in enumerate(ahead) if w.endswith(("'s", "’s"))]
+            if owned:
+                ahead = ahead[owned[-1] + 1:]   # "Leo's best friend moved…" is the friend, not Leo
             # who switched is the person, or whom the older statement is about (not "my cousin
             # moved from Brazil" after "our family moved from Brazil", nor "my brother moved from
             # Lisbon" after "I live in Lisbon with my brother")
@@ -136,7 +174,8 @@ def gives_up(old: str, new: str) -> bool:
     used = [*(m["names"].split() for m in _USING.finditer(old)), *(own for own, _ in had)]
     before = textutil.terms(old)
     return any(set(left["names"].split()) <= set(own) and textutil.terms(left["what"]) - _TAKING_BACK_WORDS <= before
-               for left in _SWITCHED.finditer(new) for own in used)
+               for left in _SWITCHED.finditer(new) for own in used
+               if _switch_counts(new, left.start(), left.end(), left["names"]))
 
 
 _NAME_AFTER = re.compile(r"\s+(?:(?:a|an|the|my|our|\d{4}|old|new)\s+)*(?P<names>(?:[A-Z][\w-]+\s*)+)")
