@@ -34,21 +34,10 @@ _ONESELF = re.compile(r"\b(?:i|we)\b", re.I)   # what the older says the person 
 # what says the taking back did not happen: "I haven't changed my mind", "I might change my mind"
 _NOT_DONE = re.compile(r"n't\b|\b(?:not|never|might|may|could|would|should|if|whether|maybe|perhaps)\b")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
-# a switch or a stop told as long past ("back in 2019", "years ago", "when I was a student")
-_LONG_AGO = re.compile(r"\b(?:back in|in (?:19|20)\d\d|years ago|when (?:i|we) (?:was|were)|as a (?:kid|child|student|teen))\b", re.I)
-
-
-def _switch_counts(text: str, start: int, end: int, left: str) -> bool:
-    """Is the switch at text[start:end] told as done (not asked, "if", "might"), lately (not
-    "back in 2019") and kept (not "…for a week, then went back to Duolingo")?"""
-    sentence_start = max(text.rfind(c, 0, start) for c in ".!?") + 1
-    stops = [i for i in (text.find(c, end) for c in ".!?") if i >= 0]
-    sentence = text[sentence_start:min(stops) + 1 if stops else len(text)]
-    ahead = " ".join(text[sentence_start:start].lower().split()[-3:])
-    if sentence.rstrip().endswith("?") or _NOT_DONE.search(ahead) or _LONG_AGO.search(sentence):
-        return False
-    back = re.search(r"\bback to\b(.*)", text[end:len(text) if not stops else min(stops)], re.I)
-    return not (back and textutil.terms(left) & textutil.terms(back.group(1)))
+# a switch or a stop told as long past ("back in 2019", "years ago", "when I was a student"); a
+# year counts here, unlike for where one lives (relations: "we moved to Porto in 2023" is home)
+_LONG_AGO = re.compile(r"\b(?:back in|in (?:19|20)\d\d|years ago|when (?:i|we) (?:was|were)|as a (?:kid|child|student|teen))\b",
+                       re.I)
 # the words of taking back, never the value given up
 _TAKING_BACK_WORDS = frozenset(textutil.stem(w) for w in "changed change mind minds plan plans decided instead "
                                "longer switched switching switch".split())
@@ -64,14 +53,22 @@ def takes_back(old: str, new: str, about: frozenset[str]) -> bool:
     if not about:
         return False
     before, after = textutil.terms(old), textutil.terms(new)
-    stopped = {textutil.stem(m.group(1)) for m in _STOPPED.finditer(new.lower()) if not _NOT_DONE.search(
-        " ".join(new.lower()[:m.start()].split()[-3:])) and _whole_thing_stopped(new.lower()[m.end():], before)
-               and not _LONG_AGO.search(new)}
-    if stopped & before and about & before and _ONESELF.search(old):
+    if _stopped_doing(new, before) & before and about & before and _ONESELF.search(old):
         return True
     if not (_says_taken_back(new) or _switched_from(old, new)):
         return False
     return bool(about & before & after) and bool((before & after) - about - _TAKING_BACK_WORDS)
+
+
+def _stopped_doing(new: str, before: frozenset[str]) -> set[str]:
+    """What `new` says the person stopped doing, when that is the whole of something `before`
+    names, told as done and lately ("I stopped eating fish": eat)."""
+    if _LONG_AGO.search(new):
+        return set()
+    lowered = new.lower()
+    return {textutil.stem(m.group(1)) for m in _STOPPED.finditer(lowered)
+            if not _NOT_DONE.search(" ".join(lowered[:m.start()].split()[-3:]))
+            and _whole_thing_stopped(lowered[m.end():], before)}
 
 
 # words that say when one stopped, not what: "I quit smoking last year", "…for good"
@@ -102,12 +99,10 @@ def _switched_from(old: str, new: str) -> bool:
     names the thing switched)? See _SWITCH."""
     before = textutil.terms(old)
     for sentence in _SENTENCE_END.split(new.lower()):
-        if sentence.rstrip().endswith("?"):
-            continue
         for cue in _SWITCH.finditer(sentence):
-            ahead = sentence[:cue.start()].split()[-3:]
-            if _NOT_DONE.search(" ".join(ahead)) or not _switch_counts(sentence, cue.start(), cue.end(), cue["left"]):
+            if not _switch_counts(sentence, cue.start(), cue.end(), cue["left"]):
                 continue
+            ahead = sentence[:cue.start()].split()[-3:]
             owned = [i for i, w in enumerate(ahead) if w.endswith(("'s", "’s"))]
             if owned:
                 ahead = ahead[owned[-1] + 1:]   # "Leo's best friend moved…" is the friend, not Leo
@@ -120,6 +115,20 @@ def _switched_from(old: str, new: str) -> bool:
             if textutil.terms(cue["left"]) & before and (not what or what <= before):
                 return True
     return False
+
+
+def _switch_counts(text: str, start: int, end: int, left: str) -> bool:
+    """Is the switch at text[start:end] told as done (not asked, "if", "might"), lately (not
+    "back in 2019") and kept (not "…for a week, then went back to Duolingo")?"""
+    sentence_start = max(text.rfind(c, 0, start) for c in ".!?") + 1
+    stops = [i for i in (text.find(c, end) for c in ".!?") if i >= 0]
+    sentence_end = min(stops) if stops else len(text)
+    sentence = text[sentence_start:sentence_end + 1]
+    ahead = " ".join(text[sentence_start:start].lower().split()[-3:])
+    if sentence.rstrip().endswith("?") or _NOT_DONE.search(ahead) or _LONG_AGO.search(sentence):
+        return False
+    back = re.search(r"\bback to\b(.*)", text[end:sentence_end], re.I)
+    return not (back and textutil.terms(left) & textutil.terms(back.group(1)))
 
 
 @lru_cache(maxsize=4096)   # (retrieval compares each of the best passages with every later one)
