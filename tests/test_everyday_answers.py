@@ -337,3 +337,4 @@ def test_what_a_newer_statement_does_not_replace(vault, old, new, question):
 ])
 def test_what_a_newer_statement_does_replace(vault, old, new, question):
     assert relations.contradicts(old, new)
+

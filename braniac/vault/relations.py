@@ -56,8 +56,7 @@ _CURRENT = re.compile(r"\b(?:new|current|updated|revised)\b")   # lowercase: "Ne
 # a person or a pet, of whom a name and a state are two things said ("Our cat is Luna" / "shy"),
 # where of a thing they are one value changed ("The deadline is Friday" / "next Tuesday")
 _BEING = re.compile(r"\b(?:cat|dog|pet|puppy|kitten|sister|brother|mom|mum|mother|dad|father|son|daughter|wife|husband|"
-                    r"partner|friend|boss|manager|baby|kid|child|cousin|aunt|uncle|grandma|grandpa|neighbou?r)s?\b"
-                    r"|^[A-Z][a-z]+$", re.I)
+                    r"partner|friend|boss|manager|baby|kid|child|cousin|aunt|uncle|grandma|grandpa|neighbou?r)s?\b", re.I)
 _PARTICIPLE = re.compile(r"\s*(?:[a-z]+ly\s+)?[a-z]+ed\s*", re.I)   # a state a thing is in: "booked", "fully booked"
 _SHORT_VALUE = 3   # content words: "is blue", "is Maria"; a longer "is…" describes, it does not set a value
 
@@ -104,7 +103,7 @@ def _contradicts(a: tuple[str, str, str] | None, b: tuple[str, str, str] | None,
         kinds = {_kind_of(value_a), _kind_of(value_b)}
         if "kind" in kinds and len(kinds) > 1:
             return False   # "is a nurse" / "is pregnant": what she is, and how she is
-        if len(kinds) > 1 and (_BEING.search(subject_a) or any(_PARTICIPLE.fullmatch(v) for v in (value_a, value_b))):
+        if len(kinds) > 1 and (_a_being(subject_a) or any(_PARTICIPLE.fullmatch(v) for v in (value_a, value_b))):
             return False   # "Our cat is Luna" / "Our cat is shy"; "The meeting room is Atlas" / "is booked"
         named = re.search(r"[A-Z]", value_a) and re.search(r"[A-Z]", value_b)
         if kinds == {"kind"} and not named and not (_BECAME.search(new) and not _ALSO.search(new)):
@@ -239,6 +238,12 @@ def _preference_changed(was: str, now: str, whole_new: str) -> bool:
 def _occasion(frame: str) -> set[str]:
     """The words of a preference's occasion, without those that say it changed ("the morning now")."""
     return set(textutil.content_words(_PREFERENCE_CHANGED.sub(" ", frame)))
+
+
+def _a_being(subject: str) -> bool:
+    """A person or a pet: one named ("my sister", "our cat"), or a name ("Luna", not "Rent")."""
+    said = subject.split()
+    return bool(_BEING.search(subject)) or len(said) == 1 and said[0][:1].isupper() and not textutil.is_common_word(said[0])
 
 
 def _kind_of(value: str) -> str:
