@@ -123,7 +123,7 @@ class OfflineModel:
             # about ("where do Tom and I work?": "I work at Acme"), the same before and after promotion;
             # as relevant as the best current statement: history that says the question's words
             # more plainly ("We use Postgres for analytics") never crowds out what replaced it
-            best = max(q.score for q in quotes if not q.superseded) if not quotes[0].superseded else quotes[0].score
+            best = max([q.score for q in quotes if not q.superseded] or [q.score for q in quotes])
             quotes = [q for q in quotes if q.score > 0.5 * best or q.mine and q.score >= 0.5 * best]
         topic = ", ".join(sorted(query)[:6] or sorted(context)[:6]) or "that"
         if no_tasks:

@@ -97,8 +97,6 @@ def replaced(quotes: list[Quote], pool: list[Quote], about: frozenset[str],
     olds = [q for q in quotes if q.when]
     stated = {id(q): claims.Fact(_said_then(q)) for q in [*olds, *newest_first]}   # each dated once, not per pair
     for old in olds:   # (grows: what replaced a quote may itself have been replaced since)
-        if id(old) not in stated:
-            stated[id(old)] = claims.Fact(_said_then(old))
         was = stated[id(old)]
         for new in newest_first:
             if _moment(new.when) <= _moment(old.when):
