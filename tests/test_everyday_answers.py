@@ -338,3 +338,17 @@ def test_what_a_newer_statement_does_not_replace(vault, old, new, question):
 def test_what_a_newer_statement_does_replace(vault, old, new, question):
     assert relations.contradicts(old, new)
 
+
+
+# 12. "a month" frames an amount, it names no thing ----------------------------------------------------
+
+@pytest.mark.parametrize("promoted", [False, True])
+def test_how_much_am_i_saving_is_not_answered_by_the_internet_bill(vault, promoted):
+    quoted = _answer(vault, "How much am I saving a month?",
+                     ((2025, 2, 12), "I'm saving 300 euros a month for the trip to Japan."),
+                     ((2025, 2, 13), "The plumber comes on Monday."),
+                     ((2025, 3, 1), "We switched the internet from MEO to NOS, it's 30 euros a month now."),
+                     ((2025, 3, 8), "I upped my savings to 400 euros a month."), promoted=promoted)
+    assert quoted[0][0] == "I upped my savings to 400 euros a month.", quoted
+    saving = [s for t, s in quoted if t.startswith("I'm saving 300")]
+    assert saving and saving[0].endswith("superseded on 2025-03-08"), quoted

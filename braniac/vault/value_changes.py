@@ -19,7 +19,7 @@ from .reversals import gives_up, takes_back
 # words by which a statement says a number is not the old one any more: verbs of change
 # ("improved to 78%", "was adjusted to 1,350") and, weaker, hints ("has now reached 165", "became")
 _CHANGE_VERB_WORDS = (r"moved|changed|switched|updated|adjusted|increased|decreased|improved|raised|lowered|reduced|"
-                      r"grew|grown|dropped|extended|postponed|rescheduled|pushed|bumped|shifted|delayed|slipped|upgraded|downgraded|"
+                      r"grew|grown|dropped|extended|postponed|rescheduled|pushed|bumped|shifted|delayed|slipped|upgraded|downgraded|upped|hiked|"
                       r"(?:went|gone) (?:up|down)")
 _CHANGE_VERBS = re.compile(rf"\b(?:{_CHANGE_VERB_WORDS})\b")
 _CHANGING = rf"(?:has\s+|just\s+)?(?:{_CHANGE_VERB_WORDS})"   # who changed it: "Ryanair (has) moved", "my landlord raised"
@@ -56,6 +56,9 @@ def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
     value changed (the more plainly, the fewer of the question's words it needs) or restates the
     count in the same words with another number. A long message says many other things, so the
     question, not the two statements' shared words, says what the thing is."""
+    # "a month", "a week": the frame of an amount, not the thing ("How much am I saving a month?"
+    # is not answered by "the internet is 30 euros a month now")
+    asked = asked - _PER if asked - _PER else asked
     if not asked or len(asked) == 1 and not _both_mine(old, new, next(iter(asked))):
         return False   # "Rent?" is not answered by "Office rent is now 2,000 euros"
     # the day a claim was said, and the days braniac resolved "yesterday" to, say when, not what:
@@ -76,12 +79,15 @@ def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
 
 
 # "my rent is", "my flight to Rome", "my rent, it is": the person's own thing, as the subject
-_MINE = re.compile(r"\bmy\s+(?:[a-z]+\s+)??([a-z]+)(?=\s*[,.;:!?]|\s*$|\s+(?:is|was|has|had|went|got|costs?|"
+_MINE = re.compile(r"\b(?:my|our)\s+(?:[a-z]+\s+)??([a-z]+)(?=\s*[,.;:!?]|\s*$|\s+(?:is|was|has|had|went|got|costs?|"
                    r"to|from|for|on|in|at|with|now|moved|changed|goes|will)\b)")
 
 
 # what the person takes, pays or uses is theirs too: "I take 10 mg of lisinopril every morning"
-_I_TAKE = r"\bi\s+(?:take|pay|use|drink|earn|spend)\s+(?:[\w.,]+\s+){{0,4}}?{w}\w*\b"
+_PER = frozenset(textutil.stem(w) for w in "day week month year hour minute".split())
+# ("I'm saving 300 euros a month": the person's savings)
+_I_TAKE = r"\bi(?:'m|’m| am)?\s+(?:tak|pay|us|drink|earn|spend|sav)\w*\s+(?:[\w.,]+\s+){{0,4}}?{w}\w*\b"
+_SAVING = re.compile(r"\bi(?:'m|’m| am)?\s+(?:sav|earn|spend|pay)\w*\b")   # the amount itself is the thing
 
 
 # the thing said to be someone else's: "Tom's rent", "her rent", "the rent for Ana", "the rent
@@ -105,7 +111,8 @@ def _another_of_mine(old: str, new: str, asked: frozenset[str]) -> bool:
 
 def _mine(lowered: str, word: str) -> bool:
     return any(textutil.stem(m.group(1)) == word for m in _MINE.finditer(lowered)) or \
-        re.search(_I_TAKE.format(w=re.escape(word)), lowered) is not None
+        re.search(_I_TAKE.format(w=re.escape(word.rstrip("e"))), lowered) is not None \
+        or bool(_SAVING.search(lowered)) and textutil.stem(word) in {"save", "earn", "spend", "pay"}
 
 
 # words that say how or when a thing of the person's is, not which thing it is: "my new rent",
