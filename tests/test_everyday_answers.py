@@ -352,3 +352,26 @@ def test_how_much_am_i_saving_is_not_answered_by_the_internet_bill(vault, promot
     assert quoted[0][0] == "I upped my savings to 400 euros a month.", quoted
     saving = [s for t, s in quoted if t.startswith("I'm saving 300")]
     assert saving and saving[0].endswith("superseded on 2025-03-08"), quoted
+
+
+# 13. A measure "down to" a new value; a membership cancelled ---------------------------------------
+
+@pytest.mark.parametrize("promoted", [False, True])
+@pytest.mark.parametrize("question, old, new", [
+    ("What's my blood pressure?", "My blood pressure was 140/90 at the checkup.",
+     "Blood pressure is down to 128/82 after cutting salt."),
+    ("How much is my gym membership?", "My gym membership is 35 euros a month at Holmes Place.",
+     "I cancelled the gym membership and started running outside."),
+])
+def test_a_value_down_to_another_and_a_thing_cancelled(vault, promoted, question, old, new):
+    quoted = _answer(vault, question, ((2025, 4, 2), old), ((2025, 4, 3), "The plumber comes on Monday."),
+                     ((2025, 5, 2), new), promoted=promoted)
+    assert [t for t, _ in quoted] == [new, old] and quoted[1][1].endswith("superseded on 2025-05-02"), quoted
+
+
+def test_cancelling_one_thing_of_mine_leaves_another_and_my_sisters_habit_is_hers():
+    assert reversals.takes_back("My Netflix subscription is 12 euros.", "I cancelled my Netflix subscription.",
+                                terms("How much is my Netflix subscription?"))
+    assert not reversals.takes_back("My Netflix subscription is 12 euros.", "I cancelled my Spotify subscription.",
+                                    terms("How much is my Netflix subscription?"))
+    assert not reversals.takes_back("My sister smokes a lot.", "I quit smoking.", terms("Does my sister smoke?"))

@@ -28,8 +28,10 @@ _TAKEN_BACK = re.compile(r"\b(?:changed? (?:my|our) minds?|change of plans?|on s
 # flight from Monday to Tuesday", "moved the design files from Slack to Figma")
 _SWITCH = re.compile(r"\b(?:switched|migrated|moved|changed) (?P<what>(?:[\w'-]+ ){0,3}?)from "
                      r"(?P<left>(?:[\w.+#'-]+ ){1,3}?)to\b")
-# the person stopping what they did: "I stopped eating fish", "we quit smoking", "I gave up coffee"
-_STOPPED = re.compile(r"\b(?:i|we)\s+(?:(?:just|finally|have|'ve|recently)\s+)?(?:stopped|quit|gave up)\s+(\w+ing|\w+)\b")
+# the person stopping what they did: "I stopped eating fish", "we quit smoking", "I gave up coffee",
+# "I cancelled the gym membership"
+_STOPPED = re.compile(r"\b(?:i|we)\s+(?:(?:just|finally|have|'ve|recently)\s+)?(?:stopped|quit|gave up|cancell?ed|ended)\s+"
+                      r"(?:(?:the|my|our)\s+)?(\w+ing|\w+)\b")
 _ONESELF = re.compile(r"\b(?:i|we)\b", re.I)   # what the older says the person does
 # what says the taking back did not happen: "I haven't changed my mind", "I might change my mind"
 _NOT_DONE = re.compile(r"n't\b|\b(?:not|never|might|may|could|would|should|if|whether|maybe|perhaps)\b")
@@ -53,7 +55,8 @@ def takes_back(old: str, new: str, about: frozenset[str]) -> bool:
     if not about:
         return False
     before, after = textutil.terms(old), textutil.terms(new)
-    if _stopped_doing(new, before) & before and about & before and _ONESELF.search(old):
+    stopped = _stopped_doing(new, before) & before
+    if stopped and about & before and (_ONESELF.search(old) or _owned(old, stopped)):
         return True
     if not (_says_taken_back(new) or _switched_from(old, new)):
         return False
@@ -69,6 +72,12 @@ def _stopped_doing(new: str, before: frozenset[str]) -> set[str]:
     return {textutil.stem(m.group(1)) for m in _STOPPED.finditer(lowered)
             if not _NOT_DONE.search(" ".join(lowered[:m.start()].split()[-3:]))
             and _whole_thing_stopped(lowered[m.end():], before)}
+
+
+def _owned(old: str, things: set[str]) -> bool:
+    """Does `old` say the stopped thing is the person's own ("My gym membership is 35 euros")?"""
+    # the word right after "my": "my gym membership" (not "my sister smokes": her habit)
+    return bool({textutil.stem(m.group(1).lower()) for m in re.finditer(r"\b(?:my|our)\s+(\w+)", old, re.I)} & things)
 
 
 # words that say when one stopped, not what: "I quit smoking last year", "…for good"

@@ -20,6 +20,7 @@ from .reversals import gives_up, takes_back
 # ("improved to 78%", "was adjusted to 1,350") and, weaker, hints ("has now reached 165", "became")
 _CHANGE_VERB_WORDS = (r"moved|changed|switched|updated|adjusted|increased|decreased|improved|raised|lowered|reduced|"
                       r"grew|grown|dropped|extended|postponed|rescheduled|pushed|bumped|shifted|delayed|slipped|upgraded|downgraded|upped|hiked|"
+                      r"down to|(?:is|are|went|got|'s) up to|"
                       r"(?:went|gone) (?:up|down)")
 _CHANGE_VERBS = re.compile(rf"\b(?:{_CHANGE_VERB_WORDS})\b")
 _CHANGING = rf"(?:has\s+|just\s+)?(?:{_CHANGE_VERB_WORDS})"   # who changed it: "Ryanair (has) moved", "my landlord raised"
