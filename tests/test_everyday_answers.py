@@ -375,3 +375,20 @@ def test_cancelling_one_thing_of_mine_leaves_another_and_my_sisters_habit_is_her
     assert not reversals.takes_back("My Netflix subscription is 12 euros.", "I cancelled my Spotify subscription.",
                                     terms("How much is my Netflix subscription?"))
     assert not reversals.takes_back("My sister smokes a lot.", "I quit smoking.", terms("Does my sister smoke?"))
+
+
+# 14. What an older preference gave up is preferred now --------------------------------------------
+
+def test_preferring_what_one_used_to_give_up_is_a_changed_preference():
+    assert relations.contradicts("I prefer tabs over spaces in Python.", "Actually, I prefer spaces now, PEP 8 wins.")
+    assert relations.contradicts("I prefer tea over coffee.", "I prefer coffee.")
+    assert not relations.contradicts("I prefer tea over coffee.", "I prefer green tea now.")   # said more precisely
+
+
+@pytest.mark.parametrize("promoted", [False, True])
+def test_tabs_or_spaces_after_changing_sides(vault, promoted):
+    quoted = _answer(vault, "Tabs or spaces?", ((2025, 6, 3), "I prefer tabs over spaces in Python."),
+                     ((2025, 6, 4), "The plumber comes on Monday."),
+                     ((2025, 6, 21), "Actually, I prefer spaces now, PEP 8 wins."), promoted=promoted)
+    assert [t for t, _ in quoted] == ["Actually, I prefer spaces now, PEP 8 wins.", "I prefer tabs over spaces in Python."]
+    assert quoted[1][1].endswith("superseded on 2025-06-21")

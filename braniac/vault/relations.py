@@ -224,6 +224,10 @@ def _preference_changed(was: str, now: str, whole_new: str) -> bool:
         # "I prefer running in the morning now" (not "…in the morning too")
         return bool(before and after and before != after and _PREFERENCE_CHANGED.search(whole_new)
                     and not _AS_WELL.search(whole_new))
+    turned, chosen = _OVER.search(was), set(textutil.content_words(_PREFERENCE_CHANGED.sub(" ", new_thing)))
+    if turned and chosen and chosen <= set(textutil.content_words(turned.group(1))) and \
+            not chosen & set(textutil.content_words(was[:turned.start()])):
+        return True   # what the older gave up is preferred now: "tabs over spaces" / "spaces now"
     if not old_words or not new_words or old_words <= new_words or new_words <= old_words:
         return False   # said more precisely ("tea" / "green tea")
     given_up = _OVER.search(now)
