@@ -13,6 +13,7 @@ import secrets
 import shutil
 import time
 from pathlib import Path
+from typing import Iterable
 
 from .errors import ReadOnlyFile
 from .intents import announce
@@ -195,6 +196,10 @@ def _state_of_ours(ours: Path, written: os.stat_result) -> str:
         time.sleep(SETTLE_STEP_S)
 
 
+_CONFLICT_MARK = ".conflict-"
+_CONFLICT_COPY = re.compile(rf"(?P<stem>.+){re.escape(_CONFLICT_MARK)}[0-9a-f]{{6}}")
+
+
 def _keep_beside(displaced: Path, path: Path, why: str, what: str = "the earlier save") -> None:
     """A version that lost its place (a person's save to a newer one of theirs, say): kept next
     to it, visibly."""
@@ -202,10 +207,6 @@ def _keep_beside(displaced: Path, path: Path, why: str, what: str = "the earlier
     os.rename(displaced, kept)
     from .notices import notice
     notice(f"{path} {why}; {what} is kept as {kept.name}")
-
-
-_CONFLICT_MARK = ".conflict-"
-_CONFLICT_COPY = re.compile(rf"(?P<stem>.+){re.escape(_CONFLICT_MARK)}[0-9a-f]{{6}}")
 
 
 def kept_beside(path: Path) -> Path | None:
@@ -228,6 +229,14 @@ def uuid_home(held: Path | None, path: Path) -> Path:
     frontmatter, but links, manifests and promotion mean the note, in whatever order the files
     are found, and after a person renamed the note too."""
     return path if held is None or kept_beside(held) is not None and kept_beside(path) is None else held
+
+
+def uuid_homes(carriers: Iterable[tuple[str, Path]]) -> dict[str, Path]:
+    """uuid -> the file it stands for (`uuid_home`), of (uuid, path) pairs in any order."""
+    found: dict[str, Path] = {}
+    for uuid, path in carriers:
+        found[uuid] = uuid_home(found.get(uuid), path)
+    return found
 
 
 def fsync_dir(folder: Path) -> None:

@@ -37,6 +37,7 @@ from .checked import MOVING_SUFFIX as MOVING_SUFFIX, ConcurrentEdit as Concurren
 from .checked import recover_removal as recover_removal, remove_unchanged as remove_unchanged, replace_unchanged
 from .checked import TEMP_SUFFIX as TEMP_SUFFIX, discard_stale_temp as discard_stale_temp, holds_a_save as holds_a_save
 from .checked import beside_its_note as beside_its_note, kept_beside as kept_beside, uuid_home as uuid_home
+from .checked import uuid_homes as uuid_homes
 from .filestate import exchange as exchange, mark_complete, refuse_read_only as refuse_read_only
 from .filestate import same_version as same_version, settled_stat as settled_stat
 # the read side (every read of a vault file, and keeping paths inside the vault), re-exported

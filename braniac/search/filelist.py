@@ -13,7 +13,7 @@ import json
 import os
 from pathlib import Path
 
-from ..infra.fsio import append_journal, uuid_home, write_derived
+from ..infra.fsio import append_journal, uuid_homes, write_derived
 from ..vault.wikilinks import Resolver
 
 MANIFEST = "braniac-files.json"     # the file list: one record per indexed file
@@ -169,11 +169,8 @@ class FileList:
 def _count_inbound(files: dict[str, dict]) -> dict[str, int]:
     """How many other files link to each file, by the records' links (a uuid is trusted over
     the path beside it, which may be stale after a move)."""
-    by_uuid: dict[str, str] = {}
-    for rel, rec in files.items():
-        if rec.get("u"):
-            held = by_uuid.get(rec["u"])
-            by_uuid[rec["u"]] = uuid_home(Path(held) if held else None, Path(rel)).as_posix()
+    homes = uuid_homes((rec["u"], Path(rel)) for rel, rec in files.items() if rec.get("u"))
+    by_uuid = {uuid: path.as_posix() for uuid, path in homes.items()}
     counts: dict[str, int] = {}
     resolver = None
     for rel, rec in files.items():

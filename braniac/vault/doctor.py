@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from . import folder_index, notes
 from ..infra.errors import NoteError, STMError
-from ..infra.fsio import (beside_its_note, holds_a_save, inside, is_regular_file, is_symlink_loop, kept_beside, real_path, stale_temp_files,
-                         uuid_home)
+from ..infra.fsio import (beside_its_note, holds_a_save, inside, is_regular_file, is_symlink_loop, kept_beside, real_path,
+                         stale_temp_files, uuid_home)
 from ..infra import git
 from .layout import FOLDER_INDEX, is_event_id, is_memory_name, printable_id
 from .links import WIKILINK_STYLE, Link, find_links

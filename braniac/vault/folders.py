@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING, Iterable
 from . import folder_index
 from .pass_reads import PassReads
 from ..infra.errors import NoteError, ReadOnlyFile
-from ..infra.fsio import (TEMP_SUFFIX, ConcurrentEdit, atomic_write, inside, is_regular_file, beside_its_note, real_path,
+from ..infra.fsio import (TEMP_SUFFIX, ConcurrentEdit, atomic_write, beside_its_note, inside, is_regular_file, real_path,
                          settled_stat)
 from ..infra.fsio_folders import publish_directory, remove_tree
 from ..infra.notices import notice

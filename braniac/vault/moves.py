@@ -25,8 +25,8 @@ from typing import TYPE_CHECKING, Callable, Iterable
 
 from . import folder_index, notes
 from ..infra.errors import LockBusy, NoteError, ReadOnlyFile
-from ..infra.fsio import (ConcurrentEdit, atomic_write, kept_beside, read_settled, read_text, recover_removal, remove_unchanged,
-                          settled_stat)
+from ..infra.fsio import (ConcurrentEdit, atomic_write, kept_beside, read_settled, read_text, recover_removal,
+                          remove_unchanged, settled_stat)
 from ..infra.textmerge import merge_texts
 from ..infra.fsio import locked, same_version, update_text
 from ..infra.notices import notice

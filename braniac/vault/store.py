@@ -17,8 +17,8 @@ from .layout import (ACCESS_LOG, IDENTITY, LOCKS_DIR, LOGS, LONG_TERM, RUN_MARKE
 from ..infra import config
 from ..infra.config import CONFIG_NAME
 from ..infra.errors import InputError, NoteError, STMError, VaultExists, VaultNotFound
-from ..infra.fsio import (ConcurrentEdit, uuid_home, atomic_write, confine, create_file, ensure_inside, inside, is_regular_file, locked,
-                          read_settled, read_text, real_path, update_text)
+from ..infra.fsio import (ConcurrentEdit, atomic_write, confine, create_file, ensure_inside, inside, is_regular_file, locked,
+                          read_settled, read_text, real_path, update_text, uuid_homes)
 from ..infra.resources import data_dir
 
 STM_MAX_BYTES = 20 * 1024 * 1024
@@ -283,15 +283,7 @@ class VaultStore:
 
     def uuid_map(self) -> dict[str, Path]:
         """uuid -> path for every readable memory file (the resolver behind uuid links)."""
-        found: dict[str, Path] = {}
-        for path in self.iter_markdown():
-            try:
-                note = notes.read(path)
-            except NoteError:
-                continue
-            if note.uuid:
-                found[note.uuid] = uuid_home(found.get(note.uuid), path)
-        return found
+        return uuid_homes((uuid, path) for path in self.iter_markdown() if (uuid := _uuid_or_none(path)))
 
     def tier_of(self, path: Path) -> str | None:
         try:
@@ -316,6 +308,14 @@ class VaultStore:
 
 
 _CONFLICT = re.compile(r"^<{7} .*\n(?:.*\n)*?={7}\n(?:.*\n)*?>{7} ", re.MULTILINE)
+
+
+def _uuid_or_none(path: Path) -> str | None:
+    """A memory file's uuid; None for one without, or one that cannot be read."""
+    try:
+        return notes.read(path).uuid or None
+    except NoteError:
+        return None
 
 
 def _empty_file(path: Path) -> "os.stat_result | None":

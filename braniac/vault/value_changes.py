@@ -19,8 +19,8 @@ from .reversals import gives_up, takes_back
 # words by which a statement says a number is not the old one any more: verbs of change
 # ("improved to 78%", "was adjusted to 1,350") and, weaker, hints ("has now reached 165", "became")
 _CHANGE_VERB_WORDS = (r"moved|changed|switched|updated|adjusted|increased|decreased|improved|raised|lowered|reduced|"
-                      r"grew|grown|dropped|extended|postponed|rescheduled|pushed|bumped|shifted|delayed|slipped|upgraded|downgraded|upped|hiked|"
-                      r"down to|(?:is|are|went|got|'s) up to|"
+                      r"grew|grown|dropped|extended|postponed|rescheduled|pushed|bumped|shifted|delayed|slipped|upgraded|"
+                      r"downgraded|upped|hiked|down to|(?:is|are|went|got|'s) up to|"
                       r"(?:went|gone) (?:up|down)")
 _CHANGE_VERBS = re.compile(rf"\b(?:{_CHANGE_VERB_WORDS})\b")
 _CHANGING = rf"(?:has\s+|just\s+)?(?:{_CHANGE_VERB_WORDS})"   # who changed it: "Ryanair (has) moved", "my landlord raised"
@@ -84,9 +84,10 @@ _MINE = re.compile(r"\b(?:my|our)\s+(?:[a-z]+\s+)??([a-z]+)(?=\s*[,.;:!?]|\s*$|\
                    r"to|from|for|on|in|at|with|now|moved|changed|goes|will)\b)")
 
 
-# what the person takes, pays or uses is theirs too: "I take 10 mg of lisinopril every morning"
+# the periods an amount is framed by ("a month"), which name no thing (changed_for_the_question)
 _PER = frozenset(textutil.stem(w) for w in "day week month year hour minute".split())
-# ("I'm saving 300 euros a month": the person's savings)
+# what the person takes, pays, uses or saves is theirs too: "I take 10 mg of lisinopril every
+# morning", "I'm saving 300 euros a month"
 _I_TAKE = r"\bi(?:'m|’m| am)?\s+(?:tak|pay|us|drink|earn|spend|sav)\w*\s+(?:[\w.,]+\s+){{0,4}}?{w}\w*\b"
 _SAVING = re.compile(r"\bi(?:'m|’m| am)?\s+(?:sav|earn|spend|pay)\w*\b")   # the amount itself is the thing
 

@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...infra.errors import NoteError
-from ...infra.fsio import atomic_write, inside, read_text, uuid_home
+from ...infra.fsio import atomic_write, inside, read_text, uuid_homes
 from ...model.types import NoteDraft
 from ...search.index import SearchIndex
 from ...vault import notes
@@ -44,11 +44,7 @@ def uuid_paths(vault: "VaultStore") -> dict[str, Path]:
     try:
         index = SearchIndex(vault)
         index.sync()
-        found: dict[str, Path] = {}
-        for rel, rec in index.files().items():
-            if rec.get("u"):
-                found[rec["u"]] = uuid_home(found.get(rec["u"]), vault.root / rel)
-        return found
+        return uuid_homes((rec["u"], vault.root / rel) for rel, rec in index.files().items() if rec.get("u"))
     except Exception:
         return vault.uuid_map()
 
