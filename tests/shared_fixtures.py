@@ -2,6 +2,7 @@
 from __future__ import annotations
 
 import logging
+import subprocess
 from pathlib import Path
 
 import pytest
@@ -30,3 +31,15 @@ def notices() -> list[str]:
     logging.getLogger("braniac").addHandler(handler)
     yield said
     logging.getLogger("braniac").removeHandler(handler)
+
+
+@pytest.fixture
+def shared(tmp_path: Path) -> tuple[Path, Vault, Vault]:
+    """A bare remote, machine A (the first vault, pushed) and machine B (a clone of it)."""
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
+    a, _ = Vault.init(tmp_path / "a", use_git=True, remote=str(remote))
+    a = Vault(a.root)
+    assert a.sync().sent
+    b = Vault.clone(str(remote), tmp_path / "b")
+    return remote, a, b

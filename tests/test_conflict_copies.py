@@ -26,6 +26,15 @@ def _note(path: Path, title: str, body: str) -> str:
     return notes.read(path).uuid
 
 
+def _a_day(vault: Vault, day: int, *said: str) -> None:
+    """Say each at its hour of a March 2025 day, then promote late that day."""
+    for hour, text in enumerate(said, start=10):
+        with _at(2025, 3, day, hour):
+            vault.remember(text)
+    with _at(2025, 3, day, 23):
+        vault.promote(force=True)
+
+
 def _copy_beside(note: Path, extra: str = "") -> Path:
     """What braniac's give-back leaves: the note's text as it was, under a conflict name (one
     that sorts before the note's own: `ana.conflict-…` < `ana.md`)."""
@@ -81,20 +90,11 @@ def test_a_link_is_repaired_to_the_note_not_to_its_copy(vault: Vault):
 
 
 def test_promotion_writes_into_the_note_and_lists_the_copy_apart(vault: Vault):
-    with _at(2025, 3, 1):
-        vault.remember("My sister Ana lives in Porto and works at Globex as an engineer.")
-    with _at(2025, 3, 1, 11):
-        vault.remember("Ana loves climbing and plays the cello.")
-    with _at(2025, 3, 1, 23):
-        vault.promote(force=True)
+    _a_day(vault, 1, "My sister Ana lives in Porto and works at Globex as an engineer.",
+           "Ana loves climbing and plays the cello.")
     note = next(vault.ltm_root.rglob("ana.md"))
     copy = _copy_beside(note, "- a line only the copy has\n")
-    with _at(2025, 3, 5):
-        vault.remember("Ana adopted a cat named Miso.")
-    with _at(2025, 3, 5, 11):
-        vault.remember("Ana started learning Japanese.")
-    with _at(2025, 3, 5, 23):
-        vault.promote(force=True)
+    _a_day(vault, 5, "Ana adopted a cat named Miso.", "Ana started learning Japanese.")
     assert "Miso" in note.read_text(encoding="utf-8") and "Miso" not in copy.read_text(encoding="utf-8")
     manifest = (note.parent / "_index.md").read_text(encoding="utf-8")
     uuid = notes.read(note).uuid
@@ -151,17 +151,11 @@ def test_a_copy_moved_by_organize_does_not_take_the_links_of_its_renamed_note(va
     assert f'[Ana](ana-silva.md "uuid:{uuid}")' in linking.read_text(encoding="utf-8")
 
 
-def test_sync_takes_an_edit_to_the_moved_note_not_to_the_copy_beside_its_old_place(tmp_path):
+def test_sync_takes_an_edit_to_the_moved_note_not_to_the_copy_beside_its_old_place(shared):
     """Machine A moves ana.md into people/, machine B edits it where it was; a conflict copy sits
     beside the old place on both. The edit follows the note, never into the copy."""
-    import subprocess
     from braniac.vault.moves import Move, apply_moves
-    remote = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
-    a, _ = Vault.init(tmp_path / "a", use_git=True, remote=str(remote))
-    a = Vault(a.root)
-    assert a.sync().sent
-    b = Vault.clone(str(remote), tmp_path / "b")
+    _, a, b = shared
     old, new = "memory/long_term/concrete/ana.md", "memory/long_term/concrete/people/ana.md"
     copy = "memory/long_term/concrete/ana.conflict-0a1b2c.md"
     _note(a.root / old, "Ana", "# Ana\n\nAna.\n")

@@ -9,16 +9,9 @@ from datetime import datetime, timezone
 
 import pytest
 
-from braniac import Vault
 from braniac.infra import clock
 from braniac.vault import relations, reversals
 from braniac.infra.textutil import terms
-
-
-@pytest.fixture
-def vault(tmp_path):
-    created, _ = Vault.init(tmp_path / "vault")
-    return created
 
 
 def _at(y, m, d, h=10):
@@ -39,6 +32,16 @@ def _answer(vault, question: str, *said, promoted: bool) -> list[tuple[str, str]
         answer = vault.ask(question).answer
     return re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)
 
+def _current_then_history(vault, question: str, old: str, new: str, promoted: bool, said_on: tuple, changed_on: tuple):
+    """`old` said on `said_on` (and something else the day after), `new` on `changed_on`: the
+    answer quotes `new` first, then `old` as history, superseded on the day `new` was said."""
+    quoted = _answer(vault, question, (said_on, old), ((*said_on[:2], said_on[2] + 1), "The plumber comes on Monday."),
+                     (changed_on, new), promoted=promoted)
+    assert [t for t, _ in quoted] == [new, old], quoted
+    assert "superseded" not in quoted[0][1], quoted
+    assert quoted[1][1].endswith("superseded on {:04d}-{:02d}-{:02d}".format(*changed_on)), quoted
+
+
 
 # 1. "my new manager" is my manager: the role has one value -----------------------------------------
 
@@ -50,12 +53,8 @@ def test_my_new_manager_is_my_manager_said_now_and_my_old_car_may_be_another_car
 
 @pytest.mark.parametrize("promoted", [False, True])
 def test_who_is_my_manager_says_the_new_one_then_the_old_one_as_history(vault, promoted):
-    quoted = _answer(vault, "Who is my manager?",
-                     ((2025, 1, 8), "My manager is Priya, she's great."),
-                     ((2025, 1, 9), "The plumber comes on Monday."),
-                     ((2025, 3, 2), "Priya left Globex; my new manager is Tom."), promoted=promoted)
-    assert [t for t, _ in quoted] == ["Priya left Globex; my new manager is Tom.", "My manager is Priya, she's great."]
-    assert quoted[1][1].endswith("superseded on 2025-03-02") and "superseded" not in quoted[0][1]
+    _current_then_history(vault, "Who is my manager?", "My manager is Priya, she's great.",
+                          "Priya left Globex; my new manager is Tom.", promoted, (2025, 1, 8), (2025, 3, 2))
 
 
 # 2. "We switched from Postgres to ClickHouse" takes back "we decided to use Postgres" ------------------
@@ -115,12 +114,8 @@ def test_a_move_of_two_people_is_where_each_lives_now():
 
 @pytest.mark.parametrize("promoted", [False, True])
 def test_where_does_my_sister_live_after_she_and_her_husband_moved(vault, promoted):
-    quoted = _answer(vault, "Where does my sister live?",
-                     ((2025, 1, 6), "My sister Ana lives in Porto with her husband Rui."),
-                     ((2025, 1, 7), "The plumber comes on Monday."),
-                     ((2025, 3, 3), "Ana and Rui moved to Lisbon."), promoted=promoted)
-    assert [t for t, _ in quoted] == ["Ana and Rui moved to Lisbon.", "My sister Ana lives in Porto with her husband Rui."]
-    assert quoted[1][1].endswith("superseded on 2025-03-03")
+    _current_then_history(vault, "Where does my sister live?", "My sister Ana lives in Porto with her husband Rui.",
+                          "Ana and Rui moved to Lisbon.", promoted, (2025, 1, 6), (2025, 3, 3))
 
 
 # 5. "I switched from Duolingo to Babbel" leaves the statement that used Duolingo ---------------------
@@ -136,25 +131,16 @@ def test_a_switch_from_a_named_thing_leaves_what_used_it_not_what_happened_with_
 
 @pytest.mark.parametrize("promoted", [False, True])
 def test_what_app_do_i_use_after_a_switch_that_names_neither_app_nor_spanish(vault, promoted):
-    quoted = _answer(vault, "What app do I use to learn Spanish?",
-                     ((2025, 1, 7), "I'm learning Spanish on Duolingo, 20 minutes a day."),
-                     ((2025, 1, 8), "The plumber comes on Monday."),
-                     ((2025, 3, 10), "I switched from Duolingo to Babbel, Duolingo got boring."), promoted=promoted)
-    assert [t for t, _ in quoted] == ["I switched from Duolingo to Babbel, Duolingo got boring.",
-                                      "I'm learning Spanish on Duolingo, 20 minutes a day."]
-    assert quoted[1][1].endswith("superseded on 2025-03-10")
+    _current_then_history(vault, "What app do I use to learn Spanish?", "I'm learning Spanish on Duolingo, 20 minutes a day.",
+                          "I switched from Duolingo to Babbel, Duolingo got boring.", promoted, (2025, 1, 7), (2025, 3, 10))
 
 
 # 6. What the person takes is theirs: "my doctor raised the lisinopril to 20 mg" is the new dose -------
 
 @pytest.mark.parametrize("promoted", [False, True])
 def test_how_much_of_a_medicine_do_i_take_after_my_doctor_raised_it(vault, promoted):
-    quoted = _answer(vault, "How much lisinopril do I take?",
-                     ((2025, 2, 2), "I take 10 mg of lisinopril every morning."),
-                     ((2025, 2, 3), "The plumber comes on Monday."),
-                     ((2025, 3, 1), "My doctor raised the lisinopril to 20 mg."), promoted=promoted)
-    assert [t for t, _ in quoted] == ["My doctor raised the lisinopril to 20 mg.", "I take 10 mg of lisinopril every morning."]
-    assert quoted[1][1].endswith("superseded on 2025-03-01")
+    _current_then_history(vault, "How much lisinopril do I take?", "I take 10 mg of lisinopril every morning.",
+                          "My doctor raised the lisinopril to 20 mg.", promoted, (2025, 2, 2), (2025, 3, 1))
 
 
 def test_someone_elses_dose_is_no_new_value_of_mine():
@@ -174,10 +160,7 @@ def test_someone_elses_dose_is_no_new_value_of_mine():
      "The billing MVP deadline slipped to July 15."),
 ])
 def test_an_upgrade_or_a_slip_is_the_value_now(vault, promoted, question, old, new):
-    quoted = _answer(vault, question, ((2025, 5, 5), old), ((2025, 5, 6), "The plumber comes on Monday."),
-                     ((2025, 6, 10), new), promoted=promoted)
-    assert [t for t, _ in quoted] == [new, old]
-    assert quoted[1][1].endswith("superseded on 2025-06-10")
+    _current_then_history(vault, question, old, new, promoted, (2025, 5, 5), (2025, 6, 10))
 
 
 # 8. "I stopped eating fish": what the person stopped doing is history -------------------------------
@@ -195,13 +178,8 @@ def test_stopping_what_one_did_takes_it_back_of_oneself_only():
 
 @pytest.mark.parametrize("promoted", [False, True])
 def test_do_i_eat_fish_after_i_stopped(vault, promoted):
-    quoted = _answer(vault, "Do I eat fish?",
-                     ((2025, 9, 8), "I'm vegetarian since 2019 but I still eat fish sometimes."),
-                     ((2025, 9, 9), "The plumber comes on Monday."),
-                     ((2025, 10, 25), "I stopped eating fish, fully vegetarian now."), promoted=promoted)
-    assert [t for t, _ in quoted] == ["I stopped eating fish, fully vegetarian now.",
-                                      "I'm vegetarian since 2019 but I still eat fish sometimes."]
-    assert quoted[1][1].endswith("superseded on 2025-10-25")
+    _current_then_history(vault, "Do I eat fish?", "I'm vegetarian since 2019 but I still eat fish sometimes.",
+                          "I stopped eating fish, fully vegetarian now.", promoted, (2025, 9, 8), (2025, 10, 25))
 
 
 # 9. A later clause says the new value: "Catarina moved to a clinic in Sintra, so my new physio is Pedro"
@@ -216,17 +194,14 @@ def test_a_later_clause_of_a_statement_can_give_the_new_value():
 
 @pytest.mark.parametrize("promoted", [False, True])
 def test_who_is_my_physio_after_she_moved_away(vault, promoted):
-    quoted = _answer(vault, "Who is my physio?",
-                     ((2025, 2, 1), "My physio is Catarina, she's helping with my knee."),
-                     ((2025, 2, 2), "The plumber comes on Monday."),
-                     ((2025, 5, 5), "Catarina moved to a clinic in Sintra, so my new physio is Pedro."), promoted=promoted)
-    assert [t for t, _ in quoted] == ["Catarina moved to a clinic in Sintra, so my new physio is Pedro.",
-                                      "My physio is Catarina, she's helping with my knee."]
-    assert quoted[1][1].endswith("superseded on 2025-05-05")
+    _current_then_history(vault, "Who is my physio?", "My physio is Catarina, she's helping with my knee.",
+                          "Catarina moved to a clinic in Sintra, so my new physio is Pedro.", promoted, (2025, 2, 1),
+                          (2025, 5, 5))
 
 
 # 10. What must stay current: a review's grid of look-alikes --------------------------------------------
 
+@pytest.mark.parametrize("promoted", [False, True])
 @pytest.mark.parametrize("question, old, new", [
     ("Where does my sister live?", "My sister lives in Porto.", "I went from Porto to Braga to visit my sister."),
     ("Where does Ana work?", "Ana works at Acme in Lisbon.", "Ana went from Lisbon to Madrid for a conference."),
@@ -241,21 +216,11 @@ def test_who_is_my_physio_after_she_moved_away(vault, promoted):
     ("What is the York office like?", "The York office is small.", "The New York office is huge."),
     ("Where did I live as a kid?", "I grew up in Braga, we lived near the cathedral.", "I live in Lisbon."),
 ])
-def test_a_statement_still_true_is_never_marked_superseded(vault, question, old, new):
-    for promoted in (False, True):
-        quoted = _answer(vault, question, ((2025, 1, 8), old), ((2025, 1, 20), "The plumber comes on Monday."),
-                         ((2025, 3, 2), new), promoted=promoted) if not promoted else _asked_again(vault, question)
-        assert old in [t for t, _ in quoted], (promoted, quoted)
-        assert not any("superseded" in s for t, s in quoted if t == old), (promoted, quoted)
-
-
-def _asked_again(vault, question: str) -> list[tuple[str, str]]:
-    """The same vault, promoted late on the last day, asked the day after."""
-    with _at(2025, 3, 2, 23):
-        vault.promote(force=True)
-    with _at(2025, 3, 3):
-        answer = vault.ask(question).answer
-    return re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)
+def test_a_statement_still_true_is_never_marked_superseded(vault, question, old, new, promoted):
+    quoted = _answer(vault, question, ((2025, 1, 8), old), ((2025, 1, 20), "The plumber comes on Monday."),
+                     ((2025, 3, 2), new), promoted=promoted)
+    assert old in [t for t, _ in quoted], quoted
+    assert not any("superseded" in s for t, s in quoted if t == old), quoted
 
 
 @pytest.mark.parametrize("promoted", [False, True])
@@ -364,9 +329,7 @@ def test_how_much_am_i_saving_is_not_answered_by_the_internet_bill(vault, promot
      "I cancelled the gym membership and started running outside."),
 ])
 def test_a_value_down_to_another_and_a_thing_cancelled(vault, promoted, question, old, new):
-    quoted = _answer(vault, question, ((2025, 4, 2), old), ((2025, 4, 3), "The plumber comes on Monday."),
-                     ((2025, 5, 2), new), promoted=promoted)
-    assert [t for t, _ in quoted] == [new, old] and quoted[1][1].endswith("superseded on 2025-05-02"), quoted
+    _current_then_history(vault, question, old, new, promoted, (2025, 4, 2), (2025, 5, 2))
 
 
 def test_cancelling_one_thing_of_mine_leaves_another_and_my_sisters_habit_is_hers():
@@ -387,8 +350,5 @@ def test_preferring_what_one_used_to_give_up_is_a_changed_preference():
 
 @pytest.mark.parametrize("promoted", [False, True])
 def test_tabs_or_spaces_after_changing_sides(vault, promoted):
-    quoted = _answer(vault, "Tabs or spaces?", ((2025, 6, 3), "I prefer tabs over spaces in Python."),
-                     ((2025, 6, 4), "The plumber comes on Monday."),
-                     ((2025, 6, 21), "Actually, I prefer spaces now, PEP 8 wins."), promoted=promoted)
-    assert [t for t, _ in quoted] == ["Actually, I prefer spaces now, PEP 8 wins.", "I prefer tabs over spaces in Python."]
-    assert quoted[1][1].endswith("superseded on 2025-06-21")
+    _current_then_history(vault, "Tabs or spaces?", "I prefer tabs over spaces in Python.",
+                          "Actually, I prefer spaces now, PEP 8 wins.", promoted, (2025, 6, 3), (2025, 6, 21))

@@ -25,18 +25,6 @@ def git(root: Path, *args: str) -> str:
     return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout.strip()
 
 
-@pytest.fixture
-def shared(tmp_path):
-    """A bare remote, machine A (the first vault, pushed) and machine B (a clone of it)."""
-    remote = tmp_path / "remote.git"
-    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True)
-    a, _ = Vault.init(tmp_path / "a", use_git=True, remote=str(remote))
-    a = Vault(a.root)
-    assert a.sync().sent
-    b = Vault.clone(str(remote), tmp_path / "b")
-    return remote, a, b
-
-
 def files_of(vault: Vault) -> dict[str, bytes]:
     return {p.relative_to(vault.root).as_posix(): p.read_bytes() for p in sorted(vault.root.rglob("*"))
             if p.is_file() and p.relative_to(vault.root).parts[0] not in (".git", ".braniac")}
