@@ -57,6 +57,21 @@ def test_who_is_my_manager_says_the_new_one_then_the_old_one_as_history(vault, p
                           "Priya left Globex; my new manager is Tom.", promoted, (2025, 1, 8), (2025, 3, 2))
 
 
+def test_a_move_from_one_place_to_another_is_where_one_lives_and_a_moved_class_is_not():
+    assert relations.relation_of("I moved from Porto to Braga to be near family.")[1:] == \
+        ("lives in", "Braga to be near family")
+    assert relations.contradicts("I moved from Lisbon to Porto for a new job.",
+                                 "I moved from Porto to Braga to be near family.")
+    assert relations.relation_of("I moved from Tuesday evenings to Thursdays for yoga.") is None
+    assert relations.relation_of("I moved the design files from Slack to Figma.") is None
+
+
+@pytest.mark.parametrize("promoted", [False, True])
+def test_a_class_moved_to_another_day_is_on_that_day_now(vault, promoted):
+    _current_then_history(vault, "When is Mia's ballet class?", "Mia's ballet class is on Tuesdays.",
+                          "Mia's ballet class moved to Thursdays.", promoted, (2025, 1, 8), (2025, 3, 2))
+
+
 # 2. "We switched from Postgres to ClickHouse" takes back "we decided to use Postgres" ------------------
 
 def test_switching_from_a_thing_takes_back_the_statement_that_uses_it():
@@ -239,6 +254,12 @@ def test_a_chain_of_switches_puts_the_last_first(vault, promoted):
     ("What shift do I work?", ["I work the morning shift.", "I changed from the morning shift to the afternoon shift.",
                                "I changed from the afternoon shift to the night shift."], 2),
     ("Where do I live?", ["I live in Lisbon.", "I moved from Lisbon to Porto.", "I moved from Porto to Braga."], 2),
+    # the note's History says what replaced a step, though the newest names neither "use" nor "CI"
+    ("What do we use for CI?", ["We use Jenkins for CI.", "We migrated from Jenkins to CircleCI.",
+                                "We migrated from CircleCI to GitHub Actions."], 2),
+    # said as people say it, with why: each move is where I live now, from whatever it said before
+    ("Where do I live?", ["I live in Lisbon with my two cats.", "I moved from Lisbon to Porto for a new job.",
+                          "I moved from Porto to Braga to be near family."], 2),
 ])
 def test_every_step_of_a_chain_of_changes_is_history_but_the_last(vault, promoted, question, said, now):
     days = [(2025, 1, 8), (2025, 2, 1), (2025, 3, 2)]

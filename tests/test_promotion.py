@@ -250,6 +250,25 @@ def test_offline_promotion_writes_cited_notes_in_sensible_places(filled):
     assert "memory/short_term.md" in report.files
 
 
+def test_short_facts_a_person_states_reach_a_note_and_small_talk_does_not(tmp_path):
+    """"My manager is Priya." has two words of substance, and is what a person expects their
+    memory to keep: short statements of the person's own, or of someone named, are claims;
+    "Congrats on the trophy!" and "My pleasure, Mel." are small talk, whatever their words."""
+    vault, _ = Vault.init(tmp_path / "vault")
+    said = ["My manager is Priya.", "Priya approved my vacation.", "My dentist is Dr Silva.",
+            "Dr Silva said my teeth are fine.", "My doctor raised the lisinopril to 20 mg.",
+            "Congrats on the trophy, Priya!", "My pleasure, Priya."]
+    for n, text in enumerate(said):
+        with clock.frozen(T0 + timedelta(minutes=n)):
+            vault.remember(text)
+    with clock.frozen(T0 + timedelta(hours=12)):
+        vault.promote(force=True)
+    priya = vault.ltm_root / "concrete/people/priya.md"
+    assert [re.sub(r"^- \S+ — | \(\[.*$", "", f) for f in facts_of(priya)] == said[:2]
+    assert (vault.ltm_root / "concrete/people/dr-silva.md").is_file()
+    assert "trophy" not in priya.read_text(encoding="utf-8") and "pleasure" not in priya.read_text(encoding="utf-8")
+
+
 STEPS = "Here is how:\n1. Install the SDK.\n2. Set the DSN in the environment.\n3. Deploy and check the dashboard."
 
 

@@ -9,6 +9,9 @@ from collections.abc import Iterator
 _MARKUP_BEFORE = re.compile(r"(?:[*_#>|`+-]+|\d+[.)])[ \t]*$")   # "- ", "**", "1. ", "> ", "## "
 
 
+_TITLE_BEFORE = re.compile(r"(?<![\w.])(?:Dr|Mr|Mrs|Ms|Prof)\.$")
+
+
 def opens_sentence(text: str, start: int) -> bool:
     """Whether `text[start]` begins a sentence: at the very start, after a line break, after
     .!?:; and a space, or after an opening quote or parenthesis; Markdown in between ("- ",
@@ -33,6 +36,8 @@ def opens_sentence(text: str, start: int) -> bool:
         spaces = text[gap:start]
     if gap == 0:
         return start == 0 or "\n" in spaces or marked
+    if text[gap - 1] == "." and _TITLE_BEFORE.search(text, max(0, gap - 6), gap):
+        return False   # "Dr. Brown says…": a title's full stop ends no sentence
     return "\n" in spaces or (text[gap - 1] in ".!?:;" and bool(spaces)) or text[gap - 1] in "\"“("
 
 

@@ -9,7 +9,7 @@ from functools import lru_cache
 from ..infra import textutil
 from ..infra.relative_times import CALENDAR_WORDS
 
-_VALUE_VERB = re.compile(r"^(?P<subject>.+?)\b(?P<verb>is|are|was|lives? in|works? at|works? as|moved to|prefers?|likes"
+_VALUE_VERB = re.compile(r"^(?P<subject>.+?)\b(?P<verb>is|are|was|lives? in|works? at|works? as|moved (?:from (?:[\w'’.-]+ ){1,3}?)?to|prefers?|likes"
                          r"|(?:started|got|took|found|landed) a (?:new )?job at|started working at)\b\s+(?P<value>.+)$", re.I)
 # relations with one current value (a preference: for one occasion, "tea | in the morning")
 ONE_VALUE = {"lives in", "works at", "works as", "prefers"}
@@ -180,6 +180,7 @@ def relation_of(text: str) -> tuple[str, str, str] | None:
         return None
     subject = _CLAUSE_END.split(found["subject"])[-1].strip()
     verb, said = " ".join(found["verb"].lower().split()), textutil.words(subject)
+    verb = "moved to" if verb.startswith("moved ") else verb   # "I moved from Lisbon to Porto": to Porto
     while len(said) > 1 and said[-1] in _ADVERBS:
         said = said[:-1]   # "I now prefer", "we still live in"
     last = said[-1] if said else ""
@@ -191,9 +192,12 @@ def relation_of(text: str) -> tuple[str, str, str] | None:
         return None
     # its first clause: a title's full stop ends none ("Dr. Silva at the clinic")
     value = re.split(r"[,;:.!?—–]|\s-\s", _TITLE_STOP.sub(r"\1", found["value"]), maxsplit=1)[0]
-    if verb == "moved to" and (_LONG_AGO.search(text) or textutil.words(value)[:1] and
-                               textutil.words(value)[0] in CALENDAR_WORDS):
-        return None   # "Back in 2010 I moved to London", "I moved to Tuesday evenings for yoga"
+    if verb == "moved to" and textutil.words(value)[:1] and textutil.is_calendar(textutil.words(value)[0]):
+        # "I moved to Tuesday evenings for yoga" is no home; "The ballet class moved to Thursdays"
+        # is when it is now, as "The ballet class is on Tuesdays" said when it was
+        return None if last in _PERSON or _LONG_AGO.search(text) else (subject, "is", f"on {value}")
+    if verb == "moved to" and _LONG_AGO.search(text):
+        return None   # "Back in 2010 I moved to London"
     if verb == "moved to" and last == "we" and not (_A_HOME.match(value.strip()) or _NEW_HOME.search(text)):
         return None   # "we moved to Slack" is a team's tool; "…to a flat in Porto", "…, the new flat is bigger" a home
     return subject, _RELATION.get(verb, verb), value
@@ -291,6 +295,8 @@ def _sets_a_value(value: str) -> bool:
     """A short value said outright ("blue", "Maria", "a nurse"), not a phrase that places or
     ranks the thing ("at the top of my list", "one of my favorites", "so smooth")."""
     said = textutil.words(value)
+    if len(said) >= 2 and said[0] == "on" and textutil.is_calendar(said[1]):
+        said = said[1:]   # a day: "is on Tuesdays"
     first = next((w for w in said if w not in _ARTICLES), "")
     return bool(first) and first not in textutil.STOP_WORDS and len(textutil.content_words(value)) <= _SHORT_VALUE
 

@@ -26,7 +26,7 @@ _TAKEN_BACK = re.compile(r"\b(?:changed? (?:my|our) minds?|change of plans?|on s
 # switched if one is named ("we switched from Postgres to ClickHouse" / "we decided to use
 # Postgres"): not a trip ("went from Lisbon to Porto"), nor another thing moved ("changed my
 # flight from Monday to Tuesday", "moved the design files from Slack to Figma")
-_SWITCH = re.compile(r"\b(?:switched|migrated|moved|changed) (?P<what>(?:[\w'-]+ ){0,3}?)from "
+_SWITCH = re.compile(r"\b(?:switched|migrated|moved|changed|renamed) (?P<what>(?:[\w'-]+ ){0,3}?)from "
                      r"(?P<left>(?:[\w.+#'-]+ ){1,3}?)to\b")
 # the person stopping what they did: "I stopped eating fish", "we quit smoking", "I gave up coffee",
 # "I cancelled the gym membership"

@@ -150,8 +150,10 @@ class OfflineModel:
             # the same claim kept in several notes is quoted once (not "900 a month" after "950 a
             # month"), and what a newer statement replaced is history, never a copy of it ("My
             # manager is Priya" after "Priya left; my new manager is Tom")
-            if any(len(words & seen) >= 0.8 * max(len(words), 1) and values <= stated and was == quote.superseded
-                   for seen, stated, was in shown):
+            # (both ways: "Leo goes to school at Escola Verde" is no copy of "Leo's best friend moved
+            # from Escola Verde to a school in Braga", though the longer holds its words)
+            if any(len(words & seen) >= 0.8 * max(len(words), len(seen), 1) and values <= stated
+                   and was == quote.superseded for seen, stated, was in shown):
                 continue
             shown.append((words, values, quote.superseded))
             yield f'\n- "{text}" ({source})'

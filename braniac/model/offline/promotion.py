@@ -53,10 +53,30 @@ _EMOTIONS = {
 }
 
 
+# A short statement the person makes of themselves or of what is theirs ("My manager is Priya.",
+# "I'm allergic to peanuts.", "We switched to ClickHouse."): a fact, however few its words.
+_VOCATIVE = re.compile(r",\s*[A-Z][\w'’]*\s*[.!]*$")
+_OWN_SUBJECT = re.compile(r"^(?:I|I['’]m|I am|I['’]ve|I have|I['’]d|we|we['’]re|we['’]ve|we are|my|our)\b", re.I)
+
+
 def is_claim(sentence: str) -> bool:
-    """The worthiness gate: a statement with enough substance to be worth remembering."""
+    """The worthiness gate: a statement with enough substance to be worth remembering. A number
+    counts as a word of substance ("raised the lisinopril to 20 mg"); a short statement of the
+    person's own needs two words that are not small talk ("great", "love", "think")."""
     s = sentence.strip()
-    return not s.endswith("?") and len(textutil.content_words(s)) >= MIN_CLAIM_WORDS
+    if s.endswith("?"):
+        return False
+    said = textutil.content_words(s)
+    if len(said) + len(textutil.numbers(s)) >= MIN_CLAIM_WORDS:
+        return True
+    if s.endswith("!"):
+        return False   # "Congrats on the trophy!", "We love it, it brings us closer!": small talk
+    said = textutil.content_words(_VOCATIVE.sub("", s))   # "My pleasure, Mel." is small talk
+    first, *rest = s.split(maxsplit=2)
+    # "Priya approved my vacation.": a name no dictionary has, then what it did
+    named = first.isalpha() and first[:1].isupper() and not textutil.is_common_word(first) \
+        and bool(rest) and rest[0].isalpha() and rest[0].islower()
+    return (bool(_OWN_SUBJECT.match(s)) or named) and sum(w not in textutil.GENERIC_WORDS for w in said) >= 2
 
 
 def emotion_of(text: str) -> str:
@@ -75,8 +95,14 @@ _SAID_FROM_OR_TO = (r"\b(?:feedback|advice|suggestions?|messages?|e-?mails?|lett
 # Who made a work: '"Brave" by Sara Bareilles', "a novel by Amy Ellis Nutt", "painted by Frida Kahlo"
 _MADE_BY = re.compile(r"(?:[\"”]|\b(?:songs?|books?|novels?|albums?|poems?|paintings?|films?|movies?|music|pieces?|"
                       r"memoir|written|painted|composed|directed|sung|performed|drawn))\s+by\s+$", re.I)
-_PERSON_BEFORE = re.compile(r"\b(?:met|with|told|asked|call|called|" + "|".join(sorted(PERSON_NOUNS)) +
-                            r"|mr|mrs|ms|dr)\.?\s+$|" + _SAID_FROM_OR_TO, re.I)
+# what a person is to someone: "my manager Priya", "my dentist is Dr Silva", "our landlord, Rui,"
+_ROLES = "|".join(sorted(PERSON_NOUNS | {
+    "manager", "doctor", "dentist", "teacher", "coach", "therapist", "landlord", "landlady", "physio", "mentor",
+    "tutor", "neighbour", "neighbor", "roommate", "flatmate", "lawyer", "accountant", "nurse", "trainer",
+    "instructor", "supervisor", "teammate", "classmate", "girlfriend", "boyfriend", "fiancé", "fiancee", "niece",
+    "nephew", "grandmother", "grandfather", "stepmom", "stepdad", "godmother", "godfather", "babysitter", "nanny"}))
+_PERSON_BEFORE = re.compile(r"\b(?:met|with|told|asked|call|called|" + _ROLES + r"|mr|mrs|ms|dr)\.?\s+$|"
+                            r"\b(?:" + _ROLES + r")s?(?:\s+(?:is|was)|,)\s+$|" + _SAID_FROM_OR_TO, re.I)
 _WITH = re.compile(r"\bwith\s+$", re.I)
 _ARTICLE_BEFORE = re.compile(r"\b(?:the|a|an)\s+(?:[a-z][\w-]*\s+){0,2}$")   # "the tracking ", "a "
 # what is watched, read or played is a work or a game ("watched Jurassic Park", "played Valorant")
@@ -91,7 +117,12 @@ _ORG_AFTER = re.compile(r"^(?:\s+(?:Inc|Ltd|LLC|Corp|Co|GmbH|AG|plc|Labs|Bank|Un
                         r"nonprofit|charity|brand|corporation|business|employer)\b|['’]s\s+(?:office|offices|headquarters|"
                         r"ceo|employees|products?|staff)\b)", re.I)
 _PERSON_AFTER = re.compile(r"^(?:'s\b|\s+(?:said|says|told|asked|moved|works|worked|lives|lived|went|goes|wants|wanted|"
-                           r"likes|loves|thinks|thought|is my|was my|and i|called|texted|visited|joined|started)\b)", re.I)
+                           r"likes|loves|thinks|thought|is my|was my|and i|called|texted|visited|joined|started|"
+                           # what people do, hardly a company or a thing ("Greg agreed", "Priya prescribed")
+                           r"agreed|agrees|promised|prescribed|suggested|laughed|smiled|cried|married|proposed|"
+                           r"is pregnant|was born|turns \d+)\b"
+                           # "Elizabeth, my best friend, …", "Greg, our accountant, …"
+                           r"|,\s+(?:my|our|his|her|their)\s+(?:[a-z]+\s+)?(?:" + _ROLES + r")\b)", re.I)
 
 
 # "a cat called Pixel", "a town named Óbidos": the noun before "called" says what the name is.
@@ -248,6 +279,7 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
                 mentions[side] |= mentions[name]
                 texts[side] += texts[name]
             del mentions[name]
+    _one_person(mentions, texts, known_titles, speakers, in_code)
     candidates = []
     entity_words = {w.lower() for name in mentions for w in name.split()}
     for name, ids in sorted(mentions.items()):
@@ -267,6 +299,24 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
     return candidates
 
 
+def _one_person(mentions: dict[str, set[str]], texts: dict[str, list[str]], known_titles: list[str],
+                speakers: set[str], in_code: set[str]) -> None:
+    """"Priya Shah" and "Priya" in one run, or "Priya" beside a note titled "Priya Shah": one
+    person, under the name said in full (when only one full name starts so). Only a person:
+    "Google" is no "Google Maps", "Lisbon" no "Lisbon Airport"."""
+    full_names = {n for n in [*mentions, *known_titles] if " " in n}
+    for name in [n for n in mentions if " " not in n and n not in known_titles]:
+        fulls = [f for f in full_names if f.split()[0] == name]
+        if len(fulls) != 1:
+            continue
+        full = fulls[0]
+        if "people" not in (_entity_folder(name, texts[name], speakers, in_code),
+                            _entity_folder(full, texts[full], speakers, in_code)):
+            continue
+        mentions[full] |= mentions.pop(name)
+        texts[full] += texts.pop(name)
+
+
 def synthesize(candidate: Candidate, events: list[EventRecord]) -> NoteDraft:
     by_id = {e.id: e for e in events}
     chosen = [by_id[i] for i in candidate.event_ids if i in by_id]
@@ -278,6 +328,8 @@ def synthesize(candidate: Candidate, events: list[EventRecord]) -> NoteDraft:
         summary = ""
     else:
         needle = candidate.title.lower()
+        # a person said in full is also said by their first name ("Priya Shah", then "Priya said…")
+        first_name = needle.split()[0] if candidate.folder == ["people"] and " " in needle else None
         for event in chosen:
             speaker, said = split_speaker(event.user)
             about_it = []
@@ -285,8 +337,10 @@ def synthesize(candidate: Candidate, events: list[EventRecord]) -> NoteDraft:
                 if not is_claim(sentence):
                     continue
                 lowered = sentence.lower()
-                about = needle in lowered if " " in needle or not needle.islower() else \
+                # a name of several words, or of a hyphen ("Jean-Luc"), is found as written
+                about = needle in lowered if " " in needle or "-" in needle else \
                     needle in {textutil.stem(w) for w in textutil.words(sentence)} | set(textutil.words(sentence))
+                about = about or first_name is not None and first_name in textutil.words(sentence)
                 if speaker and speaker == candidate.title:
                     about = about or bool(_FIRST_PERSON.search(sentence))
                 if about:

@@ -93,18 +93,22 @@ def replaced(quotes: list[Quote], pool: list[Quote], about: frozenset[str],
     the question's words ("Ana moved to Lisbon" for "where does my sister live?"): the answer
     says what is true now, then what was. Returns the statements to add."""
     added: list[Quote] = []
-    newest_first = sorted((q for q in pool if q.when), key=lambda q: _moment(q.when), reverse=True)
+    oldest_first = sorted((q for q in pool if q.when), key=lambda q: _moment(q.when))
     olds = [q for q in quotes if q.when]
-    stated = {id(q): claims.Fact(_said_then(q)) for q in [*olds, *newest_first]}   # each dated once, not per pair
+    stated = {id(q): claims.Fact(_said_then(q)) for q in [*olds, *oldest_first]}   # each dated once, not per pair
     for old in olds:   # (grows: what replaced a quote may itself have been replaced since)
         was = stated[id(old)]
-        for new in newest_first:
+        # the first statement that replaced it: each step of a chain of changes is quoted, and
+        # each ended the day the next was said (Lisbon, then Porto, then Braga)
+        for new in oldest_first:
             if _moment(new.when) <= _moment(old.when):
-                break
-            # (a newer statement replaced since still replaced this one: a chain of changes)
+                continue
             now = stated[id(new)]
             alike = claims.alike(textutil.terms(was.text), textutil.terms(now.text))
-            if claims.contradicts(was, now, one_value_only=not alike) or claims.compare(was, now) == claims.CHANGED or \
+            # a note's History says the day its claim was superseded: the claim it got that day
+            # replaced it, as promotion found ("We migrated from CircleCI to GitHub Actions")
+            noted = old.superseded and old.until == new.when[:10] and new.source == old.source
+            if noted or claims.contradicts(was, now, one_value_only=not alike) or claims.compare(was, now) == claims.CHANGED or \
                     replaced_for_the_question(was.text, now.text, about, measured):
                 if not old.superseded:
                     old.superseded, old.until = True, new.when[:10]
