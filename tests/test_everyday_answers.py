@@ -72,6 +72,23 @@ def test_a_class_moved_to_another_day_is_on_that_day_now(vault, promoted):
                           "Mia's ballet class moved to Thursdays.", promoted, (2025, 1, 8), (2025, 3, 2))
 
 
+@pytest.mark.parametrize("promoted", [False, True])
+def test_a_renamed_thing_has_its_new_name(vault, promoted):
+    _current_then_history(vault, "What is the default branch?", "The default branch is master.",
+                          "We renamed the default branch from master to main.", promoted, (2025, 1, 8), (2025, 3, 2))
+
+
+@pytest.mark.parametrize("promoted", [False, True])
+def test_a_statement_whose_words_a_longer_one_holds_is_still_quoted(vault, promoted):
+    """"Leo's best friend moved from Escola Verde to a school in Braga" holds every word of "Leo
+    goes to school at Escola Verde", and is no copy of it: both are quoted, neither as history."""
+    quoted = _answer(vault, "Where does Leo go to school?", ((2025, 1, 8), "Leo goes to school at Escola Verde."),
+                     ((2025, 3, 2), "Leo's best friend moved from Escola Verde to a school in Braga."), promoted=promoted)
+    assert sorted(t for t, _ in quoted) == ["Leo goes to school at Escola Verde.",
+                                            "Leo's best friend moved from Escola Verde to a school in Braga."], quoted
+    assert not any("superseded" in s for _, s in quoted), quoted
+
+
 # 2. "We switched from Postgres to ClickHouse" takes back "we decided to use Postgres" ------------------
 
 def test_switching_from_a_thing_takes_back_the_statement_that_uses_it():

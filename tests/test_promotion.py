@@ -269,6 +269,33 @@ def test_short_facts_a_person_states_reach_a_note_and_small_talk_does_not(tmp_pa
     assert "trophy" not in priya.read_text(encoding="utf-8") and "pleasure" not in priya.read_text(encoding="utf-8")
 
 
+@pytest.mark.parametrize("said, expected", [
+    # a role says a person ("my accountant Greg"), and so does what people do ("Greg agreed")
+    (["Taxes are due April 15th and my accountant Greg is handling them.",
+      "Greg agreed to file the extension for my taxes."], "concrete/people/greg.md"),
+    # one person said in full, then by first name: one note, under the full name
+    (["My manager is Priya Shah and she runs the platform group.", "Priya said the reorg is happening in April.",
+      "I sent Priya the hiring plan for next quarter."], "concrete/people/priya-shah.md"),
+    # a title's full stop ends no sentence: "Brown" after "Dr." is a name, though a word too
+    (["Dr. Brown says my knee is healing well.", "Dr. Brown wants another scan in March."], "concrete/people/brown.md"),
+    # a hyphenated name is found as written in its claims
+    (["Jean-Luc is the new sommelier at the wine bar.", "Jean-Luc recommended a Douro red for the dinner."],
+     "concrete/topics/jean-luc.md"),
+])
+def test_a_person_is_one_note_named_as_said(tmp_path, said, expected):
+    vault, _ = Vault.init(tmp_path / "vault")
+    for n, text in enumerate(said):
+        with clock.frozen(T0 + timedelta(minutes=n)):
+            vault.remember(text)
+    with clock.frozen(T0 + timedelta(hours=12)):
+        vault.promote(force=True)
+    notes = sorted(rel(vault, p) for p in ltm_notes(vault))
+    assert expected in notes, notes
+    name = Path(expected).stem.split("-")[0]
+    assert [n for n in notes if Path(n).stem.startswith(name)] == [expected], notes   # no second note of them
+    assert len(facts_of(vault.ltm_root / expected)) == len(said)
+
+
 STEPS = "Here is how:\n1. Install the SDK.\n2. Set the DSN in the environment.\n3. Deploy and check the dashboard."
 
 
