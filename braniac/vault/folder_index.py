@@ -12,7 +12,7 @@ from pathlib import Path
 
 from . import notes
 from .layout import FOLDER_INDEX
-from .links import MARKDOWN, WIKILINK_STYLE, find_links, make_link, unescape_text
+from .links import MARKDOWN, WIKILINK_STYLE, Link, find_links, make_link, unescape_text
 from .notes import Note
 
 SUMMARY, MANIFEST, RELATED = "Summary", "Manifest", "Related Memories"
@@ -128,8 +128,11 @@ def related_entries(sections: Sections, path: Path) -> list[Entry]:
 
 def set_related(sections: Sections, path: Path, entries: list[Entry]) -> None:
     """Replace the Related Memories entries (the section is added at the end if missing); every
-    other section stays byte for byte."""
-    set_section(sections, RELATED, "\n".join(e.render(path) for e in entries) or NO_RELATED)
+    other section stays byte for byte, and so do the lines of this one that are no entry (a
+    person's `[[Unbabel]]`, a web address, an embed, their words), first, as written."""
+    kept = [line for line in (section_content(sections, RELATED) or "").splitlines()
+            if line.strip() and line.strip() != NO_RELATED and _entry_link(line) is None]
+    set_section(sections, RELATED, "\n".join([*kept, *(e.render(path) for e in entries)]) or NO_RELATED)
 
 
 def split_sections(body: str) -> Sections:
@@ -144,16 +147,28 @@ def split_sections(body: str) -> Sections:
     return sections
 
 
+_SCHEME = re.compile(r"^<?[A-Za-z][A-Za-z0-9+.-]*:")   # a web address, "mailto:", "obsidian:"
+
+
+def _entry_link(line: str) -> Link | None:
+    """The link of a line braniac reads as an entry (and may rewrite): a bullet whose first link
+    is a file of the vault, not a web address nor an embed (`![](photo.png)`)."""
+    stripped = line.strip()
+    if not stripped.startswith(("- ", "* ")):
+        return None
+    found = find_links(stripped)
+    if not found or _SCHEME.match(found[0].target) or stripped[found[0].start - 1:found[0].start] == "!":
+        return None
+    return found[0]
+
+
 def _entries(content: str, index_path: Path) -> list[Entry]:
     entries = []
     for line in content.splitlines():
+        link = _entry_link(line)
+        if link is None:
+            continue
         stripped = line.strip()
-        if not stripped.startswith(("- ", "* ")):
-            continue
-        found = find_links(stripped)
-        if not found:
-            continue
-        link = found[0]
         rest = stripped[link.end:].strip()
         description = re.sub(r"^[—–:-]+\s*", "", rest)
         text = link.text if link.style == WIKILINK_STYLE else unescape_text(link.text)

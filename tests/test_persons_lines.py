@@ -1,0 +1,41 @@
+"""What a person writes into a note braniac also writes (in Obsidian, by hand) stays as written
+when promotion adds to the note: their wikilinks and web links in Related Memories, a fact they
+typed into Facts without a citation, a note saved with a byte-order mark, a `## Facts` heading
+inside their code block."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+from braniac.infra import clock
+
+
+def _at(y, m, d, h=10):
+    return clock.frozen(datetime(y, m, d, h, tzinfo=timezone.utc))
+
+
+def _said_and_promoted(vault, day: tuple[int, int, int], *said: str) -> None:
+    for text in said:
+        with _at(*day):
+            vault.remember(text)
+    with _at(*day, 23):
+        vault.promote(force=True)
+
+
+def _edited(path, change) -> str:
+    text = change(path.read_text(encoding="utf-8"))
+    path.write_text(text, encoding="utf-8")
+    return text
+
+
+PERSONS_RELATED = ("- [[Unbabel]] — where she works\n- [[people/Rui|her husband Rui]]\n- ![[ana-photo.png]]\n"
+                   "- [her blog](https://ana.example.org/a_b?q=1#posts)\n- my thoughts about her, no link\n")
+
+
+def test_a_persons_wikilinks_web_links_embeds_and_words_in_related_memories_stay_as_written(vault):
+    _said_and_promoted(vault, (2025, 1, 6), "My sister Ana lives in Porto.")
+    ana = vault.ltm_root / "concrete/people/ana.md"
+    _edited(ana, lambda t: t.replace("## Related Memories\n", "## Related Memories\n" + PERSONS_RELATED))
+    _said_and_promoted(vault, (2025, 1, 8), "Ana works at Unbabel as a translator.")
+    related = ana.read_text(encoding="utf-8").split("## Related Memories\n", 1)[1]
+    assert related.startswith(PERSONS_RELATED), related
+    assert "organizations/unbabel.md" in related   # braniac's own link is added after them
