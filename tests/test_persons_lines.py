@@ -39,3 +39,20 @@ def test_a_persons_wikilinks_web_links_embeds_and_words_in_related_memories_stay
     related = ana.read_text(encoding="utf-8").split("## Related Memories\n", 1)[1]
     assert related.startswith(PERSONS_RELATED), related
     assert "organizations/unbabel.md" in related   # braniac's own link is added after them
+
+
+def test_a_fact_typed_without_a_citation_stays_and_a_later_change_goes_beside_it(vault):
+    """A person's own "- Ana works at Unbabel as a translator." has no day: braniac cannot tell
+    it from older or newer, so it neither supersedes it nor is stuck on it (promotion used to
+    fail on it every run, leaving short-term memory unpromoted)."""
+    _said_and_promoted(vault, (2025, 1, 6), "My sister Ana lives in Porto.")
+    ana = vault.ltm_root / "concrete/people/ana.md"
+    _edited(ana, lambda t: t.replace("## Facts\n", "## Facts\n- Ana works at Unbabel as a translator.\n"))
+    with _at(2025, 1, 8):
+        vault.remember("Ana works at Google as an engineer now.")
+    with _at(2025, 1, 8, 23):
+        report = vault.promote(force=True)
+    assert report.status == "done" and report.events, report
+    facts = ana.read_text(encoding="utf-8").split("## Facts\n", 1)[1].split("\n## ", 1)[0]
+    assert facts.startswith("- Ana works at Unbabel as a translator.\n"), facts
+    assert "Ana works at Google as an engineer now." in facts and "## History" not in ana.read_text(encoding="utf-8")

@@ -148,7 +148,9 @@ class FactNote:
         replaced = None
         for i, line in enumerate(lines):
             old = parse_fact(line)
-            if log or old is None:
+            if log or old is None or not old.sources:
+                # a claim the person typed without a citation has no day to be older or newer
+                # than: it stays as they wrote it, and the new claim goes beside it
                 continue
             if supersedes and (old.text == supersedes or compare(old, Fact(supersedes)) == SAME) \
                     or compare(old, new) == CHANGED or contradicts(old, new):
