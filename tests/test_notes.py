@@ -159,7 +159,31 @@ def test_crlf_note_round_trips_and_set_touches_one_line():
     assert note.render() == text
     assert note.meta["emotion"] == "calm" and note.body == "Body line\r\nsecond\r\n"
     note.set("emotion", "joy")
-    assert note.render() == text.replace("emotion: calm\r\n", "emotion: joy\n")
+    # the changed line ends as every line of the file does (no mixed line endings)
+    assert note.render() == text.replace("emotion: calm\r\n", "emotion: joy\r\n")
+
+
+def test_a_line_braniac_adds_to_a_crlf_note_ends_in_crlf_and_a_mixed_file_stays_as_it_was():
+    crlf = "---\r\nuuid: abc\r\n---\r\n## Facts\r\n- mine\r\n"
+    note = notes.parse(crlf)
+    note.set("updated_at", "2025-01-01T00:00:00Z")
+    note.body += "- braniac's\n"
+    assert note.render() == "---\r\nuuid: abc\r\nupdated_at: 2025-01-01T00:00:00Z\r\n---\r\n## Facts\r\n- mine\r\n- braniac's\r\n"
+    mixed = "---\r\nuuid: abc\n---\nBody\r\n"
+    note = notes.parse(mixed)
+    note.body += "more\n"
+    assert note.render() == mixed + "more\n"
+
+
+def test_a_note_saved_with_a_byte_order_mark_keeps_it_first_and_its_frontmatter_read():
+    text = "\ufeff---\nuuid: abc\naliases: [Aninha]\n---\n# Ana\n"
+    note = notes.parse(text)
+    assert note.meta["uuid"] == "abc" and note.render() == text
+    note.set("updated_at", "2025-01-01T00:00:00Z")
+    assert note.render() == "\ufeff---\nuuid: abc\naliases: [Aninha]\nupdated_at: 2025-01-01T00:00:00Z\n---\n# Ana\n"
+    bare = notes.parse("\ufeff# Ana\n")   # no frontmatter yet (adoption gives it one)
+    bare.set("uuid", "abc")
+    assert bare.render() == "\ufeff---\nuuid: abc\n---\n# Ana\n"
 
 
 def test_set_on_block_values_keeps_neighbours():

@@ -56,3 +56,14 @@ def test_a_fact_typed_without_a_citation_stays_and_a_later_change_goes_beside_it
     facts = ana.read_text(encoding="utf-8").split("## Facts\n", 1)[1].split("\n## ", 1)[0]
     assert facts.startswith("- Ana works at Unbabel as a translator.\n"), facts
     assert "Ana works at Google as an engineer now." in facts and "## History" not in ana.read_text(encoding="utf-8")
+
+
+def test_a_note_saved_with_a_byte_order_mark_is_added_to_not_given_a_second_frontmatter(vault):
+    _said_and_promoted(vault, (2025, 1, 6), "My sister Ana lives in Porto.")
+    ana = vault.ltm_root / "concrete/people/ana.md"
+    ana.write_bytes("\ufeff".encode() + ana.read_bytes().replace(b"emotion: neutral\n", b"emotion: neutral\naliases: [Aninha]\n"))
+    _said_and_promoted(vault, (2025, 1, 8), "Ana works at Unbabel as a translator.")
+    text = ana.read_bytes().decode("utf-8")
+    assert text.startswith("\ufeff---\n") and text.count("---\n") == 2 and "\ufeff" not in text[1:], text[:300]
+    assert "aliases: [Aninha]" in text and "Ana works at Unbabel" in text
+    assert [f for f in vault.doctor() if f.severity == "problem"] == []

@@ -28,7 +28,8 @@ TIME_KEYS = ("created_at", "updated_at")
 # The order braniac writes keys in when it creates a note.
 KEY_ORDER = ("uuid", "title", "created_at", "updated_at", "tags", "emotion", "status", "sources")
 
-_FENCE = re.compile(r"\A---[ \t]*\r?\n")
+_LONE_LF = re.compile(r"(?<!\r)\n")
+_FENCE = re.compile(r"\A\ufeff?---[ \t]*\r?\n")   # a byte-order mark first (Notepad) stays first
 _CLOSE = re.compile(r"^(?:---|\.\.\.)[ \t]*\r?$", re.MULTILINE)
 MAX_YAML_VALUES = 10_000    # a note's frontmatter holds a few dozen; aliases may not multiply them
 
@@ -88,6 +89,9 @@ class Note:
     # file back byte for byte; '' when the file had no frontmatter at all.
     fence_open: str = "---\n"
     fence_close: str = "---\n"
+    # every line of the file as read ended in '\r\n' (Windows editors, git's autocrlf): what
+    # braniac adds ends so too, so the file is not left with two kinds of line ending
+    crlf: bool = False
 
     # ------------------------------------------------------------------ creation
     @classmethod
@@ -161,8 +165,11 @@ class Note:
 
     def render(self) -> str:
         if not self.fence_open and not self.frontmatter_text:
-            return self.body  # a file without frontmatter stays one until a field is set
-        return (self.fence_open or "---\n") + self.frontmatter_text + (self.fence_close or "---\n") + self.body
+            # a file without frontmatter stays one until a field is set
+            return _LONE_LF.sub("\r\n", self.body) if self.crlf else self.body
+        body, mark = (self.body[1:], "\ufeff") if not self.fence_open and self.body.startswith("\ufeff") else (self.body, "")
+        text = mark + (self.fence_open or "---\n") + self.frontmatter_text + (self.fence_close or "---\n") + body
+        return _LONE_LF.sub("\r\n", text) if self.crlf else text
 
     # ------------------------------------------------------------------ validation
     def problems(self) -> list[str]:
@@ -223,8 +230,9 @@ def parse(text: str, *, path: Path | None = None) -> Note:
     """Split and parse a note. Raises NoteError naming the file and line for broken YAML."""
     where = str(path) if path else "<note>"
     fence_open, fm_text, fence_close, body = split_frontmatter(text, path=path)
+    crlf = "\r\n" in text and not _LONE_LF.search(text)
     if not fence_open:
-        return Note(meta={}, body=text, frontmatter_text="", path=path, fence_open="", fence_close="")
+        return Note(meta={}, body=text, frontmatter_text="", path=path, fence_open="", fence_close="", crlf=crlf)
     try:
         meta = yaml.load(fm_text, Loader=_Loader) if fm_text.strip() else {}
     except Exception as exc:  # noqa: BLE001
@@ -240,7 +248,7 @@ def parse(text: str, *, path: Path | None = None) -> Note:
     if not isinstance(meta, dict):
         raise NoteError(f"{where}:2: frontmatter must be a mapping of keys to values")
     return Note(meta=meta, body=body, frontmatter_text=fm_text, path=path,
-                fence_open=fence_open, fence_close=fence_close)
+                fence_open=fence_open, fence_close=fence_close, crlf=crlf)
 
 
 def _unbuildable_value(fm_text: str) -> "yaml.Mark | None":
