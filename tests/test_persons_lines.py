@@ -67,3 +67,16 @@ def test_a_note_saved_with_a_byte_order_mark_is_added_to_not_given_a_second_fron
     assert text.startswith("\ufeff---\n") and text.count("---\n") == 2 and "\ufeff" not in text[1:], text[:300]
     assert "aliases: [Aninha]" in text and "Ana works at Unbabel" in text
     assert [f for f in vault.doctor() if f.severity == "problem"] == []
+
+
+def test_a_facts_heading_in_a_persons_code_block_is_no_section(vault):
+    _said_and_promoted(vault, (2025, 1, 6), "My sister Ana lives in Porto.")
+    ana = vault.ltm_root / "concrete/people/ana.md"
+    example = "How a claim looks:\n```markdown\n## Facts\n- 2024-05-01 — an example claim\n```\n\n- [ ] my task: call Ana\n"
+    _edited(ana, lambda t: t.replace("# Ana\n", "# Ana\n\n" + example, 1))
+    _said_and_promoted(vault, (2025, 1, 8), "My sister Ana lives in Lisbon now.")
+    text = ana.read_text(encoding="utf-8")
+    assert example in text
+    facts = text.rsplit("\n## Facts\n", 1)[1].split("\n## ", 1)[0]   # the real one, after the example
+    assert "Lisbon now" in facts and "Porto" not in facts, facts
+    assert "superseded on 2025-01-08" in text.split("## History\n", 1)[1]

@@ -72,6 +72,23 @@ def without_code(text: str, *, inline: bool = True) -> str:
     return _INLINE_CODE.sub(lambda m: m.group(1) if _PLAIN_WORD.fullmatch(m.group(1)) else " ", prose)
 
 
+def fenced_spans(text: str) -> list[tuple[int, int]]:
+    """The (start, end) offsets of the fenced code blocks of a text, their fences included."""
+    if "```" not in text and "~~~" not in text:
+        return []
+    spans: list[tuple[int, int]] = []
+    start = 0
+    for line, in_code in _lines(text):
+        end = start + len(line) + 1
+        if in_code:
+            if spans and spans[-1][1] == start:
+                spans[-1] = (spans[-1][0], end)
+            else:
+                spans.append((start, end))
+        start = end
+    return spans
+
+
 def code_words(text: str) -> set[str]:
     """The words a message's code is written in: the language of a fenced block ("```css"), and
     the identifiers and commands of its code lines ("git push", "uuid4()", "csrf_token"). Not

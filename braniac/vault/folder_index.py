@@ -11,6 +11,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from . import notes
+from ..infra.markdown_prose import fenced_spans
 from .layout import FOLDER_INDEX
 from .links import MARKDOWN, WIKILINK_STYLE, Link, find_links, make_link, unescape_text
 from .notes import Note
@@ -137,7 +138,8 @@ def set_related(sections: Sections, path: Path, entries: list[Entry]) -> None:
 
 def split_sections(body: str) -> Sections:
     sections: Sections = []
-    matches = list(_SECTION.finditer(body))
+    fenced = fenced_spans(body)   # a "## Facts" in a person's code block heads no section
+    matches = [m for m in _SECTION.finditer(body) if not any(a <= m.start() < b for a, b in fenced)]
     first = matches[0].start() if matches else len(body)
     if first:
         sections.append((None, body[:first]))
