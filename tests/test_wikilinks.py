@@ -113,3 +113,22 @@ def test_a_manifest_line_never_copies_a_wikilink(vault: Vault) -> None:
     refresh_indexes(vault, [knots.parent], set())
     index = (knots.parent / "_index.md").read_text(encoding="utf-8")
     assert "[[" not in index and "Bowline first, then the trip." in index
+
+
+def test_links_a_person_wrote_in_code_or_a_comment_stay_as_written_when_the_note_moves(vault: Vault) -> None:
+    """A link in a code example, `inline code`, an HTML comment or an Obsidian %%comment%% is text
+    as written: a move does not re-aim it, and doctor does not call it broken. The same link in
+    prose is re-aimed (in angle brackets still, when written so)."""
+    note = write_note(vault, "memory/long_term/concrete/places/porto.md", "Porto", "# Porto\n")
+    uuid = notes.read(note).uuid
+    link = f'[P](../places/porto.md "uuid:{uuid}")'
+    kept = (f"```\nexample {link} and [[places/porto]]\n```\n`{link}` and `[[places/porto]]`\n"
+            f"<!-- {link} -->\n%% [[places/porto]] %%\n")
+    linking = write_note(vault, "memory/long_term/concrete/people/ana.md", "Ana",
+                         f"# Ana\n\nLives in {link}, or [P](<../places/porto.md>).\n\n{kept}")
+    new = vault.ltm_root / "concrete" / "cities" / "porto.md"
+    moves.apply_moves(vault, [moves.Move(note, new)], set())
+    text = linking.read_text(encoding="utf-8")
+    assert kept in text
+    assert f'Lives in [P](../cities/porto.md "uuid:{uuid}"), or [P](<../cities/porto.md>).' in text
+    assert [f for f in vault.doctor() if "link" in f.reason or "resolve" in f.reason] == []

@@ -89,6 +89,19 @@ def fenced_spans(text: str) -> list[tuple[int, int]]:
     return spans
 
 
+# what is no prose of a note beside its fenced blocks: `inline code`, an HTML comment (not a
+# wikilink's `<!--uuid:…-->`, which is part of the link), an Obsidian %%comment%%
+_NOT_PROSE = re.compile(r"`[^`\n]+`|<!--(?!uuid:).*?-->|%%.*?%%", re.S)
+
+
+def code_and_comments(text: str) -> list[tuple[int, int]]:
+    """The (start, end) offsets of what a person wrote as code or as a comment: links there are
+    text as written, never re-aimed when a note moves nor reported as broken."""
+    if not any(mark in text for mark in ("`", "~~~", "<!--", "%%")):
+        return []
+    return fenced_spans(text) + [m.span() for m in _NOT_PROSE.finditer(text)]
+
+
 def code_words(text: str) -> set[str]:
     """The words a message's code is written in: the language of a fenced block ("```css"), and
     the identifiers and commands of its code lines ("git push", "uuid4()", "csrf_token"). Not

@@ -12,7 +12,7 @@ from ..infra.fsio import (beside_its_note, holds_a_save, inside, is_regular_file
                          stale_temp_files, uuid_home)
 from ..infra import git
 from .layout import FOLDER_INDEX, is_event_id, is_memory_name, printable_id
-from .links import WIKILINK_STYLE, Link, find_links
+from .links import WIKILINK_STYLE, Link, prose_links
 from .moves import pending
 from .wikilinks import Resolver, find_wikilinks
 
@@ -159,7 +159,7 @@ def _check_stm(vault: "VaultStore", add) -> None:
 
 
 def _check_links(vault: "VaultStore", path: Path, body: str, add) -> None:
-    for link in find_links(body):
+    for link in prose_links(body):
         if link.is_external or not link.target:
             continue
         target = link.resolve(path)

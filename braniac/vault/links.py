@@ -17,6 +17,7 @@ from pathlib import Path, PurePosixPath
 from urllib.parse import quote, unquote
 
 from ..infra.config import LINK_STYLES
+from ..infra.markdown_prose import code_and_comments
 from .wikilinks import WIKILINK, WikiLink
 
 MARKDOWN, WIKILINK_STYLE = LINK_STYLES
@@ -59,6 +60,12 @@ class Link:
 
 def find_links(text: str) -> list[Link]:
     return [_link(m) for m in LINK.finditer(text)]
+
+
+def prose_links(text: str) -> list[Link]:
+    """The links of a note's prose: not those a person wrote in code or in a comment."""
+    hidden = code_and_comments(text)
+    return [link for link in find_links(text) if not any(a <= link.start < b for a, b in hidden)]
 
 
 def _link(m: re.Match) -> Link:
@@ -116,7 +123,10 @@ def relink(link: Link, from_file: Path, target: Path, uuid: str | None = None) -
             return _wikilink(path + anchor, link.text if link.aliased else None, uuid)
         link = Link(link.text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]"), link.target, uuid)
     title = f' "uuid:{uuid}"' if uuid else ""
-    return f"[{link.text}]({relative_target(from_file, target)}{anchor}{title})"
+    aimed = relative_target(from_file, target) + anchor
+    if link.target.startswith("<"):
+        aimed = f"<{aimed}>"   # written in angle brackets: kept so
+    return f"[{link.text}]({aimed}{title})"
 
 
 def replace_uuid(text: str, old: str, new: str) -> str:

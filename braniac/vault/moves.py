@@ -32,7 +32,7 @@ from ..infra.fsio import locked, same_version, update_text
 from ..infra.notices import notice
 from .folders import publish_folders, refresh_indexes
 from .layout import FOLDER_INDEX
-from .links import find_links, relink
+from .links import prose_links, relink
 from .wikilink_moves import WikiRepair
 
 if TYPE_CHECKING:
@@ -258,7 +258,7 @@ def _unlist(vault: "VaultStore", olds: list[Path], written: set[Path]) -> None:
 def _retarget(text: str, old_file: Path, new_file: Path, mapping: dict[Path, Path]) -> str:
     """Re-aim the relative links of a note that moves from old_file to new_file."""
     out, last = [], 0
-    for link in find_links(text):
+    for link in prose_links(text):
         if link.is_external or not link.target:
             continue
         target = link.resolve(old_file)
@@ -358,7 +358,7 @@ def referrers(vault: "VaultStore", olds: Iterable[Path]) -> dict[Path, set[Path]
             text = read_text(path)
         except NoteError:
             continue
-        for link in find_links(text):
+        for link in prose_links(text):
             if link.is_external or not link.target:
                 continue
             target = link.resolve(path)
@@ -371,7 +371,7 @@ def referrers(vault: "VaultStore", olds: Iterable[Path]) -> dict[Path, set[Path]
 def _relinked(text: str, path: Path, mapping: dict[Path, Path], by_uuid: dict[str, Path],
               renamed: dict[str, str]) -> str:
     out, last = [], 0
-    for link in find_links(text):
+    for link in prose_links(text):
         if link.is_external or not link.target:
             continue
         target = link.resolve(path)

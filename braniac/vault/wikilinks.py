@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Iterable
 
+from ..infra.markdown_prose import code_and_comments
+
 WIKILINK = re.compile(r"(?P<embed>!?)\[\[(?P<target>[^\[\]|#^\n]*)(?P<anchor>[#^][^\[\]|\n]*)?"
                       r"(?:\|(?P<alias>[^\[\]\n]*))?\]\]")
-# fenced code blocks and inline code spans: what Obsidian shows as code holds no links
-_CODE = re.compile(r"^[ \t]*(```|~~~).*?(?:^[ \t]*\1[^\n]*$|\Z)|`[^`\n]+`", re.MULTILINE | re.DOTALL)
 
 
 @dataclass(frozen=True)
@@ -38,8 +38,8 @@ class WikiLink:
 
 def find_wikilinks(text: str) -> list[WikiLink]:
     """Every wikilink of `text` that names a note the way Obsidian resolves names, outside code
-    (one whose path starts with `./` or `../` is a path link, §8: `links.find_links`)."""
-    code = [(m.start(), m.end()) for m in _CODE.finditer(text)] if "`" in text or "~~~" in text else []
+    and comments (one whose path starts with `./` or `../` is a path link, §8: `links.find_links`)."""
+    code = code_and_comments(text)
     found = []
     for m in WIKILINK.finditer(text):
         if any(a <= m.start() < b for a, b in code):
