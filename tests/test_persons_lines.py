@@ -80,3 +80,23 @@ def test_a_facts_heading_in_a_persons_code_block_is_no_section(vault):
     facts = text.rsplit("\n## Facts\n", 1)[1].split("\n## ", 1)[0]   # the real one, after the example
     assert "Lisbon now" in facts and "Porto" not in facts, facts
     assert "superseded on 2025-01-08" in text.split("## History\n", 1)[1]
+
+
+def test_a_persons_notes_under_a_claim_go_with_it_into_history_and_new_claims_come_after_them(vault):
+    _said_and_promoted(vault, (2025, 1, 6), "My sister Ana lives in Porto.", "Ana works at Unbabel as a translator.")
+    ana = vault.ltm_root / "concrete/people/ana.md"
+    address, task = "  - her address: Rua das Flores 12 ^addr1\n", "    - [ ] ask Ana whether Unbabel is hiring\n  > a quote\n"
+
+    def annotate(text: str) -> str:
+        lines = []
+        for line in text.splitlines(True):
+            lines.append(line)
+            lines += [address] if "lives in Porto" in line else [task] if "Unbabel as a translator" in line else []
+        return "".join(lines)
+    _edited(ana, annotate)
+    _said_and_promoted(vault, (2025, 1, 8), "My sister Ana lives in Lisbon now.")
+    text = ana.read_text(encoding="utf-8")
+    facts, history = text.split("## Facts\n", 1)[1].split("\n## ", 1)[0], text.split("## History\n", 1)[1]
+    assert "Porto" not in facts and history.split("\n", 1)[1].startswith(address), history
+    unbabel = facts.index("Unbabel as a translator")
+    assert facts.index(task) > unbabel and facts.index("Lisbon now") > facts.index(task), facts

@@ -69,6 +69,8 @@ def stated(text: str) -> str:
 
 
 def parse_fact(line: str) -> Fact | None:
+    if line[:1] in (" ", "\t"):
+        return None   # an indented line is the person's note under a claim, no claim of its own
     stripped = line.strip()
     if not stripped.startswith(("- ", "* ")):
         return None
@@ -167,13 +169,17 @@ class FactNote:
             self._set(HISTORY, history)
             return "superseded"
         if replaced is not None:
-            old = parse_fact(lines.pop(replaced))
+            end = _under(lines, replaced)
+            old, notes_under = parse_fact(lines[replaced]), lines[replaced + 1:end]
+            del lines[replaced:end]   # the person's notes under the claim go with it
             since = new.sources[0][:10] if new.sources else clock.iso(clock.now())[:10]
             history = self._get(HISTORY)
             history.append(render_fact(Fact(f"{old.text} — superseded on {since}", old.sources), self.path, vault))
+            history += notes_under
             self._set(HISTORY, history)
             status = "superseded"
-        insert_at = max((i + 1 for i, l in enumerate(lines) if parse_fact(l)), default=len(lines))
+        last = max((i for i, l in enumerate(lines) if parse_fact(l)), default=None)
+        insert_at = len(lines) if last is None else _under(lines, last)   # after the last claim and its notes
         lines.insert(insert_at, render_fact(new, self.path, vault))
         self._set(FACTS, lines)
         return status
@@ -192,6 +198,15 @@ class FactNote:
     def render(self) -> str:
         self.note.body = folder_index.join_sections(self.sections)
         return self.note.render()
+
+
+def _under(lines: list[str], i: int) -> int:
+    """Where the lines under the claim at lines[i] end: the indented ones right after it (a
+    person's sub-bullet, task or quote about that claim)."""
+    end = i + 1
+    while end < len(lines) and lines[end][:1] in (" ", "\t") and lines[end].strip():
+        end += 1
+    return end
 
 
 SUPERSEDED_ON = re.compile(r"\s+—\s+superseded on (\d{4}-\d{2}-\d{2})\b")   # a History line's mark, and its day
