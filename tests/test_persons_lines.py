@@ -100,3 +100,21 @@ def test_a_persons_notes_under_a_claim_go_with_it_into_history_and_new_claims_co
     assert "Porto" not in facts and history.split("\n", 1)[1].startswith(address), history
     unbabel = facts.index("Unbabel as a translator")
     assert facts.index(task) > unbabel and facts.index("Lisbon now") > facts.index(task), facts
+
+
+def test_undo_of_a_promotion_gives_back_a_crlf_note_as_the_person_saved_it(tmp_path):
+    """git's text mode made every line of a CRLF note's older versions end in LF, and undo's
+    line-by-line merge then moved the person's last line (no final newline) onto a heading."""
+    import subprocess
+    from braniac import Vault
+    vault, _ = Vault.init(tmp_path / "vault", use_git=True)
+    _said_and_promoted(vault, (2025, 1, 6), "My sister Ana lives in Porto.")
+    ana = vault.ltm_root / "concrete/people/ana.md"
+    saved = (ana.read_text(encoding="utf-8") + "\n## Mine\nmy own text\nlast line").replace("\n", "\r\n").encode()
+    ana.write_bytes(saved)
+    subprocess.run(["git", "-C", str(vault.root), "commit", "-qam", "my edit"], check=True)
+    _said_and_promoted(vault, (2025, 1, 8), "My sister Ana lives in Lisbon now.")
+    assert b"superseded" in ana.read_bytes()
+    with _at(2025, 1, 9):
+        vault.undo()
+    assert ana.read_bytes() == saved

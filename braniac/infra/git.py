@@ -19,11 +19,19 @@ def available() -> bool:
     return shutil.which("git") is not None
 
 
+def _decoded(result: subprocess.CompletedProcess) -> subprocess.CompletedProcess:
+    """Output as text, its line endings as git gave them: a note a person saved with CRLF (and
+    its older versions, which undo and sync merge) keeps them, where text mode would make LF."""
+    result.stdout = result.stdout.decode("utf-8", "replace")
+    result.stderr = result.stderr.decode("utf-8", "replace")
+    return result
+
+
 def run(root: Path, *args: str, check: bool = True) -> subprocess.CompletedProcess:
     if not available():
         raise BraniacError("git is not installed; install it or run without --git")
     # literal: a note named `[draft].md` or `*.md` is that file, never a pattern for others
-    result = subprocess.run(["git", "--literal-pathspecs", *args], cwd=root, capture_output=True, text=True)
+    result = _decoded(subprocess.run(["git", "--literal-pathspecs", *args], cwd=root, capture_output=True))
     if check and result.returncode != 0:
         said = (result.stderr.strip() or result.stdout.strip()).splitlines()
         raise BraniacError(f"git {' '.join(args[:3])} failed: {said[0] if said else f'exit {result.returncode}'}")
@@ -148,8 +156,7 @@ def run_quiet(root: Path, *args: str, check: bool = True) -> subprocess.Complete
     if not available():
         raise BraniacError("git is not installed; install it to share a vault through a remote")
     env = {**os.environ, **_QUIET_ENV}
-    result = subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, env=env,
-                            stdin=subprocess.DEVNULL)
+    result = _decoded(subprocess.run(["git", *args], cwd=root, capture_output=True, env=env, stdin=subprocess.DEVNULL))
     if check and result.returncode != 0:
         said = (result.stderr.strip() or result.stdout.strip()).splitlines()
         raise BraniacError(f"git {' '.join(args[:2])} failed: {said[-1] if said else f'exit {result.returncode}'}")
