@@ -118,3 +118,19 @@ def test_undo_of_a_promotion_gives_back_a_crlf_note_as_the_person_saved_it(tmp_p
     with _at(2025, 1, 9):
         vault.undo()
     assert ana.read_bytes() == saved
+
+
+def test_a_note_a_person_named_as_obsidian_does_is_written_into_and_adopted_not_doubled(vault):
+    """The person's own `people/Ana.md` (no frontmatter yet) is the note of "Ana": promotion
+    writes into it, with the keys adoption gives it, not a second `ana.md` beside it."""
+    folder = vault.ltm_root / "concrete/people"
+    folder.mkdir(parents=True, exist_ok=True)
+    own = folder / "Ana.md"
+    mine = "# Ana\n\nMy sister, the one in Porto.\n\n## Related Memories\n- [[Porto]] is where she lives\n"
+    own.write_text(mine, encoding="utf-8")
+    _said_and_promoted(vault, (2025, 1, 6), "My sister Ana lives in Porto.", "Ana works at Unbabel as a translator.")
+    assert sorted(p.name for p in folder.glob("*.md") if p.name != "_index.md") == ["Ana.md"]
+    text = own.read_text(encoding="utf-8")
+    assert "My sister, the one in Porto.\n" in text and "- [[Porto]] is where she lives\n" in text
+    assert "Ana works at Unbabel as a translator." in text
+    assert [f for f in vault.doctor() if f.severity == "problem" and "Ana.md" in f.path] == []

@@ -10,6 +10,7 @@ moved it."""
 from __future__ import annotations
 
 import json
+import os
 import uuid as uuidlib
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -20,7 +21,8 @@ from ...model.types import NoteDraft
 from ...search.index import SearchIndex
 from ...vault import notes
 from ...vault.claims import stable_uuid
-from ...vault.layout import ARCHIVE, LONG_TERM
+from ...vault.adoption import adopted_text
+from ...vault.layout import ARCHIVE, FOLDER_INDEX, LONG_TERM
 from ...vault.notes import slugify
 
 if TYPE_CHECKING:
@@ -69,6 +71,9 @@ class Places:
         home = note_path(self.vault, draft)
         if home.exists():
             return home
+        named = _named_so(home)
+        if named is not None:
+            return named
         legacy = self.by_uuid.get(derived_uuid(draft))
         if legacy is not None and legacy.exists():
             return self.moved.get(legacy, legacy)
@@ -81,9 +86,10 @@ class Places:
         if path in self._uuids:
             return self._uuids[path]
         if path.exists():
-            try:
-                found = notes.read(path).uuid
-            except NoteError:
+            try:   # a note a person wrote that is not adopted yet: the uuid adoption gives it
+                text = read_text(path)
+                found = notes.parse(adopted_text(text, self.vault.relative(path), os.stat(path)) or text).uuid
+            except (NoteError, OSError):
                 found = ""
             if found:
                 self._uuids[path] = found
@@ -117,3 +123,15 @@ class Places:
         name = f"{slugify(draft.title)}.md"
         found = sorted(p for p in root.rglob(name) if inside(root, p)) if root.is_dir() else []   # no symlink out
         return found[0] if found else None
+
+
+def _named_so(home: Path) -> Path | None:
+    """The one note beside `home` whose name says the same title another way, as a person names
+    notes in Obsidian ("Ana.md", "Ana Silva.md" for ana.md, ana-silva.md): promotion writes into
+    it, never a second note of the same title."""
+    try:
+        found = [p for p in home.parent.iterdir() if p.suffix == ".md" and p.name != FOLDER_INDEX
+                 and slugify(p.stem) == home.stem and p.is_file()]
+    except OSError:
+        return None
+    return found[0] if len(found) == 1 else None

@@ -4,6 +4,7 @@ and paths, merges that change nothing the second time), so a re-run completes a 
 from __future__ import annotations
 
 import itertools
+import os
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING, Callable, Iterator
@@ -16,6 +17,7 @@ from ...model.offline.promotion import is_claim
 from ...model.offline.sentences import sentences, split_speaker
 from ...model.types import EventRecord, NoteDraft
 from ...vault import notes, stm
+from ...vault.adoption import adopted_text
 from ...vault.claims import Fact, FactNote, event_path, stable_uuid, stated_values, unmentioned
 from ...vault.folder_index import Entry
 from ...vault.folders import ensure_folder
@@ -141,7 +143,7 @@ def write_note(vault: "VaultStore", draft: NoteDraft, drafts: list[NoteDraft], p
         return FactNote.create(path, title=draft.title, summary=draft.summary, tags=draft.tags,
                                emotion=draft.emotion, note_uuid=note_uuid)
     try:
-        done = _save(path, fresh, merge)
+        done = _save(path, fresh, merge, vault.relative(path))
     except NoteError as exc:
         reject(vault, report, f"'{draft.title}': existing note is unreadable, left alone ({exc})")
         return
@@ -169,7 +171,8 @@ def _left_alone(vault: "VaultStore", report: PromotionReport, path: Path, title:
         return True
 
 
-def _save(path: Path, fresh: Callable[[], FactNote], change: Callable[[FactNote], bool]) -> str | None:
+def _save(path: Path, fresh: Callable[[], FactNote], change: Callable[[FactNote], bool],
+          vault_relative: str) -> str | None:
     """Apply `change` to the note at `path`: a new note from `fresh()` when there is none, else
     the note as it is at the moment of writing, never as it was read before the model thought:
     a person's edit made meanwhile is kept (update_text makes the change again on their text).
@@ -185,7 +188,9 @@ def _save(path: Path, fresh: Callable[[], FactNote], change: Callable[[FactNote]
 
     def apply(text: str) -> str:
         nonlocal changed
-        note = FactNote(notes.parse(text, path=path), path)
+        # a note a person wrote and braniac has not adopted yet is adopted as it is written to
+        adopted = adopted_text(text, vault_relative, os.stat(path)) or text
+        note = FactNote(notes.parse(adopted, path=path), path)
         changed = change(note)
         return note.render() if changed else text
 
@@ -231,7 +236,7 @@ def relate(vault: "VaultStore", drafts: list[NoteDraft], places: Places, written
         def gone(path: Path = path) -> FactNote:
             raise NoteError(f"{path}: removed while promotion linked it")
         try:
-            if _save(path, gone, link):
+            if _save(path, gone, link, vault.relative(path)):
                 written.add(path)
         except (NoteError, ReadOnlyFile):
             continue   # named by write_note already, or the person's to fix
@@ -277,7 +282,7 @@ def write_digests(vault: "VaultStore", events: list[EventRecord], done_items: li
         if _left_alone(vault, report, path, f"Digest of {day}"):
             continue
         try:
-            if _save(path, fresh, add_day):
+            if _save(path, fresh, add_day, vault.relative(path)):
                 written.add(path)
         except NoteError:
             continue
