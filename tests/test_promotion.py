@@ -265,7 +265,7 @@ def test_short_facts_a_person_states_reach_a_note_and_small_talk_does_not(tmp_pa
         vault.promote(force=True)
     priya = vault.ltm_root / "concrete/people/priya.md"
     assert [re.sub(r"^- \S+ — | \(\[.*$", "", f) for f in facts_of(priya)] == said[:2]
-    assert (vault.ltm_root / "concrete/people/dr-silva.md").is_file()
+    assert (vault.ltm_root / "concrete/people/silva.md").is_file()   # "Dr Silva", as "Dr. Silva", is Silva
     assert "trophy" not in priya.read_text(encoding="utf-8") and "pleasure" not in priya.read_text(encoding="utf-8")
 
 
@@ -278,6 +278,9 @@ def test_short_facts_a_person_states_reach_a_note_and_small_talk_does_not(tmp_pa
       "I sent Priya the hiring plan for next quarter."], "concrete/people/priya-shah.md"),
     # a title's full stop ends no sentence: "Brown" after "Dr." is a name, though a word too
     (["Dr. Brown says my knee is healing well.", "Dr. Brown wants another scan in March."], "concrete/people/brown.md"),
+    # a title with or without its full stop: one person
+    (["Dr. Silva said my blood tests look good.", "Dr Silva prescribed a lower dose of lisinopril."],
+     "concrete/people/silva.md"),
     # a hyphenated name is found as written in its claims
     (["Jean-Luc is the new sommelier at the wine bar.", "Jean-Luc recommended a Douro red for the dinner."],
      "concrete/topics/jean-luc.md"),

@@ -131,6 +131,8 @@ def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[
             parts = parts[1:]
             at_start = False
         parts = [p for p in parts if not is_calendar(p)]
+        if len(parts) > 1 and parts[0] in TITLES:
+            parts = parts[1:]   # "Dr Silva" is Silva, as "Dr. Silva" is (one note, not two)
         # "Bill and I" and "Flask and I've" name Bill and Flask; "Henry I" and "World War I" keep their I
         speaker = next((k for k, p in enumerate(parts) if p.lower().replace("’", "'") in _I_WITH_A_VERB
                         or p == "I" and k and parts[k - 1].lower() in ("and", "&")), len(parts))
