@@ -278,6 +278,9 @@ def test_short_facts_a_person_states_reach_a_note_and_small_talk_does_not(tmp_pa
       "I sent Priya the hiring plan for next quarter."], "concrete/people/priya-shah.md"),
     # a title's full stop ends no sentence: "Brown" after "Dr." is a name, though a word too
     (["Dr. Brown says my knee is healing well.", "Dr. Brown wants another scan in March."], "concrete/people/brown.md"),
+    # a role said of two: both are people
+    (["My in-laws Robert and Helen are staying with us for two weeks.", "Helen brought her famous lemon cake."],
+     "concrete/people/helen.md"),
     # a title with or without its full stop: one person
     (["Dr. Silva said my blood tests look good.", "Dr Silva prescribed a lower dose of lisinopril."],
      "concrete/people/silva.md"),

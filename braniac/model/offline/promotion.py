@@ -100,9 +100,12 @@ _ROLES = "|".join(sorted(PERSON_NOUNS | {
     "manager", "doctor", "dentist", "teacher", "coach", "therapist", "landlord", "landlady", "physio", "mentor",
     "tutor", "neighbour", "neighbor", "roommate", "flatmate", "lawyer", "accountant", "nurse", "trainer",
     "instructor", "supervisor", "teammate", "classmate", "girlfriend", "boyfriend", "fiancé", "fiancee", "niece",
-    "nephew", "grandmother", "grandfather", "stepmom", "stepdad", "godmother", "godfather", "babysitter", "nanny"}))
-_PERSON_BEFORE = re.compile(r"\b(?:met|with|told|asked|call|called|" + _ROLES + r"|mr|mrs|ms|dr)\.?\s+$|"
-                            r"\b(?:" + _ROLES + r")s?(?:\s+(?:is|was)|,)\s+$|" + _SAID_FROM_OR_TO, re.I)
+    "nephew", "grandmother", "grandfather", "stepmom", "stepdad", "godmother", "godfather", "babysitter", "nanny",
+    "parent", "grandparent", "twin", "in-law", "spouse", "fiance"}))
+_PERSON_BEFORE = re.compile(r"\b(?:met|with|told|asked|call|called|(?:" + _ROLES + r")s?|mr|mrs|ms|dr)\.?\s+$|"
+                            r"\b(?:" + _ROLES + r")s?(?:\s+(?:is|was)|,)\s+$|"
+                            # "my in-laws Robert and Helen", "the twins Noah and Emma": the second too
+                            r"\b(?:" + _ROLES + r")s?\s+[A-Z][\w'’-]*\s+(?:and|&)\s+$|" + _SAID_FROM_OR_TO, re.I)
 _WITH = re.compile(r"\bwith\s+$", re.I)
 _ARTICLE_BEFORE = re.compile(r"\b(?:the|a|an)\s+(?:[a-z][\w-]*\s+){0,2}$")   # "the tracking ", "a "
 # what is watched, read or played is a work or a game ("watched Jurassic Park", "played Valorant")
