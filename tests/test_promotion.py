@@ -281,6 +281,9 @@ def test_short_facts_a_person_states_reach_a_note_and_small_talk_does_not(tmp_pa
     # a role said of two: both are people
     (["My in-laws Robert and Helen are staying with us for two weeks.", "Helen brought her famous lemon cake."],
      "concrete/people/helen.md"),
+    # a thing moved in time is no person: "Standup moved to 10:00" (a name no dictionary has)
+    (["Standup moved to 10:00 starting Monday for the whole team.",
+      "Standup ran long again because of the release discussion."], "concrete/topics/standup.md"),
     # a title with or without its full stop: one person
     (["Dr. Silva said my blood tests look good.", "Dr Silva prescribed a lower dose of lisinopril."],
      "concrete/people/silva.md"),

@@ -119,6 +119,10 @@ _ORG_AFTER = re.compile(r"^(?:\s+(?:Inc|Ltd|LLC|Corp|Co|GmbH|AG|plc|Labs|Bank|Un
                         r"|,?\s+(?:is|was)\s+(?:a|an|the)\s+(?:\w+\s+)?(?:company|startup|firm|bank|agency|organi[sz]ation|"
                         r"nonprofit|charity|brand|corporation|business|employer)\b|['’]s\s+(?:office|offices|headquarters|"
                         r"ceo|employees|products?|staff)\b)", re.I)
+# a thing moved in time, which a person is not: "Standup moved to 10:00", "Retro moved to Friday"
+_MOVED_IN_TIME = re.compile(r"^\s+(?:moved|was moved|got moved|is moving)\s+(?:back\s+)?(?:to|from)\s+(?:the\s+)?"
+                            r"(?:\d|noon|midnight|next\b|tomorrow|later|earlier|"
+                            r"(?:mon|tues|wednes|thurs|fri|satur|sun)days?\b|(?:morning|afternoon|evening)s?\b)", re.I)
 _PERSON_AFTER = re.compile(r"^(?:'s\b|\s+(?:said|says|told|asked|moved|works|worked|lives|lived|went|goes|wants|wanted|"
                            r"likes|loves|thinks|thought|is my|was my|and i|called|texted|visited|joined|started|"
                            # what people do, hardly a company or a thing ("Greg agreed", "Priya prescribed")
@@ -215,6 +219,8 @@ def _entity_folder(name: str, event_texts: list[str], speakers: set[str], in_cod
                 place_votes += 1
             elif _PERSON_BEFORE.search(before[-32:]):
                 person_votes += not (worked_with and _WITH.search(before[-32:]))
+            elif _MOVED_IN_TIME.search(after):
+                thing_votes += 1           # "Standup moved to 10:00", "Pilates moved to Thursdays": a thing
             elif _PERSON_AFTER.search(after) and not _ARTICLE_BEFORE.search(before[-40:]):
                 person_votes += 1          # "Ana and I", "Ana said"; not "the tracking ID and I", "a Master's"
     versioned = bool(_VERSIONED.search(name))
