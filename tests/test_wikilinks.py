@@ -132,3 +132,12 @@ def test_links_a_person_wrote_in_code_or_a_comment_stay_as_written_when_the_note
     assert kept in text
     assert f'Lives in [P](../cities/porto.md "uuid:{uuid}"), or [P](<../cities/porto.md>).' in text
     assert [f for f in vault.doctor() if "link" in f.reason or "resolve" in f.reason] == []
+
+
+def test_a_link_in_angle_brackets_to_a_name_with_spaces_is_re_aimed_as_it_reads(vault: Vault) -> None:
+    note = write_note(vault, "memory/long_term/concrete/people/Zoë Smith.md", "Zoë Smith", "# Zoë\n")
+    linking = write_note(vault, "memory/long_term/concrete/people/j.md", "J", "# J\n\n[z](<Zoë Smith.md#Facts>)\n")
+    new = vault.ltm_root / "concrete" / "friends" / "Zoë Smith.md"
+    moves.apply_moves(vault, [moves.Move(note, new)], set())
+    assert "[z](<../friends/Zoë Smith.md#Facts>)" in linking.read_text(encoding="utf-8")
+    assert [f for f in vault.doctor() if "link" in f.reason or "resolve" in f.reason] == []

@@ -124,8 +124,9 @@ def relink(link: Link, from_file: Path, target: Path, uuid: str | None = None) -
         link = Link(link.text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]"), link.target, uuid)
     title = f' "uuid:{uuid}"' if uuid else ""
     aimed = relative_target(from_file, target) + anchor
-    if link.target.startswith("<"):
-        aimed = f"<{aimed}>"   # written in angle brackets: kept so
+    if link.target.startswith("<") and not re.search(r"[<>\n]", str(target)):
+        # written in angle brackets: kept so, the path as it reads (spaces and all), as resolve() reads it
+        aimed = "<" + PurePosixPath(Path(os.path.relpath(target, Path(from_file).parent))).as_posix() + anchor + ">"
     return f"[{link.text}]({aimed}{title})"
 
 
