@@ -134,3 +134,21 @@ def test_a_note_a_person_named_as_obsidian_does_is_written_into_and_adopted_not_
     assert "My sister, the one in Porto.\n" in text and "- [[Porto]] is where she lives\n" in text
     assert "Ana works at Unbabel as a translator." in text
     assert [f for f in vault.doctor() if f.severity == "problem" and "Ana.md" in f.path] == []
+
+
+def test_a_persons_lines_in_a_folders_manifest_stay_when_braniac_lists_a_new_note(vault):
+    """`_index.md`'s Manifest is rebuilt from the folder whenever a note comes or goes; a
+    person's words, comment, links and tasks there stay, and a line under an entry stays under it."""
+    _said_and_promoted(vault, (2025, 1, 6), "My manager is Priya.", "Priya approved my vacation.")
+    index = vault.ltm_root / "concrete/people/_index.md"
+    mine_first = ("Note: these are my people.\n<!-- keep this comment -->\n- [[Inbox/todo]] — my todo list\n"
+                  "- [Website](https://example.org) — Priya's site\n")
+    under = "  - met her in 2019\n"
+    _edited(index, lambda t: t.replace("## Manifest\n", "## Manifest\n" + mine_first))
+    _edited(index, lambda t: "".join(line + (under if "](priya.md" in line and line.startswith("- ") else "")
+                                     for line in t.splitlines(True)))
+    _said_and_promoted(vault, (2025, 1, 8), "My colleague Tom is the new designer.", "Tom said the mockups are done.")
+    manifest = index.read_text(encoding="utf-8").split("## Manifest\n", 1)[1].split("\n## ", 1)[0]
+    assert manifest.startswith(mine_first), manifest
+    assert "](tom.md" in manifest and "](priya.md" in manifest
+    assert manifest.split("](priya.md", 1)[1].split("\n", 1)[1].startswith(under), manifest

@@ -18,6 +18,7 @@ from .notes import Note
 
 SUMMARY, MANIFEST, RELATED = "Summary", "Manifest", "Related Memories"
 NO_RELATED = "_(none yet)_"
+NO_MANIFEST = "_(empty)_"
 _SECTION = re.compile(r"^## +(.+?)[ \t]*\r?$", re.MULTILINE)
 # (heading or None for the preamble, raw text of the section including its heading line)
 Sections = list[tuple[str | None, str]]
@@ -67,7 +68,7 @@ class IndexFile:
         self.set_section(SUMMARY, text)
 
     def set_manifest(self, entries: list[Entry]) -> None:
-        self.set_section(MANIFEST, "\n".join(e.render(self.path) for e in entries) or "_(empty)_")
+        set_entries(self.sections, MANIFEST, self.path, entries, NO_MANIFEST)
 
     def set_related(self, entries: list[Entry]) -> None:
         set_related(self.sections, self.path, entries)
@@ -128,12 +129,31 @@ def related_entries(sections: Sections, path: Path) -> list[Entry]:
 
 
 def set_related(sections: Sections, path: Path, entries: list[Entry]) -> None:
-    """Replace the Related Memories entries (the section is added at the end if missing); every
-    other section stays byte for byte, and so do the lines of this one that are no entry (a
-    person's `[[Unbabel]]`, a web address, an embed, their words), first, as written."""
-    kept = [line for line in (section_content(sections, RELATED) or "").splitlines()
-            if line.strip() and line.strip() != NO_RELATED and _entry_link(line) is None]
-    set_section(sections, RELATED, "\n".join([*kept, *(e.render(path) for e in entries)]) or NO_RELATED)
+    """Replace the Related Memories entries (the section is added at the end if missing)."""
+    set_entries(sections, RELATED, path, entries, NO_RELATED)
+
+
+def set_entries(sections: Sections, name: str, path: Path, entries: list[Entry], empty: str) -> None:
+    """Replace the link entries of the `## name` section (Manifest, Related Memories) of the file
+    at `path`; every other section stays byte for byte, and so do the lines of this one that are
+    no entry: a person's words, a comment, `[[Unbabel]]`, a web address, an embed, first, as
+    written; an indented line under an entry (a sub-bullet, a task) stays under it."""
+    kept: list[str] = []
+    under: dict[Path, list[str]] = {}
+    last: Path | None = None
+    for line in (section_content(sections, name) or "").splitlines():
+        link = _entry_link(line)
+        if link is not None:
+            last = link.resolve(path)
+        elif line[:1] in (" ", "\t") and line.strip() and last is not None:
+            under.setdefault(last, []).append(line)
+        elif line.strip() and line.strip() != empty:
+            kept.append(line)
+            last = None
+    listed = {e.path for e in entries}
+    kept += [line for target, lines in under.items() if target not in listed for line in lines]   # its entry is gone
+    lines = [*kept, *(line for e in entries for line in (e.render(path), *under.get(e.path, ())))]
+    set_section(sections, name, "\n".join(lines) or empty)
 
 
 def split_sections(body: str) -> Sections:
