@@ -141,3 +141,11 @@ def test_a_link_in_angle_brackets_to_a_name_with_spaces_is_re_aimed_as_it_reads(
     moves.apply_moves(vault, [moves.Move(note, new)], set())
     assert "[z](<../friends/Zoë Smith.md#Facts>)" in linking.read_text(encoding="utf-8")
     assert [f for f in vault.doctor() if "link" in f.reason or "resolve" in f.reason] == []
+
+
+def test_a_link_with_a_title_of_the_persons_own_is_re_aimed_and_keeps_the_title(vault: Vault) -> None:
+    note = write_note(vault, "memory/long_term/concrete/people/priya.md", "Priya", "# Priya\n")
+    linking = write_note(vault, "memory/long_term/concrete/people/j.md", "J",
+                         "# J\n\n[boss](priya.md \"my boss\") and [b](priya.md 'her')\n")
+    moves.apply_moves(vault, [moves.Move(note, vault.ltm_root / "concrete" / "priya.md")], set())
+    assert "[boss](../priya.md \"my boss\") and [b](../priya.md 'her')" in linking.read_text(encoding="utf-8")

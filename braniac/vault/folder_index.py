@@ -179,7 +179,8 @@ def _entry_link(line: str) -> Link | None:
     if not stripped.startswith(("- ", "* ")):
         return None
     found = find_links(stripped)
-    if not found or _SCHEME.match(found[0].target) or stripped[found[0].start - 1:found[0].start] == "!":
+    if not found or _SCHEME.match(found[0].target) or stripped[found[0].start - 1:found[0].start] == "!" \
+            or found[0].title:   # a title of the person's own: the line is theirs, kept as written
         return None
     return found[0]
 

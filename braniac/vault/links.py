@@ -23,7 +23,9 @@ from .wikilinks import WIKILINK, WikiLink
 MARKDOWN, WIKILINK_STYLE = LINK_STYLES
 
 LINK = re.compile(
-    r"\[(?P<text>(?:[^\[\]\\]|\\.)*)\]\((?P<target><[^>\n]*>|[^)\s]*)(?:\s+\"uuid:(?P<uuid>[^\"\s]+)\")?\)"
+    r"\[(?P<text>(?:[^\[\]\\]|\\.)*)\]\((?P<target><[^>\n]*>|[^)\s]*)"
+    # braniac's title is the uuid; a person's own title ("my boss") is kept as written
+    r"(?:\s+(?:\"uuid:(?P<uuid>[^\"\s]+)\"|\"(?P<title>[^\"\n]*)\"|'(?P<stitle>[^'\n]*)'))?\)"
     r"|(?<!!)\[\[(?P<wtarget>\.\.?/[^\[\]|#^\n]*)(?P<wanchor>#[^\[\]|\n]*)?(?:\|(?P<walias>[^\[\]|\n]*))?\]\]"
     r"(?:<!--uuid:(?P<wuuid>[^\s>]+)-->)?"
 )
@@ -41,6 +43,7 @@ class Link:
     end: int = 0
     style: str = MARKDOWN
     aliased: bool = True  # a wikilink that shows a text of its own (`[[path|text]]`)
+    title: str = ""       # a person's own link title, as written with its quotes (`"my boss"`)
 
     @property
     def is_external(self) -> bool:
@@ -70,7 +73,8 @@ def prose_links(text: str) -> list[Link]:
 
 def _link(m: re.Match) -> Link:
     if m["wtarget"] is None:
-        return Link(m["text"], m["target"], m["uuid"], m.start(), m.end())
+        title = f'"{m["title"]}"' if m["title"] is not None else f"'{m['stitle']}'" if m["stitle"] is not None else ""
+        return Link(m["text"], m["target"], m["uuid"], m.start(), m.end(), title=title)
     target = m["wtarget"].strip() + (m["wanchor"] or "").strip()
     shown = m["walias"] if m["walias"] is not None else PurePosixPath(m["wtarget"].strip()).name
     return Link(shown, target, m["wuuid"], m.start(), m.end(), WIKILINK_STYLE, m["walias"] is not None)
@@ -122,7 +126,7 @@ def relink(link: Link, from_file: Path, target: Path, uuid: str | None = None) -
         if path is not None:
             return _wikilink(path + anchor, link.text if link.aliased else None, uuid)
         link = Link(link.text.replace("\\", "\\\\").replace("[", "\\[").replace("]", "\\]"), link.target, uuid)
-    title = f' "uuid:{uuid}"' if uuid else ""
+    title = f' "uuid:{uuid}"' if uuid else f" {link.title}" if link.title else ""
     aimed = relative_target(from_file, target) + anchor
     if link.target.startswith("<") and not re.search(r"[<>\n]", str(target)):
         # written in angle brackets: kept so, the path as it reads (spaces and all), as resolve() reads it
