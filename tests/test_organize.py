@@ -539,6 +539,8 @@ HOSTILE = {
     "system": {"op": "move", "path": "system/core_identity.md", "to": "memory/long_term/concrete"},
     "overwrite": {"op": "move", "path": f"{RUST}/cargo.md", "to": "memory/long_term/concrete/tech/lang/python",
                   "_then": "cargo.md exists there"},
+    # Cargo.md in go/: the same file as cargo.md on macOS and Windows, where a clone would lose one
+    "overwrite-in-another-case": {"op": "move", "path": f"{RUST}/cargo.md", "to": "memory/long_term/concrete/tech/lang/go"},
     "link-out": {"op": "link", "a": f"{RUST}/cargo.md", "b": "../outside.md", "weight": 0.5},
     "bad-weight": {"op": "link", "a": f"{RUST}/cargo.md", "b": f"{RUST}/macros.md", "weight": 7},
     "not-a-dict": "archive everything",
@@ -577,6 +579,7 @@ def llm_vault(tmp_path, fake_llm, net_guard, monkeypatch):
     # cargo.md, then, exists in python/ too: a move of rust/cargo.md there would overwrite it
     add_note(s.vault, f"{LTM}/concrete/tech/lang/python/cargo.md", "Cargo cult", "Not the Rust one.", ["python"])
     s.uuids["cargo-cult"] = uuid_of(s.vault.root / f"{LTM}/concrete/tech/lang/python/cargo.md")
+    add_note(s.vault, f"{LTM}/concrete/tech/lang/go/Cargo.md", "Cargo", "A person's note on cargo bikes.", ["go"])
     return s, server, tmp_path
 
 

@@ -150,11 +150,21 @@ def _relocation(vault: "VaultStore", kind: type[Relocation], raw: dict) -> Reloc
     if kind is MoveNote:
         if raw["to"].startswith(f"{LONG_TERM}/events") or target.parent == source.parent:
             raise Rejected(f"move: {rel} -> {raw['to']} goes nowhere useful")
-    if target.exists():
+    if target.exists() or _differs_only_in_case(target):
+        # (a name that differs only in case is the same file on macOS and Windows, where a
+        # clone of the vault would lose one of the two)
         raise Rejected(f"{kind.kind}: {vault.relative(target)} exists already; braniac never overwrites")
     merge = raw.get("merge")
     keep_merge = bool(merge) and isinstance(merge, str) and _inside_ltm(vault, merge, folder=True)
     return kind(rel, str(target.relative_to(vault.root)), merge if keep_merge else None)
+
+
+def _differs_only_in_case(target: Path) -> bool:
+    """Does the target's folder hold a file whose name is the target's in another case?"""
+    try:
+        return any(p.name.casefold() == target.name.casefold() for p in target.parent.iterdir())
+    except OSError:
+        return False
 
 
 def _inside_ltm(vault: "VaultStore", rel: str, *, folder: bool = False) -> bool:
