@@ -184,7 +184,8 @@ class Vault(VaultStore):
 
     def repair(self, *, dry_run: bool = False) -> RepairReport:
         """`braniac doctor --fix`: repair what needs no guess (notes and folders made by hand,
-        manifests, link paths from their uuid, leftover temp files); the rest is reported."""
+        manifests, link paths from their uuid, citations from their event id, leftover temp
+        files); the rest is reported."""
         config, _model = configured_model(self.root, None)
         return run_repair(self, config, dry_run=dry_run)
 

@@ -152,3 +152,19 @@ def test_a_persons_lines_in_a_folders_manifest_stay_when_braniac_lists_a_new_not
     assert manifest.startswith(mine_first), manifest
     assert "](tom.md" in manifest and "](priya.md" in manifest
     assert manifest.split("](priya.md", 1)[1].split("\n", 1)[1].startswith(under), manifest
+
+
+def test_doctor_fix_repairs_the_citations_of_a_note_a_person_moved_by_hand(vault):
+    """A person moves `people/` into `team/` in their file manager: the notes' citations
+    (links to archived events, which carry no uuid) lead nowhere; the event id each one names
+    finds its event again."""
+    _said_and_promoted(vault, (2025, 1, 6), "My manager is Priya.", "Priya approved my vacation.")
+    (vault.ltm_root / "concrete/team").mkdir()
+    (vault.ltm_root / "concrete/people").rename(vault.ltm_root / "concrete/team/people")
+    priya = vault.ltm_root / "concrete/team/people/priya.md"
+    assert any("does not resolve" in f.reason and f.path.endswith("priya.md") for f in vault.doctor())
+    plan = vault.repair(dry_run=True)
+    assert any("citations in memory/long_term/concrete/team/people/priya.md" in d for d in plan.done), plan.done
+    vault.repair()
+    assert "](../../../events/2025/01/06/" in priya.read_text(encoding="utf-8")
+    assert not [f for f in vault.doctor() if "does not resolve" in f.reason and f.path.endswith("priya.md")]

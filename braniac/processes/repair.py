@@ -2,7 +2,8 @@
 leave the rest to the person with advice (vault-format.md §10.8).
 
 Repaired: notes and folders made by hand (adoption), manifests out of date, link paths whose
-target moved (found again by the uuid the link carries), temp files a killed write left.
+target moved (found again by the uuid the link carries), citations of a note moved by hand
+(found again by the event id they name), temp files a killed write left.
 Never guessed: broken YAML, two files with one uuid, a link whose uuid is nowhere: those are
 reported with what to do. Runs under the LTM lock, like every worker that writes long-term
 memory; `dry_run` only plans.
@@ -10,6 +11,7 @@ memory; `dry_run` only plans.
 from __future__ import annotations
 
 import contextlib
+import re
 import time
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -17,13 +19,14 @@ from typing import TYPE_CHECKING
 
 from ..infra import git
 from ..infra.errors import LockBusy, NoteError
-from ..infra.fsio import discard_stale_temp, holds_a_save, kept_beside, locked, stale_temp_files
+from ..infra.fsio import (discard_stale_temp, holds_a_save, kept_beside, locked, read_text, stale_temp_files,
+                          update_text)
 from ..infra.fsio_folders import remove_stale_temps
 from ..search.index import update_after_write
 from ..vault import doctor, notes
 from ..vault.folders import refresh_indexes
-from ..vault.layout import FOLDER_INDEX
-from ..vault.links import find_links
+from ..vault.layout import FOLDER_INDEX, event_rel, is_event_id
+from ..vault.links import Link, find_links, prose_links, relink
 from ..vault.moves import repair_links
 from .adoption import QUIET_SECONDS, adopt
 from .commits import WorkerCommits
@@ -87,7 +90,11 @@ def _planned(vault: "VaultStore", finding: doctor.Finding, report: RepairReport)
         return f"create {finding.path}/_index.md" in planned
     if _manifest_finding(finding):
         return f"manifest of {finding.path} " in planned + " "
-    return f"links in {finding.path} " in planned + " " or "temp file" in finding.reason
+    # (only the links it repairs: not every finding of a file some of whose links it repairs)
+    return "temp file" in finding.reason or "does not resolve" in finding.reason and (
+        ("(uuid " in finding.reason or finding.reason.startswith(("related memory", "manifest entry")))
+        and f"links in {finding.path} from their uuid" in planned
+        or _cites_an_event(finding.reason) and f"citations in {finding.path} " in planned + " ")
 
 
 def _repair(vault: "VaultStore", config: "Config", report: RepairReport, dry_run: bool, quiet: float) -> None:
@@ -117,6 +124,10 @@ def _repair(vault: "VaultStore", config: "Config", report: RepairReport, dry_run
     broken = [vault.root / f.path for f in findings if "does not resolve" in f.reason and "(uuid " in f.reason]
     fixable = sorted({p for p in broken if p.is_file() and _has_movable_link(p, by_uuid)})
     report.done += [f"repair links in {vault.relative(p)} from their uuid" for p in fixable]
+    cited = sorted({vault.root / f.path for f in findings if "does not resolve" in f.reason
+                    and _cites_an_event(f.reason) and (vault.root / f.path).is_file()})
+    citing = [p for p in cited if _found_citations(vault, p)]
+    report.done += [f"repair citations in {vault.relative(p)} from their event ids" for p in citing]
     if dry_run:
         return
     autocommit = config.git_autocommit and git.is_repo(vault.root)
@@ -125,6 +136,9 @@ def _repair(vault: "VaultStore", config: "Config", report: RepairReport, dry_run
     with commits.recording() if autocommit else contextlib.nullcontext():
         if fixable:
             repair_links(vault, {}, by_uuid, written, files=fixable)
+        for path in citing:
+            update_text(path, lambda text, path=path: _with_citations_found(vault, path, text))
+            written.add(path)
         if stale:
             refresh_indexes(vault, stale, written)
     if written - {vault.root / f for f in adoption.files}:
@@ -173,3 +187,35 @@ def _has_movable_link(path: Path, by_uuid: dict[str, Path]) -> bool:
         return False
     return any(link.uuid in by_uuid and not link.resolve(path).exists()
                for link in find_links(text) if link.uuid and not link.is_external)
+
+
+def _cites_an_event(reason: str) -> bool:
+    """Is the broken link of a doctor finding a citation (a link to an archived event's file)?"""
+    return bool(re.search(r"link '[^']*\d{4}-\d{2}-\d{2}T\d{2}-\d{2}-\d{2}(?:\.\d+)?Z\.md'", reason))
+
+
+def _found_citations(vault: "VaultStore", path: Path) -> list[tuple[Link, Path]]:
+    try:
+        return _found_citations_in(vault, path, read_text(path))
+    except NoteError:
+        return []
+
+
+def _found_citations_in(vault: "VaultStore", path: Path, text: str) -> list[tuple[Link, Path]]:
+    """The citations in `text` (of the note at `path`) that lead nowhere, each with the archived
+    event its id names (the note was moved by hand; the event was not)."""
+    found = []
+    for link in prose_links(text):
+        if is_event_id(link.text) and not link.is_external and not link.resolve(path).exists():
+            event = vault.root / event_rel(link.text)
+            if event.is_file():
+                found.append((link, event))
+    return found
+
+
+def _with_citations_found(vault: "VaultStore", path: Path, text: str) -> str:
+    out, last = [], 0
+    for link, event in _found_citations_in(vault, path, text):
+        out += [text[last:link.start], relink(link, path, event)]
+        last = link.end
+    return "".join(out) + text[last:]
