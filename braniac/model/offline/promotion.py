@@ -64,7 +64,7 @@ def is_claim(sentence: str) -> bool:
     counts as a word of substance ("raised the lisinopril to 20 mg"); a short statement of the
     person's own needs two words that are not small talk ("great", "love", "think")."""
     s = sentence.strip()
-    if s.endswith("?"):
+    if not s or s.endswith("?"):
         return False
     said = textutil.content_words(s)
     if len(said) + len(textutil.numbers(s)) >= MIN_CLAIM_WORDS:
