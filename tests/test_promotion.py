@@ -267,6 +267,8 @@ def test_short_facts_a_person_states_reach_a_note_and_small_talk_does_not(tmp_pa
     assert [re.sub(r"^- \S+ — | \(\[.*$", "", f) for f in facts_of(priya)] == said[:2]
     assert (vault.ltm_root / "concrete/people/silva.md").is_file()   # "Dr Silva", as "Dr. Silva", is Silva
     assert "trophy" not in priya.read_text(encoding="utf-8") and "pleasure" not in priya.read_text(encoding="utf-8")
+    from braniac.model.offline.promotion import is_claim
+    assert not is_claim("") and not is_claim("   ")   # a blank sentence is none (and no error)
 
 
 @pytest.mark.parametrize("said, expected", [
