@@ -4,6 +4,8 @@ typed into Facts without a citation, a note saved with a byte-order mark, a `## 
 inside their code block."""
 from __future__ import annotations
 
+import os
+
 from datetime import datetime, timezone
 
 from braniac.infra import clock
@@ -168,3 +170,17 @@ def test_doctor_fix_repairs_the_citations_of_a_note_a_person_moved_by_hand(vault
     vault.repair()
     assert "](../../../events/2025/01/06/" in priya.read_text(encoding="utf-8")
     assert not [f for f in vault.doctor() if "does not resolve" in f.reason and f.path.endswith("priya.md")]
+
+
+def test_a_persons_own_index_without_frontmatter_gets_all_the_keys_braniac_needs(vault):
+    folder = vault.ltm_root / "projects"
+    folder.mkdir()
+    mine = "# Projects\n\nMy overview of projects.\n\n## Ideas\n- a pond\n"
+    (folder / "_index.md").write_text(mine, encoding="utf-8")
+    (folder / "garden.md").write_text("# Garden\n\nPlant tomatoes.\n", encoding="utf-8")
+    for path in (folder / "_index.md", folder / "garden.md", folder):
+        os.utime(path, (1.7e9, 1.7e9))   # saved a while ago: adoption waits for quiet files
+    vault.adopt()
+    text = (folder / "_index.md").read_text(encoding="utf-8")
+    assert mine.split("## Ideas")[0] in text and "## Ideas\n- a pond\n" in text and "](garden.md" in text
+    assert [f for f in vault.doctor() if f.severity == "problem" and f.path.startswith("memory/long_term/projects")] == []

@@ -9,10 +9,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Iterable
 
 from . import folder_index
+from .adoption import adopted_text
 from .pass_reads import PassReads
 from ..infra.errors import NoteError, ReadOnlyFile
-from ..infra.fsio import (TEMP_SUFFIX, ConcurrentEdit, atomic_write, beside_its_note, inside, is_regular_file, real_path,
-                         settled_stat)
+from ..infra.fsio import (TEMP_SUFFIX, ConcurrentEdit, atomic_write, beside_its_note, inside, is_regular_file,
+                          read_text, real_path, settled_stat)
 from ..infra.fsio_folders import publish_directory, remove_tree
 from ..infra.notices import notice
 from .claims import parse_fact, stable_uuid
@@ -142,7 +143,9 @@ def _refresh_index(vault: "VaultStore", folder: Path, written: set[Path], reads:
     for _ in range(5):
         try:
             read_at = settled_stat(index_path)
-            index = folder_index.read(index_path)
+            text = read_text(index_path)
+            # a person's own _index.md without braniac's keys gets them, as adoption gives a note
+            index = folder_index.parse(adopted_text(text, vault.relative(index_path), read_at) or text, index_path)
         except (NoteError, FileNotFoundError):
             return  # a broken _index.md is the person's to fix (doctor names it); never overwrite it
         if not _refreshed(vault, folder, index, reads):
