@@ -149,3 +149,15 @@ def test_a_link_with_a_title_of_the_persons_own_is_re_aimed_and_keeps_the_title(
                          "# J\n\n[boss](priya.md \"my boss\") and [b](priya.md 'her')\n")
     moves.apply_moves(vault, [moves.Move(note, vault.ltm_root / "concrete" / "priya.md")], set())
     assert "[boss](../priya.md \"my boss\") and [b](../priya.md 'her')" in linking.read_text(encoding="utf-8")
+
+
+def test_an_aliased_wikilink_in_a_table_is_read_past_its_escaped_pipe_and_keeps_it_when_re_aimed(vault: Vault) -> None:
+    """In a Markdown table Obsidian's `[[porto\\|sis]]` escapes the pipe that would end the cell:
+    its target is `porto` (doctor warned "[[porto\\]] opens no file"), and a move keeps the `\\|`."""
+    note = write_note(vault, "memory/long_term/concrete/places/porto.md", "Porto", "# Porto\n")
+    table = write_note(vault, "memory/long_term/concrete/people/trips.md", "Trips",
+                       "# Trips\n\n| who | where |\n|---|---|\n| Ana | [[porto\\|sis]] and [[places/porto#Facts\\|facts]] |\n")
+    assert [f for f in vault.doctor() if "wikilink" in f.reason and f.path.endswith("trips.md")] == []
+    moves.apply_moves(vault, [moves.Move(note, vault.ltm_root / "concrete" / "cities" / "porto.md")], set())
+    text = table.read_text(encoding="utf-8")
+    assert "[[porto\\|sis]] and [[porto#Facts\\|facts]]" in text, text   # (the shortest name that opens it)

@@ -29,6 +29,7 @@ class WikiLink:
     embed: bool = False
     start: int = 0
     end: int = 0
+    pipe: str = "|"       # '\|' in a Markdown table, where a bare '|' would end the cell
 
     @property
     def text(self) -> str:
@@ -46,8 +47,10 @@ def find_wikilinks(text: str) -> list[WikiLink]:
             continue
         if not m["embed"] and m["target"].strip().startswith(("./", "../")):
             continue   # an explicit relative path: a path link, read by `links.find_links`
-        found.append(WikiLink(m["target"].strip(), (m["anchor"] or "").strip(), m["alias"], bool(m["embed"]),
-                              m.start(), m.end()))
+        target, anchor, pipe = m["target"].strip(), (m["anchor"] or "").strip(), "|"
+        if m["alias"] is not None and (anchor or target).endswith("\\"):   # `[[x\|y]]` in a table
+            target, anchor, pipe = (target, anchor[:-1], "\\|") if anchor else (target[:-1], anchor, "\\|")
+        found.append(WikiLink(target, anchor, m["alias"], bool(m["embed"]), m.start(), m.end(), pipe))
     return found
 
 
@@ -128,12 +131,12 @@ class Resolver:
             self._by_name[_key(PurePosixPath(rel).name)].remove(rel)
 
 
-def render(target: str, *, anchor: str = "", alias: str | None = None, embed: bool = False) -> str:
+def render(target: str, *, anchor: str = "", alias: str | None = None, embed: bool = False, pipe: str = "|") -> str:
     """A wikilink as text."""
-    alias_part = f"|{alias}" if alias is not None else ""
+    alias_part = f"{pipe}{alias}" if alias is not None else ""
     return f"{'!' if embed else ''}[[{target}{anchor}{alias_part}]]"
 
 
 def retarget(link: WikiLink, target: str) -> str:
     """`link` written again to open `target`, everything else kept."""
-    return render(target, anchor=link.anchor, alias=link.alias, embed=link.embed)
+    return render(target, anchor=link.anchor, alias=link.alias, embed=link.embed, pipe=link.pipe)
