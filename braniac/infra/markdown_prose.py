@@ -9,7 +9,8 @@ from collections.abc import Iterator
 _MARKUP_BEFORE = re.compile(r"(?:[*_#>|`+-]+|\d+[.)])[ \t]*$")   # "- ", "**", "1. ", "> ", "## "
 
 
-_TITLE_BEFORE = re.compile(r"(?<![\w.])(?:Dr|Mr|Mrs|Ms|Prof)\.$")
+TITLES = frozenset("Dr Mr Mrs Ms Prof".split())   # written before a name, with a full stop that ends no sentence
+_TITLE_BEFORE = re.compile(rf"(?<![\w.])(?:{'|'.join(sorted(TITLES))})\.$")
 
 
 def opens_sentence(text: str, start: int) -> bool:

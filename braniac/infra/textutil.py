@@ -5,7 +5,7 @@ import re
 from collections import Counter
 from functools import lru_cache
 
-from .markdown_prose import opens_sentence
+from .markdown_prose import TITLES, opens_sentence  # noqa: F401  (textutil.TITLES for callers)
 from .stemming import english_words, forms_by_word, irregular_base, stem  # noqa: F401  (textutil.stem for callers)
 
 STOP_WORDS = frozenset("""
@@ -85,7 +85,6 @@ jan feb mar apr jun jul aug sep sept oct nov dec monday tuesday wednesday thursd
 mon tue tues wed thu thur thurs fri sat sun today tomorrow yesterday""".split())
 
 
-TITLES = frozenset("Dr Mr Mrs Ms Prof".split())   # written before a name, with a full stop that ends no sentence
 _STANDS_ALONE = re.compile(r"\s*[,!?.]")
 _I_WITH_A_VERB = frozenset({"i'm", "i've", "i'd", "i'll"})
 

@@ -69,7 +69,7 @@ def stated(text: str) -> str:
 
 
 def parse_fact(line: str) -> Fact | None:
-    if line[:1] in (" ", "\t"):
+    if folder_index.indented(line):
         return None   # an indented line is the person's note under a claim, no claim of its own
     stripped = line.strip()
     if not stripped.startswith(("- ", "* ")):
@@ -204,7 +204,7 @@ def _under(lines: list[str], i: int) -> int:
     """Where the lines under the claim at lines[i] end: the indented ones right after it (a
     person's sub-bullet, task or quote about that claim)."""
     end = i + 1
-    while end < len(lines) and lines[end][:1] in (" ", "\t") and lines[end].strip():
+    while end < len(lines) and folder_index.indented(lines[end]):
         end += 1
     return end
 

@@ -145,7 +145,7 @@ def set_entries(sections: Sections, name: str, path: Path, entries: list[Entry],
         link = _entry_link(line)
         if link is not None:
             last = link.resolve(path)
-        elif line[:1] in (" ", "\t") and line.strip() and last is not None:
+        elif indented(line) and last is not None:
             under.setdefault(last, []).append(line)
         elif line.strip() and line.strip() != empty:
             kept.append(line)
@@ -167,6 +167,12 @@ def split_sections(body: str) -> Sections:
         end = matches[i + 1].start() if i + 1 < len(matches) else len(body)
         sections.append((match.group(1), body[match.start():end]))
     return sections
+
+
+def indented(line: str) -> bool:
+    """Is this a line a person indented under the one before it (a sub-bullet, a task, a quote
+    about that claim or entry)?"""
+    return line[:1] in (" ", "\t") and bool(line.strip())
 
 
 _SCHEME = re.compile(r"^<?[A-Za-z][A-Za-z0-9+.-]*:")   # a web address, "mailto:", "obsidian:"

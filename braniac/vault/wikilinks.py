@@ -49,7 +49,11 @@ def find_wikilinks(text: str) -> list[WikiLink]:
             continue   # an explicit relative path: a path link, read by `links.find_links`
         target, anchor, pipe = m["target"].strip(), (m["anchor"] or "").strip(), "|"
         if m["alias"] is not None and (anchor or target).endswith("\\"):   # `[[x\|y]]` in a table
-            target, anchor, pipe = (target, anchor[:-1], "\\|") if anchor else (target[:-1], anchor, "\\|")
+            pipe = "\\|"
+            if anchor:
+                anchor = anchor[:-1]
+            else:
+                target = target[:-1]
         found.append(WikiLink(target, anchor, m["alias"], bool(m["embed"]), m.start(), m.end(), pipe))
     return found
 
