@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from typing import Callable
 
 from . import ranking, scoring
+from .filelist import CorruptIndex
 
 
 @dataclass
@@ -44,7 +45,9 @@ class HitFinder:
         excluded = [k for k in exclude if not kind and searcher.doc_frequency("kind", k)]
 
         def importance(fields: dict) -> float:
-            rel = fields["path"]
+            rel = fields.get("path")
+            if rel is None:   # a stored-fields column cut short can read as no fields at all
+                raise CorruptIndex("has a document without its stored fields")
             return ranking.importance(ranking.Signals(depth=fields.get("depth") or 0, inbound=inbound.get(rel, 0),
                                                       reads=reads.get(rel, 0)))
 
