@@ -9,7 +9,7 @@ import pytest
 import yaml
 from hypothesis import assume, given, strategies as st
 
-from braniac.vault import folder_index, links, notes
+from braniac.vault import folder_index, frontmatter_text, links, notes
 from braniac.vault.pass_reads import PassReads
 from braniac.infra.errors import NoteError
 from braniac.vault.folder_index import Entry
@@ -146,7 +146,7 @@ def test_yaml_scalar_is_one_line_and_loads_back(value):
                                    "\xa0", "nbsp\xa0", "\u3000ideographic space", "\ufeffbom"])
 def test_yaml_scalar_with_either_yaml_emitter(monkeypatch, dumper, value):
     if dumper == "pure-python":
-        monkeypatch.setattr(notes, "_Dumper", yaml.SafeDumper)
+        monkeypatch.setattr(frontmatter_text, "_Dumper", yaml.SafeDumper)
     shown = notes.yaml_scalar(value)
     assert "\n" not in shown
     assert yaml.safe_load(f"title: {shown}\n")["title"] == value
@@ -383,3 +383,23 @@ def test_a_pass_over_many_folders_reads_a_note_once_and_again_once_it_changed(tm
     again = reads.read(path)
     assert again is not first and again.title == "Kayak trip" and "Dordogne" in again.body
     assert reads.is_file_inside(tmp_path, path) and not reads.is_file_inside(tmp_path, tmp_path / "gone.md")
+
+
+@pytest.mark.parametrize("written", ['"updated_at": 2020-01-01T00:00:00Z', "'updated_at': 2020-01-01T00:00:00Z"])
+def test_a_key_a_person_quoted_is_rewritten_in_place_not_written_twice(written):
+    note = notes.parse(f"---\ntitle: Ana\n{written}\nemotion: calm\n---\nBody\n")
+    note.set("updated_at", "2025-02-02T00:00:00Z")
+    assert note.render() == "---\ntitle: Ana\nupdated_at: 2025-02-02T00:00:00Z\nemotion: calm\n---\nBody\n"
+
+
+@pytest.mark.parametrize("frontmatter", ['{"title": "Ana"}', '# mine\n{title: Ana, kind: friend,}', "{}",
+                                         '{\r\n  "title": "Ana"\r\n}'])
+@given(value=st.one_of(TEXT, st.lists(TEXT, max_size=3), st.integers(), st.booleans()))
+def test_a_key_set_in_a_frontmatter_that_is_one_json_object_reads_back_and_keeps_the_persons_keys(frontmatter, value):
+    note = notes.parse(f"---\n{frontmatter}\n---\nBody\n")
+    before = dict(note.meta)
+    note.set("summary", value)
+    note.set("summary", value)   # rewritten in place the second time
+    again = notes.parse(note.render())
+    assert again.meta == {**before, "summary": value} and again.body == "Body\n"
+    assert note.render().count("summary") == 1

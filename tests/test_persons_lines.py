@@ -184,3 +184,24 @@ def test_a_persons_own_index_without_frontmatter_gets_all_the_keys_braniac_needs
     text = (folder / "_index.md").read_text(encoding="utf-8")
     assert mine.split("## Ideas")[0] in text and "## Ideas\n- a pond\n" in text and "](garden.md" in text
     assert [f for f in vault.doctor() if f.severity == "problem" and f.path.startswith("memory/long_term/projects")] == []
+
+
+def test_a_note_whose_frontmatter_is_one_json_object_is_adopted_and_written_into_without_breaking_it(vault):
+    """`{"title": …}` is YAML too (a flow mapping): the keys braniac adds go inside the braces,
+    as JSON, so the frontmatter still reads, as JSON and as YAML, and the person's keys stay."""
+    import json
+    folder = vault.ltm_root / "concrete/people"
+    folder.mkdir(parents=True, exist_ok=True)
+    own = folder / "Ana.md"
+    mine = '{\n  "title": "Ana",\n  "aliases": ["Ana Sousa"]\n}\n'
+    own.write_text("---\n" + mine + "---\n# Ana\n\nMy sister.\n", encoding="utf-8")
+    os.utime(own, (1.7e9, 1.7e9))   # saved a while ago: adoption waits for quiet files
+    vault.adopt()
+    _said_and_promoted(vault, (2025, 1, 6), "My sister Ana lives in Porto.", "Ana works at Unbabel as a translator.")
+    text = own.read_text(encoding="utf-8")
+    frontmatter = text.split("---\n")[1]
+    assert frontmatter.startswith('{\n  "title": "Ana",\n  "aliases": ["Ana Sousa"],\n'), frontmatter
+    meta = json.loads(frontmatter)
+    assert meta["aliases"] == ["Ana Sousa"] and meta["uuid"] and meta["emotion"] == "neutral"
+    assert "Ana works at Unbabel as a translator." in text and "My sister.\n" in text
+    assert [f for f in vault.doctor() if f.severity == "problem" and "Ana.md" in f.path] == []

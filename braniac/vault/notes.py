@@ -20,11 +20,9 @@ import yaml
 from ..infra import clock
 from ..infra.errors import NoteError
 from ..infra.fsio import atomic_write, read_text
+from .frontmatter_text import replace_key, yaml_scalar
 
 REQUIRED_KEYS = ("uuid", "created_at", "updated_at", "tags", "emotion")
-# The keys whose timestamps braniac writes unquoted, so Obsidian shows a date; any other value
-# that looks like one (an archived event's `event_id`) is quoted, so it reads back as the string.
-TIME_KEYS = ("created_at", "updated_at")
 # The order braniac writes keys in when it creates a note.
 KEY_ORDER = ("uuid", "title", "created_at", "updated_at", "tags", "emotion", "status", "sources")
 
@@ -158,7 +156,7 @@ class Note:
     def set(self, key: str, value: Any) -> None:
         """Change one frontmatter field; only its line(s) change when the note is rendered."""
         self.meta[key] = value
-        self.frontmatter_text = _replace_key(self.frontmatter_text, key, value)
+        self.frontmatter_text = replace_key(self.frontmatter_text, key, value)
 
     def touch(self) -> None:
         self.set("updated_at", clock.iso(clock.now()))
@@ -284,60 +282,6 @@ def write(note: Note, path: Path | None = None) -> Path:
     atomic_write(target, note.render())
     note.path = target
     return target
-
-
-# ---------------------------------------------------------------------- YAML helpers
-
-def yaml_scalar(value: Any, *, key: str | None = None) -> str:
-    """One value as it appears after `key: `, on one line, readable in Obsidian."""
-    if isinstance(value, datetime):
-        return clock.iso(value if value.tzinfo else value.replace(tzinfo=timezone.utc))
-    if isinstance(value, str) and (key is None or key in TIME_KEYS) and _looks_like_timestamp(value):
-        return value  # unquoted, so Obsidian shows it as a date
-    dumped = _dump(value)
-    if any(brk in dumped for brk in _LINE_BREAKS):
-        # YAML folds multi-line strings over several lines; double quotes keep it on one
-        dumped = _dump(value, default_style='"')
-    return dumped
-
-
-def _dump(value: Any, **options: Any) -> str:
-    dumped = yaml.dump(value, Dumper=_Dumper, default_flow_style=True, width=1_000_000,
-                       allow_unicode=True, sort_keys=False, **options).rstrip("\n")  # not strip(): '\xa0' is a value
-    if dumped.endswith("\n..."):  # the pure-Python emitter's end-of-document marker only:
-        dumped = dumped[:-4]       # a value's own trailing '...' ("wait...") stays
-    return dumped
-
-
-_Dumper = getattr(yaml, "CSafeDumper", yaml.SafeDumper)
-_LINE_BREAKS = ("\n", "\r", "\x85", "\u2028", "\u2029")  # what YAML counts as a line break
-_TS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:\d{2})$")
-
-
-def _looks_like_timestamp(value: str) -> bool:
-    # fullmatch: `$` alone accepts a trailing newline; a date Python rejects must stay quoted
-    return bool(_TS.fullmatch(value)) and as_datetime(value) is not None
-
-
-def _replace_key(fm_text: str, key: str, value: Any) -> str:
-    """Rewrite `key:` (and its indented continuation lines) in place, or add it at the end."""
-    lines = [line + "\n" for line in fm_text.split("\n")]  # only '\n' ends a line (not \u2028 & co)
-    lines[-1] = lines[-1][:-1]
-    if not lines[-1]:
-        lines.pop()
-    new_line = f"{key}: {yaml_scalar(value, key=key)}\n"
-    pattern = re.compile(rf"^{re.escape(key)}\s*:")
-    for i, line in enumerate(lines):
-        if pattern.match(line):
-            end = i + 1
-            while end < len(lines) and (not lines[end].strip() or lines[end].startswith((" ", "\t", "-"))):
-                end += 1  # blank lines inside a block scalar still belong to the value
-            while end > i + 1 and not lines[end - 1].strip():
-                end -= 1  # blank lines after the value are layout: kept
-            return "".join(lines[:i] + [new_line] + lines[end:])
-    if lines and not lines[-1].endswith("\n"):
-        lines[-1] += "\n"
-    return "".join(lines) + new_line
 
 
 def scalar_text(value: Any) -> str:
