@@ -186,3 +186,28 @@ def test_doctor_fix_repairs_links_from_their_uuid_and_reports_what_it_cannot(vau
     assert left and all(dup in f.reason for f in left)   # what needs a person: the duplicate alone
     duplicate = next(f for f in left if f.reason.startswith(f"duplicate uuid {dup}"))
     assert "new uuid" in report.advice(duplicate)
+
+
+def test_watch_brings_a_manifest_up_to_date_after_a_person_renames_a_note(vault: Vault) -> None:
+    """A note renamed in a file manager: the folder's manifest lists the new name, not the old,
+    without waiting for `doctor --fix`."""
+    path = hand_write(vault)
+    vault.adopt()
+    folder = path.parent
+    assert "](Pancakes.md" in (folder / "_index.md").read_text(encoding="utf-8")
+    stop = threading.Event()
+    worker = IdleWorker(vault, adopt_quiet_seconds=0.5)
+    thread = threading.Thread(target=watch.run, args=(vault,), kwargs={"stop": stop, "on_idle": worker.tick})
+    thread.start()
+    try:
+        time.sleep(0.5)
+        path.rename(folder / "Fluffy pancakes.md")
+        deadline = time.monotonic() + 20
+        while time.monotonic() < deadline and "Fluffy%20pancakes.md" not in (folder / "_index.md").read_text(encoding="utf-8"):
+            time.sleep(0.1)
+    finally:
+        stop.set()
+        thread.join(timeout=30)
+    manifest = folder_index.read(folder / "_index.md").manifest
+    assert [e.path.name for e in manifest] == ["Fluffy pancakes.md"]
+    assert not [f for f in vault.doctor() if "manifest" in f.reason], vault.doctor()

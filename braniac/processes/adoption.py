@@ -6,7 +6,8 @@ A file is adopted only once it has been quiet for QUIET_SECONDS (a person may st
 or their editor saving in several steps), and only as it was read: the write is checked against
 the stat taken when braniac read it (fsio's `expect_unchanged`), so a save that lands meanwhile
 is kept and adopted at a later pass. Folders without an `_index.md` get one; every folder
-touched has its manifest refreshed. With `git.autocommit` the run is one commit of its own.
+touched has its manifest refreshed, and so has a folder whose notes a person renamed, moved or
+deleted by hand (its manifest listed a file that is gone, or left one out). With `git.autocommit` the run is one commit of its own.
 """
 from __future__ import annotations
 
@@ -21,8 +22,9 @@ from ..infra import git
 from ..infra.errors import LockBusy, NoteError, ReadOnlyFile
 from ..infra.fsio import ConcurrentEdit, atomic_write, locked, read_settled, same_version
 from ..search.index import update_after_write
-from ..vault.adoption import adopted_text, candidates, folders_without_index
-from ..vault.folders import ensure_folder, refresh_indexes
+from ..vault.adoption import adopted_text, candidates, folders_without_index, memory_folders, memory_tree, notes_among
+from ..vault.folders import ensure_folder, manifest_out_of_date, refresh_indexes
+from ..vault.layout import FOLDER_INDEX
 from .commits import WorkerCommits
 
 if TYPE_CHECKING:
@@ -38,6 +40,7 @@ class AdoptionReport:
     status: str = "done"              # done | off | skipped | dry-run
     adopted: list[str] = field(default_factory=list)   # notes given their missing keys
     folders: list[str] = field(default_factory=list)   # folders given an _index.md
+    manifests: list[str] = field(default_factory=list)  # folders whose notes changed by hand: manifest refreshed
     waiting: list[str] = field(default_factory=list)   # saved too recently: adopted at a later pass
     left: list[str] = field(default_factory=list)      # "path: why" (broken YAML, read-only)
     files: list[str] = field(default_factory=list)     # every file written
@@ -52,6 +55,9 @@ class AdoptionReport:
         text = f"{verb} {len(self.adopted)} note(s) written by hand"
         if self.folders:
             text += f", {len(self.folders)} folder(s) given an _index.md"
+        if self.manifests:
+            done = "to bring up to date" if self.status == "dry-run" else "brought up to date"
+            text += f", {len(self.manifests)} folder manifest(s) {done} (notes renamed, moved or deleted by hand)"
         if self.waiting:
             text += f"; {len(self.waiting)} still being edited (adopted once quiet)"
         return text
@@ -68,6 +74,9 @@ class Adopter:
         self.vault, self.config, self.quiet = vault, config, quiet_seconds
         self._known: dict[Path, tuple] = {}
         self._refused: set[Path] = set()   # read-only folders without an _index.md
+        # each folder's mtime when its manifest was last found to match its files: a rename,
+        # a move or a delete by hand changes it
+        self._matching: dict[Path, int] = {}
 
     def run(self, *, dry_run: bool = False, holding_ltm: bool = False) -> AdoptionReport:
         report = AdoptionReport(status="dry-run" if dry_run else "done")
@@ -86,15 +95,21 @@ class Adopter:
         return report
 
     def _anything_new(self) -> bool:
-        """Whether a file changed since it was last found complete, or a folder lacks its index."""
-        for path in candidates(self.vault):
-            try:
-                st = os.stat(path)
-            except FileNotFoundError:
-                continue
-            if self._known.get(path) != (st.st_mtime_ns, st.st_size, st.st_ino):
+        """Whether a file changed since it was last found complete, a folder lacks its index, or
+        a folder changed since its manifest last matched it (one walk: stats only)."""
+        for folder, names in memory_tree(self.vault):
+            if self._matching.get(folder) != _mtime_ns(folder):
                 return True
-        return any(f not in self._refused for f in folders_without_index(self.vault))
+            if FOLDER_INDEX not in names and folder not in self._refused:
+                return True
+            for path in notes_among(folder, names):
+                try:
+                    st = os.stat(path)
+                except FileNotFoundError:
+                    continue
+                if self._known.get(path) != (st.st_mtime_ns, st.st_size, st.st_ino):
+                    return True
+        return False
 
     def _run(self, report: AdoptionReport, dry_run: bool) -> None:
         vault = self.vault
@@ -106,9 +121,12 @@ class Adopter:
             folders = [f for f in folders_without_index(vault)
                        if now - _mtime(f) >= self.quiet and f not in self._refused]
             adopted = [p for p in candidates(vault) if self._adopt(p, report, dry_run, written)]
+            marks = self._stale_manifests(now, dry_run)
+            stale = list(marks)
             report.adopted = [vault.relative(p) for p in adopted]
             report.folders = [vault.relative(f) for f in folders]
-            if dry_run or not (adopted or folders):
+            report.manifests = [vault.relative(f) for f in stale]
+            if dry_run or not (adopted or folders or stale):
                 return
             for folder in folders:
                 try:
@@ -118,16 +136,36 @@ class Adopter:
                     report.folders.remove(vault.relative(folder))
                     self._refused.add(folder)
             try:
-                refresh_indexes(vault, {p.parent for p in adopted} | (set(folders) - self._refused), written)
+                refresh_indexes(vault, {p.parent for p in adopted} | set(stale) | (set(folders) - self._refused),
+                                written)
             except ReadOnlyFile as exc:
                 report.left.append(str(exc))
+            for folder in stale:
+                if folder / FOLDER_INDEX not in written:
+                    self._matching[folder] = marks[folder]   # (read-only, say: tried again once it changes)
         report.files = sorted(vault.relative(p) for p in written if p.exists())
         update_after_write(vault, written)
         if autocommit:
             count = len(adopted)
             subject = f"braniac: adopt {count} note{'' if count == 1 else 's'} written by hand"
-            lines = report.adopted + [f"{f}/_index.md" for f in report.folders]
+            if not (adopted or folders):
+                subject = "braniac: list the notes a person renamed, moved or deleted by hand"
+            lines = report.adopted + [f"{f}/_index.md" for f in report.folders + report.manifests]
             report.commit = commits.commit(written, subject + "\n\n" + "\n".join(lines[:200]) + "\n")
+
+    def _stale_manifests(self, now: float, dry_run: bool) -> dict[Path, int]:
+        """The folders, quiet for a while, whose manifest no longer matches their files; each
+        folder is read only when its mtime changed since its manifest last matched."""
+        stale = {}
+        for folder in memory_folders(self.vault):
+            mark = _mtime_ns(folder)
+            if self._matching.get(folder) == mark or 0 <= now - mark / 1e9 < self.quiet:
+                continue   # unchanged, or the person may be moving more files (a future mtime: quiet)
+            if manifest_out_of_date(self.vault, folder):
+                stale[folder] = mark
+            elif not dry_run:
+                self._matching[folder] = mark
+        return stale
 
     def _adopt(self, path: Path, report: AdoptionReport, dry_run: bool, written: set[Path]) -> bool:
         """Whether `path` was adopted (or, in a dry run, would be) in this pass."""
@@ -169,6 +207,13 @@ class Adopter:
         written.add(path)
         self._known[path] = (now.st_mtime_ns, now.st_size, now.st_ino)
         return True
+
+
+def _mtime_ns(path: Path) -> int:
+    try:
+        return os.stat(path).st_mtime_ns
+    except OSError:
+        return time.time_ns()
 
 
 def _mtime(path: Path) -> float:

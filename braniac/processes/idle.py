@@ -82,7 +82,7 @@ class IdleWorker:
             self._adopter = Adopter(self.vault, cfg, quiet_seconds=self.adopt_quiet_seconds)
         self._adopter.config = cfg   # (braniac.toml may have changed: adopt_notes, autocommit)
         result = self._adopter.run()
-        if result.adopted or result.folders:
+        if result.adopted or result.folders or result.manifests:
             notice(result.describe())
 
     def _maybe_promote(self) -> None:

@@ -75,20 +75,30 @@ def adopted_text(text: str, rel: str, st: os.stat_result) -> str | None:
 def candidates(vault: "VaultStore") -> Iterator[Path]:
     """Every note under long-term memory a person may have written (not an `_index.md`, not
     hidden, a regular file)."""
+    for folder, names in memory_tree(vault):
+        yield from notes_among(folder, names)
+
+
+def notes_among(folder: Path, names: list[str]) -> Iterator[Path]:
+    for name in names:
+        path = folder / name
+        if name.endswith(".md") and name != FOLDER_INDEX and is_memory_name(name) and not path.is_symlink() \
+                and is_regular_file(path):
+            yield path
+
+
+def memory_tree(vault: "VaultStore") -> Iterator[tuple[Path, list[str]]]:
+    """Every long-term folder (not hidden, not a symlink), shallowest first, with its file names."""
     for folder, dirs, files in os.walk(vault.ltm_root):
-        dirs[:] = sorted(d for d in dirs if is_memory_name(d))
-        for name in sorted(files):
-            path = Path(folder) / name
-            if name.endswith(".md") and name != FOLDER_INDEX and is_memory_name(name) and not path.is_symlink() \
-                    and is_regular_file(path):
-                yield path
+        dirs[:] = sorted(d for d in dirs if is_memory_name(d) and not (Path(folder) / d).is_symlink())
+        yield Path(folder), sorted(files)
+
+
+def memory_folders(vault: "VaultStore") -> list[Path]:
+    """Every long-term folder (not hidden, not a symlink), shallowest first."""
+    return [folder for folder, _names in memory_tree(vault)]
 
 
 def folders_without_index(vault: "VaultStore") -> list[Path]:
     """The long-term folders (made by hand) that have no `_index.md`, shallowest first."""
-    found = []
-    for folder, dirs, _files in os.walk(vault.ltm_root):
-        dirs[:] = sorted(d for d in dirs if is_memory_name(d) and not (Path(folder) / d).is_symlink())
-        if not (Path(folder) / FOLDER_INDEX).exists():
-            found.append(Path(folder))
-    return found
+    return [folder for folder in memory_folders(vault) if not (folder / FOLDER_INDEX).exists()]

@@ -88,6 +88,12 @@ def read(path: Path) -> IndexFile:
     return IndexFile(note=note, path=Path(path), sections=split_sections(note.body))
 
 
+def manifest_of(text: str, path: Path) -> list[Entry]:
+    """The manifest entries of an `_index.md`'s text, its YAML left unparsed (a check of every
+    folder's manifest at once reads many)."""
+    return _entries(section_content(split_sections(notes.body_of(text)), MANIFEST) or "", Path(path))
+
+
 def new(folder: Path, title: str, summary: str) -> IndexFile:
     path = Path(folder) / FOLDER_INDEX
     note = Note.new(title=title, body="", tags=["index"], emotion="neutral")

@@ -3,6 +3,7 @@ it, and keeping every `_index.md` from a changed folder up to `memory/long_term/
 """
 from __future__ import annotations
 
+import os
 import re
 import secrets
 from pathlib import Path
@@ -162,6 +163,44 @@ def _refresh_index(vault: "VaultStore", folder: Path, written: set[Path], reads:
         return
 
 
+def manifest_out_of_date(vault: "VaultStore", folder: Path) -> bool:
+    """Whether the folder's manifest lists a file that is gone, or leaves out one that is there
+    (a note a person renamed, moved in or deleted); False for a folder without a readable one."""
+    try:
+        manifest = folder_index.manifest_of(read_text(folder / FOLDER_INDEX), folder / FOLDER_INDEX)
+    except (NoteError, OSError):
+        return False   # none yet, or unreadable: the person's to fix (doctor names it)
+    if {e.path for e in manifest} == _here(folder) and len({e.path for e in manifest}) == len(manifest):
+        return False   # the usual case, decided without resolving a path
+    listed = {real_path(e.path) for e in manifest if e.path.exists()}
+    if len(listed) < len(manifest):
+        return True
+    return any(real_path(child / FOLDER_INDEX if child.is_dir() else child) not in listed
+               for child in _listed_children(vault, folder))
+
+
+def _here(folder: Path) -> set[Path]:
+    """What a manifest lists of `folder`, as its entries' paths read, before symlinks are looked at."""
+    found = set()
+    with os.scandir(folder) as entries:
+        for entry in entries:
+            if entry.name.startswith("."):
+                continue
+            if entry.is_dir() and os.path.exists(os.path.join(entry.path, FOLDER_INDEX)):
+                found.add(Path(os.path.normpath(os.path.join(entry.path, FOLDER_INDEX))))
+            elif entry.name.endswith(".md") and entry.name != FOLDER_INDEX and entry.is_file():
+                found.add(Path(os.path.normpath(entry.path)))
+    return found
+
+
+def _listed_children(vault: "VaultStore", folder: Path) -> list[Path]:
+    """What a folder's manifest lists, in its order: its notes, and its folders with an `_index.md`."""
+    children = [p for p in folder.iterdir() if not p.name.startswith(".") and (
+        (p.is_dir() and (p / FOLDER_INDEX).exists()) or (p.suffix == ".md" and p.name != FOLDER_INDEX
+                                                          and inside(vault.root, p) and is_regular_file(p)))]
+    return sorted(sorted(children), key=_listed_order)
+
+
 def _listed_order(child: Path) -> tuple[bool, tuple[str, str]]:
     """Folders first, then files by name; a day's archived events in time order."""
     event = event_id_of_file(child.name)
@@ -173,10 +212,7 @@ def _refreshed(vault: "VaultStore", folder: Path, index: IndexFile, reads: PassR
     before = index.render()
     old = {real_path(e.path): e for e in index.manifest if e.path.exists()}
     entries = []
-    children = sorted(p for p in folder.iterdir() if not p.name.startswith(".") and (
-        (p.is_dir() and (p / FOLDER_INDEX).exists()) or (p.suffix == ".md" and p.name != FOLDER_INDEX
-                                                          and inside(vault.root, p) and is_regular_file(p))))
-    children.sort(key=_listed_order)
+    children = _listed_children(vault, folder)
     style = vault.link_style   # (read once: it stats braniac.toml)
     for child in children:
         target = child / FOLDER_INDEX if child.is_dir() else child
