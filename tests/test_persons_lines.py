@@ -205,3 +205,17 @@ def test_a_note_whose_frontmatter_is_one_json_object_is_adopted_and_written_into
     assert meta["aliases"] == ["Ana Sousa"] and meta["uuid"] and meta["emotion"] == "neutral"
     assert "Ana works at Unbabel as a translator." in text and "My sister.\n" in text
     assert [f for f in vault.doctor() if f.severity == "problem" and "Ana.md" in f.path] == []
+
+
+def test_the_blank_lines_a_person_left_after_a_section_braniac_rewrites_stay_as_they_were(vault):
+    """Two blank lines before their own heading, none at the end of the file: a promotion that
+    adds a link and a claim keeps that layout, so undo and `git diff` show only braniac's lines."""
+    _said_and_promoted(vault, (2025, 1, 6), "My sister Ana lives in Porto.", "Ana works at Unbabel as a translator.")
+    ana = vault.ltm_root / "concrete/people/ana.md"
+    _edited(ana, lambda t: t.rstrip("\n") + "\n\n\n## Mine\nmy own text")
+    mine = ana.read_text(encoding="utf-8")
+    _said_and_promoted(vault, (2025, 1, 8), "Ana likes climbing in Sintra on weekends.", "Ana climbs in Sintra with Rui.")
+    text = ana.read_text(encoding="utf-8")
+    assert text != mine and "\n\n\n## Mine\nmy own text" in text and text.endswith("my own text")
+    related = text.split("## Related Memories\n", 1)[1].split("\n\n\n## Mine", 1)[0]
+    assert "](../places/sintra.md" in related and "\n\n" not in related, related

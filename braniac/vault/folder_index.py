@@ -107,8 +107,12 @@ def new(folder: Path, title: str, summary: str) -> IndexFile:
 def set_section(sections: Sections, name: str, content: str) -> None:
     """Replace the `## name` section's content (or add the section at the end), in place."""
     raw = f"## {name}\n" + content.strip("\n") + "\n\n"
-    for i, (heading, _) in enumerate(sections):
+    for i, (heading, old) in enumerate(sections):
         if heading == name:
+            if old.partition("\n")[2].strip():
+                # the line breaks after the section's last line stay as they were: two blank
+                # lines a person left before their next heading, none at the end of the file
+                raw = raw[:-2] + old[len(old.rstrip("\r\n")):]
             sections[i] = (heading, raw)
             return
     if sections and not sections[-1][1].endswith("\n\n"):
