@@ -615,6 +615,45 @@ def test_what_i_did_last_weekend_or_last_friday_is_what_happened_those_days(vaul
     assert quoted[:len(days)] and set(quoted[:len(days)]) == {said[d] for d in days}, answer
 
 
+@pytest.mark.parametrize("question, meant", [
+    ("What did I do last week?", {"2026-11-16", "2026-11-18"}),
+    ("What happened this month?", {"2026-11-03", "2026-11-16", "2026-11-18", "2026-11-24"}),
+])
+def test_a_question_about_a_long_period_and_nothing_else_quotes_that_periods_events(vault, question, meant):
+    """Asked on Thursday 26 November: a week or a month holds more days than the events read
+    for a day, but a question that asks about the period alone is answered from its events,
+    though they share no word with it (and not from those before it)."""
+    said = {"2026-10-28": "Renewed the car insurance online.",
+            "2026-11-03": "Baked a lemon cake for the neighbours.",
+            "2026-11-16": "Donated blood at the hospital in Coimbra.",
+            "2026-11-18": "Planted garlic in the raised bed.",
+            "2026-11-24": "Shipped the billing fix at work."}
+    for day, text in said.items():
+        with clock.frozen(datetime.fromisoformat(day).replace(hour=15, tzinfo=timezone.utc)):
+            vault.remember(text)
+    with clock.frozen(datetime(2026, 11, 25, 12, tzinfo=timezone.utc)):
+        vault.promote(force=True)
+    with clock.frozen(datetime(2026, 11, 26, 12, tzinfo=timezone.utc)):
+        answer = vault.ask(question).answer
+    quoted = {text for text, _ in re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)}
+    assert quoted == {said[d] for d in meant}, answer
+
+
+@pytest.mark.parametrize("question", ["What did I do on Saturday?", "What did I do on 8 March?",
+                                      "What did I do on 2025-03-08?"])
+def test_a_day_told_about_later_is_found_by_the_day_it_happened(vault, question):
+    """"On Saturday I hiked up Monte Branco", said on Monday 10 March: asked about Saturday the
+    8th, that is what happened, though it was said on the 10th and shares no word with the question."""
+    _live(vault, datetime(2025, 3, 7, 10, tzinfo=timezone.utc), "Paid the electricity bill.")
+    _live(vault, datetime(2025, 3, 10, 10, tzinfo=timezone.utc), "On Saturday I hiked up Monte Branco.",
+          "The dentist filled a small cavity.")
+    with clock.frozen(datetime(2025, 3, 11, 12, tzinfo=timezone.utc)):
+        answer = vault.ask(question).answer
+    quoted = [text for text, _ in re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)]
+    assert quoted and quoted[0] == "On Saturday (2025-03-08) I hiked up Monte Branco.", answer
+    assert not any("dentist" in q or "electricity" in q for q in quoted), answer
+
+
 def test_a_question_about_a_period_and_a_thing_quotes_that_periods_statements_of_the_thing_first(vault):
     """"How many times did I go running this week?": this week's runs first (then the rest of
     the week: "ran 8k" is a run too, and holds no word of the question)."""
@@ -668,10 +707,10 @@ def test_a_claim_is_dated_by_the_persons_day_and_their_daily_note_is_linked(vaul
 def test_the_events_of_the_persons_day_are_not_crowded_out_by_another_days(vault, time_zone, monkeypatch):
     """At +14 the person's 3 June starts at 10:00 UTC on the 2nd: the UTC folder of the 2nd opens
     with events of the person's 2 June, which must not use up the events read for the 3rd."""
-    from braniac.search import retrieval
+    from braniac.search import periods
 
     time_zone("Pacific/Kiritimati")
-    monkeypatch.setattr(retrieval, "MAX_DAY_EVENTS", 5)
+    monkeypatch.setattr(periods, "MAX_DAY_EVENTS", 5)
     for i in range(5):
         _live(vault, datetime(2025, 6, 2, 1, 10 * i, tzinfo=timezone.utc), f"Ana: the sky was grey, note {i}.")
     _live(vault, datetime(2025, 6, 2, 20, tzinfo=timezone.utc), "Ana: I repotted the basil.")

@@ -5,8 +5,9 @@ from __future__ import annotations
 import re
 from calendar import monthrange
 from datetime import date, timedelta
+from typing import Iterable
 
-from .relative_times import SMALL_NUMBERS, WEEKDAYS, latest_weekday
+from .relative_times import SMALL_NUMBERS, WEEKDAYS, latest_weekday, resolved_times
 
 _MONTHS = {m: i for i, names in enumerate((
     ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",), ("jun", "june"),
@@ -34,7 +35,15 @@ _SPAN_PATTERNS = (
     ("past", re.compile(r"\b(?:over|on|during|at)\s+the\s+weekend\b|\bthis\s+weekend\b"
                         r"|\bon\s+(?:" + "|".join(WEEKDAYS) + r")\b", re.I)),
 )
+# the words that name a period, which the period's days answer by themselves (with the names of
+# the days and months), and what a question about a period asks besides it ("what happened last
+# week?", "anything new this month?", "what was I up to?")
+PERIOD_WORDS = ("week weekend month year today yesterday tonight last past ago day days weeks months years "
+                "morning evening night afternoon recently lately").split()
+WENT_ON_WORDS = "happen happened new news anything up going go went done do".split()
 _PAST_TENSE = re.compile(r"\b(?:did|was|were|had|happened|went)\b", re.I)
+# a date written out: not a timestamp's, nor the day a claim was said ("2025-03-10 — …")
+_WRITTEN_DATE = re.compile(r"(?<![\d-])(\d{4}-\d{2}-\d{2})(?![\dT:-])(?!\s+—)")
 
 
 def date_spans(text: str, now=None) -> list[tuple[str, str]]:
@@ -150,3 +159,49 @@ def _relative(groups: tuple, today: date) -> tuple[date, date]:
     slack = min(max(1, days // 7), 90)  # "two months ago" is roughly, not exactly, 60 days back
     return middle - timedelta(days=slack), middle + timedelta(days=slack)
 
+
+def named_days(text: str) -> list[tuple[str, str]]:
+    """The periods a text names, as (first, last) ISO days: the relative times promotion resolved
+    ("on Saturday (2025-03-08)", "next month (March 2025)", "two weeks ago (around 2025-02-17)")
+    and dates written out ("on 2025-03-03")."""
+    found = []
+    for said in resolved_times(text):
+        try:
+            found.append(_span_of(said))
+        except (ValueError, KeyError, IndexError):
+            continue   # (a date no calendar has, written by hand)
+    found += [(d, d) for d in _WRITTEN_DATE.findall(text)]
+    return found
+
+
+def _span_of(resolution: str) -> tuple[str, str]:
+    words = resolution.split()
+    rough = words[0] == "around"
+    if re.fullmatch(r"\d{4}", words[-1]) and len(words) >= 2 and words[-2].lower() in _MONTHS:
+        first, last = date(int(words[-1]), _MONTHS[words[-2].lower()], 1), None   # "March 2025"
+        last = date(first.year, first.month, monthrange(first.year, first.month)[1])
+    elif re.fullmatch(r"\d{4}", words[-1]):
+        first, last = date(int(words[-1]), 1, 1), date(int(words[-1]), 12, 31)
+    else:
+        first = last = date.fromisoformat(words[-1])
+        if words[0] in ("week", "weekend"):
+            last = first + timedelta(days=6 if words[0] == "week" else 1)
+        elif rough:   # "two weeks ago": about then
+            first, last = first - timedelta(days=3), last + timedelta(days=3)
+    return first.isoformat(), last.isoformat()
+
+
+def about_the_period(said_on: Iterable[str], text: str, spans: list[tuple[str, str]]) -> bool:
+    """Is a statement said on the days `said_on` (ISO) about one of the periods: said in one, or
+    naming a day of one ("On Saturday (2025-03-08) I hiked…", said on the Monday after)? A
+    statement said in the period about another day stays in: "what did Maria mention on 31
+    July?" asks for what was said then. A period named is about a day only if it is no longer
+    than the one asked for (or two days): "last month" says little about the 3rd."""
+    if any(start <= day <= end for day in said_on for start, end in spans):
+        return True
+    return any(a <= end and start <= b and _length(a, b) <= max(_length(start, end), 1)
+               for a, b in named_days(text) for start, end in spans)   # ("last month" is not about the 3rd)
+
+
+def _length(first: str, last: str) -> int:
+    return (date.fromisoformat(last) - date.fromisoformat(first)).days

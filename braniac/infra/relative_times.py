@@ -119,6 +119,12 @@ def past_days(text: str) -> tuple[str, ...]:
     return tuple(day for day in days if re.fullmatch(r"(?:week(?:end)? of )?\d{4}-\d{2}-\d{2}", day))
 
 
+def resolved_times(text: str) -> list[str]:
+    """What `resolve_relative` wrote after each relative time of a text, past or to come:
+    "2025-03-08", "weekend of 2025-03-08", "around 2025-02-17", "March 2025", "around 2024"."""
+    return [m.group(0)[len(m.group(1)):].strip(" ()") for m in _RESOLVED.finditer(text)]
+
+
 # "moved to this weekend", "to the day after tomorrow", "to two weeks from now" too
 _AHEAD = re.compile(r"(?:next|this(?! past)|tomorrow|tonight|the\s+day\s+after\b|.*\bfrom\s+(?:now|today))\b", re.I)
 

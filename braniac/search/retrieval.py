@@ -39,7 +39,6 @@
 from __future__ import annotations
 
 import math
-import os
 from dataclasses import dataclass
 from datetime import date, timedelta
 from typing import TYPE_CHECKING
@@ -47,14 +46,16 @@ from typing import TYPE_CHECKING
 from ..infra import clock, measures, textutil
 from ..infra.date_spans import date_spans
 from ..model.types import Excerpt
-from ..vault.layout import TIERS, event_day, event_day_rel, event_id_of_file, event_order, event_rel
+from ..vault.layout import TIERS, event_rel
 from .currency import rank_current, statement
+from .day_events import day_events, event_folder
 from .replacements import bring_replacements
 from .distinct import distinct
 from .focus import lift_speakers
 from .parts import lift_parts
 from .sides import lift_sides
 from .passages import MAX_PASSAGE_CHARS, Passage, content_terms, is_exchange, matches, note_passages
+from .periods import DAY_FLOOR, asks_only_the_period, lift_periods
 from .standing import lift_applying, lift_standing
 
 if TYPE_CHECKING:
@@ -75,12 +76,7 @@ AFTER_QUESTION = 0.5      # lift of an event by the match of the question right 
 BEFORE_EVENT = 0.3        # lift of an event by the match of the event right after it
 THREAD_LEADERS = 3        # the best events whose follow-up question's answer is lifted too
 THREAD_GAP = timedelta(minutes=10)   # the most a follow-up and its answer lag in one conversation
-DATE_LIFT = 1.0           # an event on a date the prompt names scores (1 + DATE_LIFT) times
-SHORT_SPAN_DAYS = 3       # a period this short ("yesterday") brings all its events into the running
 MEASURE_LIFT = 1.0        # a passage giving the measure a question asks for scores (1 + this) times
-DAY_FLOOR = 1e-3          # the score of such an event that matches no word of the prompt
-MAX_DAY_EVENTS = 300      # events of one day read for that
-_DAYS_KEPT = 4096         # day folders whose events' order is kept
 
 
 @dataclass
@@ -113,9 +109,10 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     _score(passages, weights, len(ranked), meaning)
     weights = _feedback(passages, weights)
     passages = _spread(vault, passages, weights, len(ranked), meaning)
-    spans = date_spans(prompt or " ".join(queries), clock.now().astimezone())   # the person's today
+    asked = prompt or " ".join(queries)
+    spans = date_spans(asked, clock.now().astimezone())   # the person's today
     if spans:
-        _lift_dates(vault, passages, spans, len(ranked))
+        lift_periods(vault, passages, spans, len(ranked), whole=asks_only_the_period(asked))
     bring_replacements(index, passages, len(ranked), prompt)
     measured = measures.asked(prompt)
     _lift_measures(passages, measured, measures.holders_of(prompt))
@@ -170,35 +167,6 @@ def _feedback(passages: list[Passage], weights: dict[str, float]) -> dict[str, f
     return out
 
 
-# ---------------------------------------------------------------------- times the prompt names
-
-def _lift_dates(vault: "VaultStore", passages: list[Passage], spans: list[tuple[str, str]], notes_found: int) -> None:
-    """Passages whose events happened in a period the prompt names rise. For a day or two ("what
-    did I do yesterday?", "on 13 October"), that day's events are all in the running, those that
-    match no word of the prompt after every passage that does."""
-    have = {c for p in passages for c in p.cites}
-    for start, end in spans:
-        first, last = date.fromisoformat(start), date.fromisoformat(end)
-        if (last - first).days >= SHORT_SPAN_DAYS:
-            continue
-        day = first - timedelta(days=1)   # the person's day overlaps two UTC days' folders off UTC
-        while day <= last + timedelta(days=1):
-            theirs = [e for e in _day(_event_folder(vault, day.isoformat() + "T")) if start <= _person_day(e) <= end]
-            for event in theirs[:MAX_DAY_EVENTS]:
-                if event not in have:
-                    have.add(event)
-                    passages += note_passages(vault, event_rel(event), notes_found)
-            day += timedelta(days=1)
-    short = [(start, end) for start, end in spans
-             if (date.fromisoformat(end) - date.fromisoformat(start)).days < SHORT_SPAN_DAYS]
-    for p in passages:
-        days = [_person_day(c) for c in p.cites]
-        if any(start <= d <= end for d in days for start, end in spans):
-            if p.score <= 0 and any(start <= d <= end for d in days for start, end in short):
-                p.score = DAY_FLOOR
-            p.score *= 1 + DATE_LIFT
-
-
 def _lift_measures(passages: list[Passage], kinds: frozenset[str], holders: frozenset[str]) -> None:
     """A question asking how much someone weighs (how tall, how far, what it cost): the passages
     that give that measure in its unit rise, "Down to 79 kg now" though it shares no word with it."""
@@ -210,43 +178,7 @@ def _lift_measures(passages: list[Passage], kinds: frozenset[str], holders: froz
             p.score = max(p.score, DAY_FLOOR) * (1 + MEASURE_LIFT)
 
 
-def _person_day(event_id: str) -> str:
-    """The person's day of an event (see layout.event_day), as an ISO date."""
-    try:
-        return event_day(event_id).isoformat()
-    except ValueError:
-        return event_id[:10]
-
-
 # ---------------------------------------------------------------------- the conversation around a hit
-
-_days: dict[str, tuple[int, dict[str, tuple[str | None, str | None]]]] = {}
-
-
-def _day(folder: str) -> dict[str, tuple[str | None, str | None]]:
-    """event id -> (previous, next) event archived in one day's folder, in time order (cached by
-    the folder's mtime, which moves when an event is added)."""
-    try:
-        stamp = os.stat(folder).st_mtime_ns
-    except OSError:
-        return {}
-    cached = _days.get(folder)
-    if cached is None or cached[0] != stamp:
-        try:
-            ids = sorted(filter(None, (event_id_of_file(n) for n in os.listdir(folder))), key=event_order)
-        except OSError:
-            ids = []
-        around = {e: (ids[i - 1] if i else None, ids[i + 1] if i + 1 < len(ids) else None) for i, e in enumerate(ids)}
-        cached = (stamp, around)
-        if len(_days) >= _DAYS_KEPT:
-            _days.pop(next(iter(_days)))
-        _days[folder] = cached
-    return cached[1]
-
-
-def _event_folder(vault: "VaultStore", event_id: str) -> str:
-    return f"{vault.root}{os.sep}{event_day_rel(event_id)}"
-
 
 Listings = dict[str, dict[str, tuple[str | None, str | None]]]   # day -> its events' neighbours
 
@@ -276,7 +208,7 @@ def neighbours(vault: "VaultStore", event_id: str, listings: Listings) -> tuple[
 
 def _listing(vault: "VaultStore", day: str, listings: Listings) -> dict[str, tuple[str | None, str | None]]:
     if day not in listings:
-        listings[day] = _day(_event_folder(vault, day + "T"))
+        listings[day] = day_events(event_folder(vault, day + "T"))
     return listings[day]
 
 

@@ -74,6 +74,15 @@ def event_rel(event_id: str) -> str:
     return f"{event_day_rel(event_id)}/{event_id.replace(':', '-')}.md"
 
 
+def digest_summary(day: str) -> str:
+    """The summary a day's digest opens with: it names the day and says nothing of it."""
+    return f"What happened on {day}."
+
+
+def is_digest_summary(text: str) -> bool:
+    return bool(re.fullmatch(r"What happened on \d{4}-\d{2}-\d{2}\.", text.strip()))
+
+
 def event_day_rel(day: str) -> str:
     """The vault-relative folder of one day's archived events (`day` starts YYYY-MM-DD)."""
     if not re.fullmatch(r"\d{4}-\d{2}-\d{2}", day[:10]):

@@ -7,10 +7,10 @@ import re
 from dataclasses import dataclass
 
 from ...infra import clock, measures, textutil
-from ...infra.date_spans import date_spans
+from ...infra.date_spans import PERIOD_WORDS, WENT_ON_WORDS, about_the_period, date_spans
 from ...infra.relative_times import CALENDAR_WORDS, resolve_relative
 from ...vault import claims, relations, stm
-from ...vault.layout import EVENT_ID_IN_TEXT, event_day
+from ...vault.layout import EVENT_ID_IN_TEXT, event_day, is_digest_summary
 from ...vault.value_changes import replaced_for_the_question
 from .sentences import sentences
 from ..types import WorkingMemory
@@ -20,10 +20,8 @@ from ..types import WorkingMemory
 IN_THE_PERIOD = 1.5
 IN_THE_PERIOD_UNNAMED = 1.0   # one of the period that holds none of the question's other words
 ME = frozenset({"i"})   # whose a statement is when its subject is the person (owner)
-# the words that name a period, which the period's days answer by themselves
-_PERIOD_WORDS = frozenset(textutil.stem(w) for w in (
-    "week weekend month year today yesterday tonight last past ago day days weeks months years morning "
-    "evening night afternoon").split() + sorted(CALENDAR_WORDS))
+# what a question about a period says of it ("what happened last week?"), which the period's days answer
+_PERIOD_WORDS = frozenset(textutil.stem(w) for w in (*PERIOD_WORDS, *WENT_ON_WORDS, *sorted(CALENDAR_WORDS)))
 # the person asking what is left for them to do (not "which task does the billing job run?")
 ASKS_TASKS = re.compile(r"\b(?:(?:my|our)\s+(?:open\s+)?(?:tasks|to-?dos?|to-do list)|(?:i|we)\s+(?:still\s+)?"
                         r"(?:need|have|got)\s+to\s+do|on\s+my\s+(?:list|plate))\b", re.I)
@@ -59,6 +57,8 @@ def evidence(text: str) -> tuple[str, str | None, bool]:
         said = fields.get("User", "") if fields else event.text
         # retrieval labels an event that a later one took back on the line after its heading
         return statements(said), event.id, bool(claims.SUPERSEDED_ON.search(rest.partition("\n")[0]))
+    if is_digest_summary(text):
+        return "", None, False   # (it names a day, which would make it "what happened" that day)
     cited = EVENT_ID_IN_TEXT.findall(text)
     return text, max(cited, key=_moment) if cited else None, bool(claims.SUPERSEDED_ON.search(text))
 
@@ -155,8 +155,8 @@ def in_the_period(pool: list[Quote], wm: WorkingMemory, query: set[str]) -> None
             day = event_day(quote.when).isoformat() if quote.when else ""
         except ValueError:
             continue
-        if day and any(start <= day <= end for start, end in spans):
-            then.append(quote)
+        if spans and about_the_period([day] if day else [], quote.said or quote.text, spans):
+            then.append(quote)   # (also "On Saturday (2025-03-08) I hiked…", said on the Monday)
     beyond = {w for w in query if textutil.stem(w) not in _PERIOD_WORDS}
     for quote in then:
         # every statement of the period stays in (a run said "ran 8k" is still a run), those

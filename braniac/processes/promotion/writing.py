@@ -21,7 +21,7 @@ from ...vault.adoption import adopted_text
 from ...vault.claims import Fact, FactNote, event_path, stable_uuid, stated_values, unmentioned
 from ...vault.folder_index import Entry
 from ...vault.folders import ensure_folder
-from ...vault.layout import ARCHIVE, event_day, event_order
+from ...vault.layout import ARCHIVE, digest_summary, event_day, event_order
 from ...vault.links import plain, rebase
 from ...vault.moves import Move, apply_moves
 from .places import Places, note_path
@@ -277,7 +277,7 @@ def write_digests(vault: "VaultStore", events: list[EventRecord], done_items: li
             return True
 
         def fresh(path: Path = path, day: str = day) -> FactNote:
-            return FactNote.create(path, title=f"Digest of {day}", summary=f"What happened on {day}.",
+            return FactNote.create(path, title=f"Digest of {day}", summary=digest_summary(day),
                                    tags=["digest", "events"], emotion="neutral", note_uuid=stable_uuid("digest", day))
         if _left_alone(vault, report, path, f"Digest of {day}"):
             continue
