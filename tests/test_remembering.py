@@ -654,6 +654,31 @@ def test_a_day_told_about_later_is_found_by_the_day_it_happened(vault, question)
     assert not any("dentist" in q or "electricity" in q for q in quoted), answer
 
 
+@pytest.mark.parametrize("question, period", [
+    ("Where was Tim in the week before 16 November 2023?", ("2023-11-09", "2023-11-15")),
+    ("What did Maria do last weekend before April 10, 2023?", ("2023-04-08", "2023-04-09")),
+    ("What did she do the Friday before 2023-05-20?", ("2023-05-19", "2023-05-19")),
+    ("What happened the day before June 3, 2023?", ("2023-06-02", "2023-06-02")),
+])
+def test_a_period_just_before_a_date_is_named_by_the_question(question, period):
+    from braniac.infra.date_spans import date_spans
+    assert period in date_spans(question, datetime(2025, 1, 1, tzinfo=timezone.utc))
+
+
+def test_what_happened_in_a_period_is_what_was_said_of_it_and_what_was_said_then_when_that_is_asked(vault):
+    """Said in a week: "Two weeks ago I had a tooth pulled" is not what I did that week; asked
+    what I mentioned that week, it is."""
+    _live(vault, datetime(2026, 11, 17, 10, tzinfo=timezone.utc), "Two weeks ago I had a tooth pulled.")
+    _live(vault, datetime(2026, 11, 18, 10, tzinfo=timezone.utc), "Repainted the bathroom in pale green.")
+    quoted = {}
+    for question in ("What did I do last week?", "What did I mention last week?"):
+        with clock.frozen(datetime(2026, 11, 26, 12, tzinfo=timezone.utc)):
+            answer = vault.ask(question).answer
+        quoted[question] = " ".join(text for text, _ in re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M))
+    assert "bathroom" in quoted["What did I do last week?"] and "tooth" not in quoted["What did I do last week?"]
+    assert "bathroom" in quoted["What did I mention last week?"] and "tooth" in quoted["What did I mention last week?"]
+
+
 def test_a_question_about_a_period_and_a_thing_quotes_that_periods_statements_of_the_thing_first(vault):
     """"How many times did I go running this week?": this week's runs first (then the rest of
     the week: "ran 8k" is a run too, and holds no word of the question)."""

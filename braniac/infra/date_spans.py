@@ -40,7 +40,12 @@ _SPAN_PATTERNS = (
 # week?", "anything new this month?", "what was I up to?")
 PERIOD_WORDS = ("week weekend month year today yesterday tonight last past ago day days weeks months years "
                 "morning evening night afternoon recently lately").split()
-WENT_ON_WORDS = "happen happened new news anything up going go went done do".split()
+WENT_ON_WORDS = ("happen happened new news anything up going go went done do mention mentioned say said tell told talk "
+                 "talked discuss discussed about").split()
+_SAID = re.compile(r"\b(?:mention(?:s|ed)?|say|said|tell|told|talk(?:ed)?|discuss(?:ed)?|br(?:ing|ought)\s+up)\b", re.I)
+# a period just before a date written out: "the week before 16 November 2023", "last weekend before April 10, 2023"
+_BEFORE = re.compile(r"\b(?:the\s+|last\s+)?(week|weekend|day|month|" + "|".join(WEEKDAYS) + r")\s+(?:before|prior\s+to)\s+",
+                     re.I)
 _PAST_TENSE = re.compile(r"\b(?:did|was|were|had|happened|went)\b", re.I)
 # a date written out: not a timestamp's, nor the day a claim was said ("2025-03-10 — …")
 _WRITTEN_DATE = re.compile(r"(?<![\d-])(\d{4}-\d{2}-\d{2})(?![\dT:-])(?!\s+—)")
@@ -55,6 +60,7 @@ def date_spans(text: str, now=None) -> list[tuple[str, str]]:
     today = now.date() if now is not None else None
     spans: list[tuple[str, str]] = []
     dated: list[tuple[str, str]] = []   # days named with their year
+    dated_at: dict[int, date] = {}        # where each starts in the text
     taken: list[tuple[int, int]] = []
 
     def add(start: date, end: date, where: tuple[int, int]) -> None:
@@ -81,6 +87,7 @@ def date_spans(text: str, now=None) -> list[tuple[str, str]]:
                     d = date(int(year), int(month) if month.isdigit() else _MONTHS[month.lower().rstrip(".")], int(day))
                     add(d, d, m.span())
                     dated.append((d.isoformat(), d.isoformat()))
+                    dated_at[m.start()] = d
                 elif kind == "my":
                     add(*month_span(int(g[1]), _MONTHS[g[0].lower().rstrip(".")]), m.span())
                 elif kind in ("dm", "md"):
@@ -111,7 +118,25 @@ def date_spans(text: str, now=None) -> list[tuple[str, str]]:
                         add(*_relative(g, anchor), m.span())
             except (ValueError, KeyError):
                 continue
+    for m in _BEFORE.finditer(text):   # "the week before 16 November 2023": that week too
+        before = tuple(d.isoformat() for d in _before(m.group(1).lower(), dated_at[m.end()])) \
+            if m.end() in dated_at else None
+        if before and before not in spans:
+            spans.append(before)
     return spans
+
+
+def _before(unit: str, day: date) -> tuple[date, date]:
+    """The period a unit names just before a day: the week, the weekend, the day, the month, or
+    the latest such weekday."""
+    if unit in WEEKDAYS:
+        named = latest_weekday(day, unit)
+        return named, named
+    if unit == "weekend":
+        saturday = latest_weekday(day, "saturday")
+        return saturday, min(saturday + timedelta(days=1), day - timedelta(days=1))
+    back = {"day": 1, "week": 7, "month": 30}[unit]
+    return day - timedelta(days=back), day - timedelta(days=1)
 
 
 def _latest(phrase: str, today: date) -> tuple[date, date]:
@@ -191,16 +216,25 @@ def _span_of(resolution: str) -> tuple[str, str]:
     return first.isoformat(), last.isoformat()
 
 
-def about_the_period(said_on: Iterable[str], text: str, spans: list[tuple[str, str]]) -> bool:
-    """Is a statement said on the days `said_on` (ISO) about one of the periods: said in one, or
-    naming a day of one ("On Saturday (2025-03-08) I hiked…", said on the Monday after)? A
-    statement said in the period about another day stays in: "what did Maria mention on 31
-    July?" asks for what was said then. A period named is about a day only if it is no longer
-    than the one asked for (or two days): "last month" says little about the 3rd."""
-    if any(start <= day <= end for day in said_on for start, end in spans):
-        return True
+def about_the_period(said_on: Iterable[str], text: str, spans: list[tuple[str, str]], *, said_then: bool = False) -> bool:
+    """Is a statement said on the days `said_on` (ISO) about one of the periods? It is when it
+    names a day of one ("On Saturday (2025-03-08) I hiked…", said on the Monday after), or names
+    no day and was said in one: "Last Sunday I baked bread", said yesterday, is not what I did
+    yesterday. `said_then`: the question asks what was said in the period ("what did Maria
+    mention on 31 July?"), so all that was said then is. A period named is about a day only if
+    it is no longer than the one asked for (or two days): "last month" says little about the 3rd."""
+    named = [(a, b) for a, b in named_days(text)]
+    if said_then or not named:
+        if any(start <= day <= end for day in said_on for start, end in spans):
+            return True
     return any(a <= end and start <= b and _length(a, b) <= max(_length(start, end), 1)
-               for a, b in named_days(text) for start, end in spans)   # ("last month" is not about the 3rd)
+               for a, b in named for start, end in spans)
+
+
+def asks_what_was_said(prompt: str) -> bool:
+    """"What did Maria mention on 31 July?", "what did we talk about yesterday?": a question
+    about what was said in a period, not about what happened in it."""
+    return bool(_SAID.search(prompt))
 
 
 def _length(first: str, last: str) -> int:

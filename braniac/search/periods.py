@@ -13,7 +13,7 @@ from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
 from ..infra import textutil
-from ..infra.date_spans import PERIOD_WORDS, WENT_ON_WORDS, about_the_period
+from ..infra.date_spans import PERIOD_WORDS, WENT_ON_WORDS, about_the_period, asks_what_was_said
 from ..infra.relative_times import CALENDAR_WORDS
 from ..vault.layout import event_rel
 from .day_events import day_events, event_folder, person_day
@@ -35,22 +35,23 @@ def asks_only_the_period(prompt: str) -> bool:
 
 
 def lift_periods(vault: "VaultStore", passages: list[Passage], spans: list[tuple[str, str]], notes_found: int,
-                 *, whole: bool) -> None:
-    """Passages about a period the prompt names rise, and its events join them (see above);
-    `whole`: the prompt asks about the periods only, so every one of them is read whole."""
+                 prompt: str) -> None:
+    """Passages about a period the prompt names rise, and its events join them (see above)."""
+    whole, said_then = asks_only_the_period(prompt), asks_what_was_said(prompt)
     have = {c for p in passages for c in p.cites}
     read = [(start, end) for start, end in spans if whole or _days_in(start, end) < SHORT_SPAN_DAYS]
     for start, end in read:
-        passages += _events_of(vault, start, end, have, notes_found)
+        passages += _events_of(vault, start, end, have, notes_found, said_then)
     for p in passages:
         said = [person_day(c) for c in p.cites]
-        if about_the_period(said, p.text, spans):
-            if p.score <= 0 and about_the_period(said, p.text, read):
+        if about_the_period(said, p.text, spans, said_then=said_then):
+            if p.score <= 0 and about_the_period(said, p.text, read, said_then=said_then):
                 p.score = DAY_FLOOR
             p.score *= 1 + DATE_LIFT
 
 
-def _events_of(vault: "VaultStore", start: str, end: str, have: set[str], notes_found: int) -> list[Passage]:
+def _events_of(vault: "VaultStore", start: str, end: str, have: set[str], notes_found: int,
+               said_then: bool) -> list[Passage]:
     """The passages of the events of a period, newest first (at most MAX_DAY_EVENTS events), and
     those of events told within TOLD_WITHIN_DAYS after it that name one of its days."""
     first, last = date.fromisoformat(start), date.fromisoformat(end)
@@ -65,7 +66,7 @@ def _events_of(vault: "VaultStore", start: str, end: str, have: set[str], notes_
             if said < start:
                 continue
             parts = note_passages(vault, event_rel(event), notes_found)
-            if not any(about_the_period([said], p.text, [(start, end)]) for p in parts):
+            if not any(about_the_period([said], p.text, [(start, end)], said_then=said_then) for p in parts):
                 continue   # said later about another day, or then about another
             have.add(event)
             taken += 1

@@ -55,7 +55,7 @@ from .focus import lift_speakers
 from .parts import lift_parts
 from .sides import lift_sides
 from .passages import MAX_PASSAGE_CHARS, Passage, content_terms, is_exchange, matches, note_passages
-from .periods import DAY_FLOOR, asks_only_the_period, lift_periods
+from .periods import DAY_FLOOR, lift_periods
 from .standing import lift_applying, lift_standing
 
 if TYPE_CHECKING:
@@ -112,7 +112,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     asked = prompt or " ".join(queries)
     spans = date_spans(asked, clock.now().astimezone())   # the person's today
     if spans:
-        lift_periods(vault, passages, spans, len(ranked), whole=asks_only_the_period(asked))
+        lift_periods(vault, passages, spans, len(ranked), asked)
     bring_replacements(index, passages, len(ranked), prompt)
     measured = measures.asked(prompt)
     _lift_measures(passages, measured, measures.holders_of(prompt))

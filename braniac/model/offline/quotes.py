@@ -7,7 +7,7 @@ import re
 from dataclasses import dataclass
 
 from ...infra import clock, measures, textutil
-from ...infra.date_spans import PERIOD_WORDS, WENT_ON_WORDS, about_the_period, date_spans
+from ...infra.date_spans import PERIOD_WORDS, WENT_ON_WORDS, about_the_period, asks_what_was_said, date_spans
 from ...infra.relative_times import CALENDAR_WORDS, resolve_relative
 from ...vault import claims, relations, stm
 from ...vault.layout import EVENT_ID_IN_TEXT, event_day, is_digest_summary
@@ -149,13 +149,13 @@ def in_the_period(pool: list[Quote], wm: WorkingMemory, query: set[str]) -> None
         spans = date_spans(wm.prompt, today)
     except ValueError:
         return
-    then = []
+    then, said_then = [], asks_what_was_said(wm.prompt)
     for quote in pool:
         try:
             day = event_day(quote.when).isoformat() if quote.when else ""
         except ValueError:
             continue
-        if spans and about_the_period([day] if day else [], quote.said or quote.text, spans):
+        if spans and about_the_period([day] if day else [], quote.said or quote.text, spans, said_then=said_then):
             then.append(quote)   # (also "On Saturday (2025-03-08) I hiked…", said on the Monday)
     beyond = {w for w in query if textutil.stem(w) not in _PERIOD_WORDS}
     for quote in then:
