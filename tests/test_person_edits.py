@@ -518,7 +518,8 @@ def test_a_note_held_open_for_writing_all_along_does_not_stop_organize_or_undo(t
     vault, _ = Vault.init(tmp_path / "undone", use_git=True)
     (vault.root / "scratch.md").write_text("# Scratch\n\nA page of my own, no links.\n", encoding="utf-8")
     subprocess.run(["git", "add", "-A"], cwd=vault.root, check=True)
-    subprocess.run(["git", "commit", "-qm", "scratch"], cwd=vault.root, check=True)
+    subprocess.run(["git", "-c", "user.name=p", "-c", "user.email=p@p", "commit", "-qm", "scratch"], cwd=vault.root,
+                   check=True)
     for text in ("Marta leads the billing team in Lisbon.", "The billing database runs PostgreSQL 16."):
         vault.remember(text)
     assert vault.promote(force=True).status == "done"

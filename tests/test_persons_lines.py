@@ -114,7 +114,8 @@ def test_undo_of_a_promotion_gives_back_a_crlf_note_as_the_person_saved_it(tmp_p
     ana = vault.ltm_root / "concrete/people/ana.md"
     saved = (ana.read_text(encoding="utf-8") + "\n## Mine\nmy own text\nlast line").replace("\n", "\r\n").encode()
     ana.write_bytes(saved)
-    subprocess.run(["git", "-C", str(vault.root), "commit", "-qam", "my edit"], check=True)
+    subprocess.run(["git", "-C", str(vault.root), "-c", "user.name=p", "-c", "user.email=p@p", "commit", "-qam", "my edit"],
+                   check=True)
     _said_and_promoted(vault, (2025, 1, 8), "My sister Ana lives in Lisbon now.")
     assert b"superseded" in ana.read_bytes()
     with _at(2025, 1, 9):

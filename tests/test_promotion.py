@@ -753,7 +753,7 @@ def changed_files(before: dict[str, bytes], after: dict[str, bytes]) -> set[str]
 def test_git_each_promotion_is_one_commit_of_exactly_its_files(tmp_path):
     vault = git_vault(tmp_path)
     ids = fill(vault)
-    git(vault.root, "commit", "-q", "-am", "person: conversation so far")   # the STM as a person saw it
+    git(vault.root, "-c", "user.name=p", "-c", "user.email=p@p", "commit", "-q", "-am", "person: conversation so far")   # the STM as a person saw it
     stm_before = vault.stm_path.read_bytes()
     # a person's unrelated, uncommitted work
     identity = vault.identity_path

@@ -18,6 +18,8 @@ from braniac.vault.claims import FACTS, HISTORY, FactNote
 
 from helpers import assert_clean_error, clean_env, run_cli
 
+PERSON = ("-c", "user.name=person", "-c", "user.email=person@example.org")   # the person's own git identity
+
 MARKERS = re.compile(r"^(<{7}|={7}|>{7})( |$)", re.MULTILINE)
 
 
@@ -177,8 +179,8 @@ def test_syncs_at_once_lose_no_commit(shared):
     for i in range(3):
         a.remember(f"laptop note {i}")
         b.remember(f"server note {i}")
-    git(a.root, "add", "-A"); git(a.root, "commit", "-qm", "laptop work")     # noqa: E702
-    git(b.root, "add", "-A"); git(b.root, "commit", "-qm", "server work")     # noqa: E702
+    git(a.root, "add", "-A"); git(a.root, *PERSON, "commit", "-qm", "laptop work")     # noqa: E702
+    git(b.root, "add", "-A"); git(b.root, *PERSON, "commit", "-qm", "server work")     # noqa: E702
     mine, theirs = git(a.root, "rev-parse", "HEAD"), git(b.root, "rev-parse", "HEAD")
     runs = [_sync_cli(a.root), _sync_cli(a.root), _sync_cli(b.root), _sync_cli(b.root)]
     outs = [p.communicate(timeout=120) for p in runs]
@@ -193,6 +195,28 @@ def test_syncs_at_once_lose_no_commit(shared):
     assert all(text.count(f"{who} note {i}") == 1 for who in ("laptop", "server") for i in range(3))
     for repo in (remote, a.root, b.root):
         subprocess.run(["git", "fsck", "--strict", "--no-progress"], cwd=repo, check=True, capture_output=True)
+
+
+def test_two_machines_sync_with_no_git_identity_configured(tmp_path):
+    """A fresh machine has no `user.name` or `user.email`: braniac's own commits and the merge
+    of what two machines both changed still go through (as `braniac <braniac@localhost>`)."""
+    home = tmp_path / "home"
+    home.mkdir()
+    env = clean_env(HOME=str(home), XDG_CONFIG_HOME=str(home), GIT_CONFIG_NOSYSTEM="1")
+    for name in ("GIT_AUTHOR_NAME", "GIT_AUTHOR_EMAIL", "GIT_COMMITTER_NAME", "GIT_COMMITTER_EMAIL", "EMAIL"):
+        env.pop(name, None)
+    remote = tmp_path / "remote.git"
+    subprocess.run(["git", "init", "-q", "--bare", str(remote)], check=True, env=env)
+    laptop, desktop = tmp_path / "laptop", tmp_path / "desktop"
+    for args in (("init", "--git", "--remote", remote, laptop), ("--vault", laptop, "sync"), ("clone", remote, desktop),
+                 ("--vault", laptop, "remember", "Ana lives in Porto."), ("--vault", laptop, "sync"),
+                 ("--vault", desktop, "remember", "Rui works at Unbabel."), ("--vault", desktop, "sync"),
+                 ("--vault", laptop, "sync")):
+        result = run_cli(*args, env=env)
+        assert result.returncode == 0, (args, result.stdout, result.stderr)
+    for machine in (laptop, desktop):
+        stm_text = (machine / "memory/short_term.md").read_text(encoding="utf-8")
+        assert "Ana lives in Porto." in stm_text and "Rui works at Unbabel." in stm_text
 
 
 def test_sync_needs_a_remote_and_clone_needs_a_vault(tmp_path):

@@ -316,6 +316,7 @@ def run_chaos(workdir: Path, trial: int, seconds: float = SECONDS, **options) ->
     box = Sandbox(workdir)
     git_vault(box, organize_work=True, events=10, promoted=8)
     quick_config(box.vault, promote_minutes=0.01, organize_minutes=0.03)
-    checks.git(box.vault, "commit", "-qm", "quick idle timers", "--", "braniac.toml")
+    checks.git(box.vault, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "quick idle timers", "--",
+               "braniac.toml")
     chaos = Chaos(box, SEED + trial, seconds, **options)
     return chaos.run(), chaos

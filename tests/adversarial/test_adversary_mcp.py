@@ -88,7 +88,8 @@ def test_everything_at_once_with_two_mcp_servers(workdir):
     box = Sandbox(workdir[0] / "mcp-chaos")
     git_vault(box, organize_work=True, events=10, promoted=8)
     quick_config(box.vault, promote_minutes=0.01, organize_minutes=0.03)
-    checks.git(box.vault, "commit", "-qm", "quick idle timers", "--", "braniac.toml")
+    checks.git(box.vault, "-c", "user.name=t", "-c", "user.email=t@t", "commit", "-qm", "quick idle timers", "--",
+               "braniac.toml")
     run = WithMCP(box, SEED, SECONDS)
     failures = run.run()
     tally = checks.Tally("everything at once, with two MCP servers")

@@ -115,7 +115,7 @@ def _merge(vault: "VaultStore", report: RemoteSyncReport, theirs: str) -> None:
                            "one); set this machine up with `braniac clone URL PATH` instead")
     report.received += int(git.run(root, "rev-list", "--count", f"{ours}..{theirs}").stdout.strip() or 0)
     if base == ours:
-        git.run_quiet(root, "merge", "-q", "--ff-only", theirs)
+        git.run_quiet(root, *git.identity(root), "merge", "-q", "--ff-only", theirs)
         return
     collisions, taken = numbering.colliding(root, base, ours, theirs)
     if collisions:
@@ -124,7 +124,7 @@ def _merge(vault: "VaultStore", report: RemoteSyncReport, theirs: str) -> None:
                     + "\n".join(f"{old} -> {new}" for old, new in sorted(report.renumbered.items())))
         ours = git.rev(root, "HEAD")
     changed = set(git.changed_between(root, base, ours)) | set(git.changed_between(root, base, theirs))
-    merged = git.run_quiet(root, "merge", "-q", "--no-ff", "--no-commit", "--no-edit", theirs, check=False)
+    merged = git.run_quiet(root, *git.identity(root), "merge", "-q", "--no-ff", "--no-commit", "--no-edit", theirs, check=False)
     if merged.returncode != 0 and not git.unmerged(root):
         git.run_quiet(root, "merge", "--abort", check=False)
         said = (merged.stderr.strip() or merged.stdout.strip()).splitlines()
