@@ -217,6 +217,19 @@ def test_server_failure_is_one_clear_line_and_the_prompt_is_kept(llm_vault, mode
     check_healthy(vault)
 
 
+def test_with_the_default_retries_a_failing_server_is_asked_again_and_then_one_clear_line(llm_vault):
+    """`retries = 2`, braniac.toml's default: LiteLLM asks twice more (through tenacity, which it
+    imports only then), and the error is the same one clear line."""
+    vault, server = llm_vault.vault, llm_vault.server
+    configure_vault(vault.root, server.base_url, timeout=5, retries=2)
+    server.always = Fail.HTTP_500
+    result = run_ask(llm_vault, "What colour was the kayak?")
+    assert result.exit_code == 2 and result.stdout == "" and "Traceback" not in result.stderr
+    lines = result.stderr.splitlines()
+    assert len(lines) == 1 and lines[0].startswith("braniac: ") and "HTTP 500" in lines[0], result.stderr
+    assert len(server.requests) > 1 and {r.task for r in server.requests} == {"search_queries"}
+
+
 @pytest.mark.parametrize("mode", ["malformed", "empty"])
 def test_broken_answer_stream_is_an_error_not_an_empty_answer(llm_vault, mode):
     """A 200 whose body is not an event stream makes LiteLLM stream nothing and raise nothing."""
