@@ -667,3 +667,27 @@ def test_cli_with_a_model_rejects_a_hostile_plan(tmp_path, fake_llm):
     assert not netlog.exists(), netlog.read_text()      # nothing but the loopback server was reached
     check_links(s.vault.root)
     check_no_note_lost(s.vault.root, s.uuids.values())
+
+
+def test_notes_read_together_that_link_each_other_already_get_no_co_access_link(tmp_path):
+    """Promotion linked Ana and Porto both ways: reading them together changes neither note, so
+    organize plans no link for them (before, it reported one and wrote nothing); Ana and a
+    note she does not link yet do get one."""
+    vault, _ = Vault.init(tmp_path / "vault")
+    with clock.frozen(NOW - timedelta(days=2)):
+        vault.remember("My sister Ana lives in Porto.")
+        vault.promote(force=True)
+    ana, porto = f"{LTM}/concrete/people/ana.md", f"{LTM}/concrete/places/porto.md"
+    assert "](../places/porto.md" in (vault.root / ana).read_text() and "](../people/ana.md" in (vault.root / porto).read_text()
+    garden = add_note(vault, f"{LTM}/concrete/topics/garden.md", "Garden", "Tomatoes and basil.", ["garden"])
+    lines = []
+    for n in range(3):
+        at = NOW - timedelta(hours=n + 1)
+        lines += [log_line(at, "QUERY", "Ana in Porto, and the garden"), log_line(at, "READ", ana),
+                  log_line(at, "READ", porto), log_line(at, "READ", vault.relative(garden))]
+    vault.access_log_path.write_text("\n".join(lines) + "\n")
+    with clock.frozen(NOW):
+        report = vault.organize()
+    linked = {frozenset((op["a"], op["b"])) for op in report.operations if op["op"] == "link"}
+    assert frozenset((ana, porto)) not in linked, report.operations
+    assert frozenset((ana, vault.relative(garden))) in linked, report.operations

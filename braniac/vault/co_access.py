@@ -58,3 +58,20 @@ def existing_links(vault: "VaultStore") -> dict[tuple[str, str], tuple[float, da
                     if pair not in found or float(match.group(1)) > found[pair][0]:
                         found[pair] = (float(match.group(1)), renewed)
     return found
+
+
+def linked_both_ways(vault: "VaultStore", a: str, b: str) -> bool:
+    """Whether each of two notes (vault-relative) already links the other in its Related
+    Memories with a link that is no co-access link (a person's, promotion's): a co-access link
+    between them would change neither note."""
+    return _links_to(vault, a, b) and _links_to(vault, b, a)
+
+
+def _links_to(vault: "VaultStore", source_rel: str, target_rel: str) -> bool:
+    source, target = vault.root / source_rel, vault.root / target_rel
+    try:
+        text = read_text(source)
+    except NoteError:
+        return False
+    entries = related_entries(split_sections(notes.body_of(text)), source)
+    return any(e.path == target and CO_ACCESSED not in e.description for e in entries)

@@ -20,7 +20,7 @@ from ...infra import clock
 from ...infra.errors import NoteError
 from ...infra.fsio import inside
 from ...vault import notes
-from ...vault.co_access import existing_links
+from ...vault.co_access import existing_links, linked_both_ways
 from ...vault.layout import FOLDER_INDEX, RESTRUCTURED_TIERS
 from ..organization_types import OrganizationRequest
 
@@ -51,6 +51,8 @@ def plan(request: OrganizationRequest) -> list[dict]:
                 fresh[(a, b)] = weight
     for pair, weight in fresh.items():
         old, _renewed = existing.get(pair, (0.0, None))
+        if not old and linked_both_ways(vault, *pair):
+            continue   # they link each other already (promotion did, or the person): nothing to write
         ops.append({"op": "link", "a": pair[0], "b": pair[1], "weight": round(min(1.0, max(weight, old) + 0.1 * old), 2)})
     # links not renewed decay with time (computed from their renewal date, so a run with no new
     # use changes nothing); once too weak they are pruned
