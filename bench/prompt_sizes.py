@@ -51,7 +51,7 @@ class Recorder(LLMModel):
         super().__init__(config, vault_root=vault_root)
         self.prompts: list[tuple[str, str]] = []
 
-    def _request(self, messages, task, *, mode="prompt"):
+    def _request(self, messages, task, *, mode="prompt", schema=None):
         self.prompts.append((task, "\n".join(str(m["content"]) for m in messages)))
         return Reply(CANNED[task](messages), "stop")
 

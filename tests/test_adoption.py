@@ -110,7 +110,9 @@ def test_a_note_saved_in_several_steps_is_adopted_once_after_it_is_quiet(git_vau
     for data in saves:
         hand_write(git_vault, data=data, age=0)
         report = adopter.run()
-        assert report.adopted == [] and report.waiting == [REL]
+        # the folders made by hand a moment ago wait too (each gets its _index.md once quiet)
+        assert report.adopted == [] and report.waiting == ["memory/long_term/concrete/recipes",
+                                                           "memory/long_term/concrete/recipes/breakfast", REL]
         time.sleep(0.1)
     assert not (git_vault.root / REL).read_bytes().startswith(b"---")
     time.sleep(0.4)
@@ -211,3 +213,11 @@ def test_watch_brings_a_manifest_up_to_date_after_a_person_renames_a_note(vault:
     manifest = folder_index.read(folder / "_index.md").manifest
     assert [e.path.name for e in manifest] == ["Fluffy pancakes.md"]
     assert not [f for f in vault.doctor() if "manifest" in f.reason], vault.doctor()
+
+
+def test_doctor_fix_says_a_folder_made_moments_ago_waits_rather_than_that_it_is_left(vault: Vault) -> None:
+    (vault.ltm_root / "concrete/garden").mkdir()
+    report = vault.repair()
+    assert "memory/long_term/concrete/garden" in report.waiting
+    left = [f for f in report.remaining if f.path == "memory/long_term/concrete/garden"]
+    assert left and report.advice(left[0]).startswith("saved moments ago")

@@ -106,6 +106,7 @@ def test_stats_doctor_and_resources(served):
     stats = mcp.call_json("stats")
     assert stats["vault"] == str(vault.root) and stats["long_term"]["concrete"] >= 2
     assert mcp.call_json("doctor")["healthy"] is True
+    assert set(mcp.call_json("doctor")) == {"vault", "healthy", "problems", "warnings"}   # as `doctor --json`
     identity = mcp.run(lambda c: c.read_resource("braniac://identity")).contents[0].text
     assert identity == vault.identity_path.read_text(encoding="utf-8")
     stm = mcp.run(lambda c: c.read_resource("braniac://short-term")).contents[0].text

@@ -15,6 +15,7 @@ def test_wrap_up_then_orient_json(vault: Vault):
                    "--next-step", "write the migration", "--json")
     assert done.returncode == 0, done.stderr
     event = json.loads(done.stdout)["event"]
+    assert json.loads(done.stdout)["tasks"] == ["migrate the users table", "drop the old MySQL box"]
     packet = run_cli("--vault", vault.root, "orient", "--json")
     assert packet.returncode == 0, packet.stderr
     data = json.loads(packet.stdout)
@@ -47,6 +48,9 @@ def test_recall_on_the_command_line_logs_like_a_turn(vault: Vault):
     lines = vault.access_log_path.read_text(encoding="utf-8").splitlines()
     assert lines[-2].endswith("| QUERY | which tram does Ana ride?")
     assert lines[-1].endswith("| READ | memory/long_term/concrete/lisbon.md")
+    shown = run_cli("--vault", vault.root, "recall", "which tram does Ana ride?").stdout   # as the README says
+    assert f"1. Lisbon  memory/long_term/concrete/lisbon.md  (uuid {excerpts[0]['uuid']})" in shown, shown
+    assert "Ana rides the 28 tram" in shown
 
 
 def test_bad_wrap_up_is_one_clean_line_and_writes_nothing(vault: Vault):

@@ -566,6 +566,8 @@ def test_json_fields_and_kind_filter(vault):
     assert cli_paths(vault, "julietword", "--kind", "skills") == ["memory/long_term/skills/j.md"]
     assert cli_paths(vault, "julietword", "--kind", "concrete") == ["memory/long_term/concrete/j.md"]
     assert cli_paths(vault, "julietword", "--kind", "events") == []
+    write_note(vault, "memory/long_term/Inbox/j.md", "Juliet idea", "The julietword, jotted down.")   # a folder of their own
+    assert cli_paths(vault, "julietword", "--kind", "other") == ["memory/long_term/Inbox/j.md"]
     plain = cli(vault, "search", "julietword")
     assert "Juliet fact" in plain.stdout and "memory/long_term/skills/j.md" in plain.stdout
     assert "no matches" in cli(vault, "search", "nosuchwordanywhere").stdout

@@ -23,7 +23,10 @@ def recall(ctx: click.Context, query: tuple[str, ...], limit: int | None, as_jso
     if not found.excerpts:
         say("nothing recalled")
     for n, item in enumerate(found.excerpts, start=1):
-        say(f"{n}. {item.title or item.path}  {item.path}")
+        named = f"{item.title}  {item.path}" if item.title else item.path
+        say(f"{n}. {named}" + (f"  (uuid {item.uuid})" if item.uuid else ""))
+        if item.events:
+            say("   cites " + ", ".join(item.events))
         say("   " + item.text.replace("\n", "\n   "))
 
 
@@ -55,7 +58,7 @@ def wrap_up(ctx: click.Context, summary: tuple[str, ...], open_loops: tuple[str,
         text = sys.stdin.buffer.read().decode("utf-8", errors="surrogateescape")
     event = open_vault(ctx).wrap_up(text, open_loops=list(open_loops), next_step=next_step)
     if as_json:
-        emit_json({"event": event.id})
+        emit_json({"event": event.id, "tasks": list(open_loops)})   # each open loop is an open task now
     else:
         say(f"wrapped up as event {event.id}")
 

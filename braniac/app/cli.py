@@ -58,10 +58,11 @@ def cli(ctx: click.Context, vault_path: Path | None) -> None:
 @click.argument("path", type=click.Path(path_type=Path))
 @click.option("--force", is_flag=True, help="Allow a non-empty folder; only missing vault files are added.")
 @click.option("--git", "use_git", is_flag=True, help="Also make the vault a git repository with a first commit.")
-@click.option("--remote", metavar="URL", help="With --git: the git remote `braniac sync` shares the vault through.")
+@click.option("--remote", metavar="URL", help="The git remote `braniac sync` shares the vault through (implies --git).")
 def init(path: Path, force: bool, use_git: bool, remote: str | None) -> None:
     """Create a new vault at PATH from the template (never overwrites a file)."""
     from ..api import Vault
+    use_git = use_git or bool(remote)   # a remote is shared through git
     vault, created = Vault.init(path, force=force, use_git=use_git, remote=remote)
     if remote:
         say(f"git remote origin is {remote}; share the vault with `braniac sync`")
@@ -88,7 +89,7 @@ def remember(ctx: click.Context, text: tuple[str, ...]) -> None:
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
 @click.option("--fix", is_flag=True, help="Repair what needs no guess (notes made by hand, manifests, links, temp files).")
-@click.option("--dry-run", is_flag=True, help="With --fix: show the repairs; change nothing.")
+@click.option("--dry-run", is_flag=True, help="Show the repairs --fix would make; change nothing (implies --fix).")
 @click.pass_context
 def doctor(ctx: click.Context, as_json: bool, fix: bool, dry_run: bool) -> None:
     """Check every file of the vault. Exit 0 when healthy, 1 when problems were found."""
@@ -165,7 +166,7 @@ def stats(ctx: click.Context, as_json: bool) -> None:
 @cli.command()
 @click.argument("query", nargs=-1, required=True)
 @click.option("--limit", "-n", default=10, show_default=True, help="How many results.")
-@click.option("--kind", type=click.Choice(["concrete", "events", "skills", "index", "stm", "identity", "archive"]),
+@click.option("--kind", type=click.Choice(["concrete", "events", "skills", "index", "stm", "identity", "archive", "other"]),
               help="Only this kind of memory file.")
 @click.option("--archived", is_flag=True, help="Also search archived memories.")
 @click.option("--json", "as_json", is_flag=True, help="Print a JSON list of {title, path, uuid, kind, score, excerpt}.")

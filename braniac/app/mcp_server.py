@@ -28,7 +28,7 @@ if TYPE_CHECKING:
     from ..api import Vault
     from ..processes.recall import Recaller
 
-Kind = Literal["concrete", "events", "skills", "index", "stm", "identity", "archive"]
+Kind = Literal["concrete", "events", "skills", "index", "stm", "identity", "archive", "other"]
 READ_ONLY = {"read_only_hint": True, "destructive_hint": False, "open_world_hint": False}
 WRITES = {"read_only_hint": False, "destructive_hint": False, "open_world_hint": False}
 
@@ -122,7 +122,7 @@ def build(vault: "Vault", recaller: "Recaller", *, tainted: TaintedRequests | No
         """Check every file of the vault; problems and warnings, each with file and reason."""
         findings = vault.doctor()
         problems = [f.as_dict() for f in findings if f.severity == "problem"]
-        return {"healthy": not problems, "problems": problems,
+        return {"vault": str(vault.root), "healthy": not problems, "problems": problems,
                 "warnings": [f.as_dict() for f in findings if f.severity != "problem"]}
 
     @tool(WRITES, "Promote")

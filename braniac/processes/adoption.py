@@ -118,8 +118,9 @@ class Adopter:
         written: set[Path] = set()
         with commits.recording() if autocommit else contextlib.nullcontext():
             now = time.time()   # (folders first: adopting a note touches its folder's mtime)
-            folders = [f for f in folders_without_index(vault)
-                       if now - _mtime(f) >= self.quiet and f not in self._refused]
+            bare = [f for f in folders_without_index(vault) if f not in self._refused]
+            folders = [f for f in bare if now - _mtime(f) >= self.quiet]
+            report.waiting += [vault.relative(f) for f in bare if f not in folders]   # made moments ago
             adopted = [p for p in candidates(vault) if self._adopt(p, report, dry_run, written)]
             marks = self._stale_manifests(now, dry_run)
             stale = list(marks)

@@ -53,7 +53,7 @@ ADVICE = (
 class RepairReport:
     dry_run: bool = False
     done: list[str] = field(default_factory=list)       # what was (or would be) repaired, one line each
-    waiting: list[str] = field(default_factory=list)    # notes saved too recently to adopt now
+    waiting: list[str] = field(default_factory=list)    # notes saved (folders made) too recently to adopt now
     remaining: list[doctor.Finding] = field(default_factory=list)
     commit: str | None = None
 
