@@ -570,6 +570,51 @@ def test_on_saturday_said_of_the_past_is_the_latest_saturday(vault, said, resolv
             assert "2025-03-01" in vault.ask("When did we visit Sintra?").answer
 
 
+@pytest.mark.parametrize("said, resolved", [
+    # words that are no time of the person's: titles, a calendar's or a story's time, a thing's ordinal
+    ("We watched Next Friday, the Ice Cube movie.", None),
+    ("I learned to play Yesterday by the Beatles on guitar.", None),
+    ("I saw my cousin Rita on the Today show.", None),
+    ("I got hooked on Friday Night Lights.", None),
+    ("Tomorrow Never Dies is my favourite Bond film.", None),
+    ("Our team drinks are on the last Friday of the month.", None),
+    ("I spent my last week in Tokyo shopping for souvenirs.", None),
+    ("When we moved to Leeds in 2019, I started school the next Monday.", None),
+    ("We moved into the flat on the 2nd floor.", None),
+    ("Not yesterday but the day before, I fixed the sink.", None),
+    ("My car got towed on Friday the 13th.", None),
+    ("We decided to go hiking on Saturday.", None),
+    # a time of the person's, said as people say it
+    ("Yesterday I renewed my passport.", "Yesterday (2025-03-09)"),
+    ("Yesterday Ana called about the lease.", "Yesterday (2025-03-09)"),
+    ("Tonight I'm cooking paella for the whole family.", "Tonight (2025-03-10)"),
+    ("On the 15th we went to Porto.", "On the 15th (2025-02-15)"),
+    ("I went to see Hamilton on Saturday.", "on Saturday (2025-03-08)"),
+    ("I had to work late on Thursday to finish the release.", "on Thursday (2025-03-06)"),
+    ("Tom came over to fix the sink on Friday.", "on Friday (2025-03-07)"),
+    ("Sold my old bike on Saturday for 200 euros.", "on Saturday (2025-03-08)"),
+    ("Will said we hiked 18 km along the Rota Vicentina on Saturday.", "on Saturday (2025-03-08)"),
+    ("**User:** \"On Saturday, my wife and I went to the opera.\"", "On Saturday (2025-03-08)"),
+    ("I painted the garden fence this weekend.", "this weekend (weekend of 2025-03-08)"),
+    ("We are going to Porto this weekend.", "this weekend (weekend of 2025-03-15)"),
+])
+def test_a_time_is_resolved_only_where_it_is_the_persons_own(said, resolved):
+    """Said on Monday 10 March 2025."""
+    from braniac.infra.relative_times import resolve_relative, without_resolutions
+    text = resolve_relative(said, date(2025, 3, 10))
+    assert (resolved in text) if resolved else text == said, text
+    assert without_resolutions(text) == said
+
+
+@pytest.mark.parametrize("said", ["Yesterday I renewed my passport.", "Last Friday I got a promotion.",
+                                  "Tonight we landed in Tokyo."])
+def test_a_short_statement_that_opens_with_its_time_is_a_claim_with_its_date(vault, said):
+    _live(vault, datetime(2025, 3, 8, 10, tzinfo=timezone.utc), said)
+    claims = [line for p in vault.ltm_root.rglob("*.md") for line in p.read_text(encoding="utf-8").splitlines()
+              if line.startswith("- ") and said.split()[-1].rstrip(".") in line and " (20" in line]
+    assert claims, said
+
+
 @pytest.fixture
 def time_zone(monkeypatch):
     """Sets the machine's time zone for one test (the suite runs in UTC: conftest.py)."""

@@ -105,8 +105,9 @@ def date_spans(text: str, now=None) -> list[tuple[str, str]]:
                 elif kind == "y":
                     add(date(int(g[0]), 1, 1), date(int(g[0]), 12, 31), m.span(1))
                 elif kind == "past":
-                    # "this weekend" asked on a weekday is the coming one: nothing happened then yet
-                    this_weekend = m.group(0).lower().startswith("this") and today is not None and today.weekday() < 5
+                    # "this weekend" asked from Wednesday on is the coming one: nothing happened then
+                    # yet (on a Monday or a Tuesday, "what did I do this weekend?" is the one just gone)
+                    this_weekend = m.group(0).lower().startswith("this") and today is not None and 2 <= today.weekday() < 5
                     if today is not None and _PAST_TENSE.search(text) and not this_weekend:
                         add(*_latest(m.group(0), today), m.span())
                 else:

@@ -175,10 +175,17 @@ def resolve_relative(text: str, on: date) -> str:
 
     def replace(m: re.Match) -> str:
         nonlocal bounds
-        if m.group("owd") or m.group("oweekend") or m.group("dom"):
+        if _no_time_here(text, m):
+            return m.group(0)
+        gone = (m.group("pdir") or "").lower() == "this" and (m.group("unit") or "").lower() == "weekend" \
+            and on.weekday() < 4   # "I painted the fence this weekend", said on a Monday: the one just gone
+        if m.group("owd") or m.group("oweekend") or m.group("dom") or gone:
             if bounds is None:
                 bounds = [b.span() for b in _CLAUSE_BOUNDS.finditer(text)]
                 starts.extend(s for s, _ in bounds)
+        if gone and _about_the_past(text, m, bounds, starts):
+            return f"{m.group(0)} (weekend of {_iso(latest_weekday(on, 'saturday'))})"
+        if m.group("owd") or m.group("oweekend") or m.group("dom"):
             if not _about_the_past(text, m, bounds, starts) or \
                     _FOR_AN_EVENT.search(text, max(0, m.start() - 40), m.start()):
                 return m.group(0)
@@ -191,6 +198,41 @@ def resolve_relative(text: str, on: date) -> str:
     return _RELATIVE.sub(replace, text)
 
 
+# what the words around a relative time say it is not one: a title ("We watched Next Friday",
+# "on the Today show", "Friday Night Lights"), a time of a story or a calendar ("the last Friday
+# of the month", "my last week in Tokyo", "the next Monday"), an ordinal of a thing ("on the
+# 2nd floor"), a day denied ("not yesterday but…"), a weekday with its date ("Friday the 13th")
+_DETERMINER_BEFORE = re.compile(r"\b(?:the|my|his|her|our|their|your|a|its)\s+$", re.I)
+_OF_A_CYCLE = re.compile(r"\s+of\s+(?:the|every|each|a)\b", re.I)
+_DENIED = re.compile(r"(?:\bnot|n['’]t)\s+$", re.I)
+_WITH_ITS_DATE = re.compile(r"\s+the\s+\d{1,2}(?:st|nd|rd|th)\b", re.I)
+_NEXT_WORD = re.compile(r"\s+([A-Za-z][\w'’]*)")
+_SENTENCE_START = re.compile(r"(?:^|[.!?:;\n—(\[]|\*\*)[\s\"'“‘*_]*$")
+_KIN = frozenset("mom mum dad mother father grandma granny grandpa grandmother grandfather".split())
+
+
+def _no_time_here(text: str, m: re.Match) -> bool:
+    before, phrase = text[max(0, m.start() - 40):m.start()], m.group(0)
+    if m.group("dir") or m.group("pdir"):
+        if _DETERMINER_BEFORE.search(before) or _OF_A_CYCLE.match(text, m.end()):
+            return True
+    if _DENIED.search(before):
+        return True
+    if (m.group("owd") or m.group("wd")) and _WITH_ITS_DATE.match(text, m.end()):
+        return True
+    following = _NEXT_WORD.match(text, m.end())
+    if m.group("dom") and following and following.group(1).islower() and \
+            following.group(1).lower() not in textutil.STOP_WORDS:
+        return True   # "on the 2nd floor" (not "on the 15th we went")
+    if phrase[:1].isupper() and not _SENTENCE_START.search(before):
+        return True   # a capital inside a sentence: a title's
+    # a title goes on in capitals ("Friday Night Lights", "Tomorrow Never Dies"), a sentence
+    # with a name ("Yesterday Ana called")
+    word = following.group(1) if following else ""
+    pronoun = re.split(r"['’]", word)[0] == "I"   # "Tonight I'm cooking"
+    return word[:1].isupper() and not pronoun and textutil.is_common_word(word) and word.lower() not in _KIN
+
+
 def _about_the_past(text: str, m: re.Match, bounds: list[tuple[int, int]], starts: list[int]) -> bool:
     """Is the clause that holds the match about the past ("we visited Sintra on Saturday"), not
     a plan, a habit or a state ("yoga is on Tuesday, I booked it")? `bounds`: the text's clause
@@ -199,11 +241,11 @@ def _about_the_past(text: str, m: re.Match, bounds: list[tuple[int, int]], start
     start = bounds[i][1] if i >= 0 else 0
     j = bisect_left(starts, m.end())
     end = bounds[j][0] if j < len(bounds) else len(text)
-    if not re.search(r"\w", text[start:m.start()] + text[m.end():end]):
+    if not re.search(r"[^\W\d_]", text[start:m.start()] + text[m.end():end]):
         # the day opens the sentence on its own ("On Saturday, 12 of us went hiking"): the clause after it
         j += 1
         end = bounds[j][0] if j < len(bounds) else len(text)
-    if j < len(bounds) and _AND_I.match(text, bounds[j][0]) and not text[start:m.start()].strip() and \
+    if j < len(bounds) and _AND_I.match(text, bounds[j][0]) and not re.search(r"[^\W\d_]", text[start:m.start()]) and \
             _BARE_SUBJECT.fullmatch(text[m.end():end]):
         # "On Saturday my wife and I went…", "On Saturday, Tom and I went…": the subject goes on
         # after "and" (not "We have a party on Saturday and I ordered a cake")
@@ -213,7 +255,36 @@ def _about_the_past(text: str, m: re.Match, bounds: list[tuple[int, int]], start
     # message without a full stop would otherwise be read whole for each of its days
     start, end = max(start, m.start() - CLAUSE_CHARS), min(end, m.end() + CLAUSE_CHARS)
     clause = text[start:end]
-    return _has_a_past_verb(clause, m.start() - start) and not _NOT_PAST.search(clause) and not _MOVED_TO.search(clause)
+    day_at = m.start() - start
+    return _has_a_past_verb(clause, day_at) and not _says_not_past(clause, day_at) and not _MOVED_TO.search(clause)
+
+
+# verbs whose "to" opens what was done ("I went to see Hamilton", "I had to work late", "I forgot
+# to take my pills"); not those that open a plan ("we decided to go", "I wanted to come")
+_PLANNING = frozenset("decided wanted hoped needed planned agreed offered promised arranged intended expected "
+                      "meant asked told invited wished chose tried".split())
+_WORD_BEFORE = re.compile(r"([A-Za-z]+)(?:\s+(?:over|up|out|back|down|in|home|round|around|away|there))?\s+$")
+
+
+def _is_past(word: str) -> bool:
+    return word in past_forms() or word.endswith("ed") or bool(_PAST_WORDS.fullmatch(word))
+
+
+def _says_not_past(clause: str, day_at: int) -> bool:
+    """A plan, a habit, an arrangement (_NOT_PAST), but not the "to" of a past verb."""
+    for m in _NOT_PAST.finditer(clause):
+        said = m.group(0)
+        if said[:3].lower() in ("to ", "to\t"):
+            if m.start() > day_at:
+                continue   # what it was for: "I had to work late on Thursday to finish the release"
+            before = _WORD_BEFORE.search(clause, 0, m.start())
+            verb = before.group(1).lower() if before else ""
+            if verb not in _PLANNING and _is_past(verb):
+                continue   # "went to see", "forgot to take", "started to feel"
+        elif said == "Will" and not re.match(r"\s+(?:you|we|i|he|she|they|it)\b", clause[m.end():], re.I):
+            continue   # Will, a name ("Will said we hiked…"), not "Will you come on Saturday?"
+        return True
+    return False
 
 
 # a clause of its own: "that", "whether", a pronoun and a verb of the present ("we meet", "he
@@ -238,6 +309,8 @@ def _own_clause_between(clause: str, start: int, end: int) -> bool:
     return False
 
 
+# a note without its subject: a verb opens it, and what it acted on follows
+_NO_SUBJECT = re.compile(r"[^A-Za-z]*([A-Z][a-z]+)\s+(?:my|our|the|a|an|his|her|their|some|it|up|out|back|to)\b")
 _RIGHT_BEFORE_THE_DAY = re.compile(r"\s+(?:on|over|at)\s+(?:the\s+)?(?:\w+day|weekend|\d)", re.I)
 
 
@@ -248,6 +321,9 @@ def _has_a_past_verb(clause: str, day_at: int) -> bool:
     then "Apparently Tom crashed…" is read again from "Tom"); "felt like", "felt that" report a
     feeling. `day_at`: where the day is in the clause; a clause of its own between a past verb
     and the day ("…that…", "we meet", "he's coming", "rent is due") holds the day, not the verb."""
+    opening = _NO_SUBJECT.match(clause)
+    if opening and _is_past(opening.group(1).lower()):
+        return True   # "Sold my old bike on Saturday", "Took the car for its inspection on Friday"
     pos = 0
     while (m := _PAST.search(clause, pos)) is not None:
         if _own_clause_between(clause, m.end(), day_at):

@@ -38,6 +38,9 @@ _EMOTIONS = {
 # "I'm allergic to peanuts.", "We switched to ClickHouse."): a fact, however few its words.
 _VOCATIVE = re.compile(r",\s*[A-Z][\w'’]*\s*[.!]*$")
 _OWN_SUBJECT = re.compile(r"^(?:I|I['’]m|I am|I['’]ve|I have|I['’]d|we|we['’]re|we['’]ve|we are|my|our)\b", re.I)
+# a time the statement opens with ("Yesterday I renewed my passport."): its subject comes after
+_OPENING_TIME = re.compile(r"^(?:yesterday|today|tonight|tomorrow|this\s+(?:morning|afternoon|evening)|"
+                           r"last\s+(?:night|week|weekend|month|year|\w+day)|on\s+\w+day|next\s+\w+)\s*,?\s+", re.I)
 
 
 def is_claim(sentence: str) -> bool:
@@ -57,7 +60,8 @@ def is_claim(sentence: str) -> bool:
     # "Priya approved my vacation.": a name no dictionary has, then what it did
     named = first.isalpha() and first[:1].isupper() and not textutil.is_common_word(first) \
         and bool(rest) and rest[0].isalpha() and rest[0].islower()
-    return (bool(_OWN_SUBJECT.match(s)) or named) and sum(w not in textutil.GENERIC_WORDS for w in said) >= 2
+    own = bool(_OWN_SUBJECT.match(_OPENING_TIME.sub("", s)))
+    return (own or named) and sum(w not in textutil.GENERIC_WORDS for w in said) >= 2
 
 
 def emotion_of(text: str) -> str:
