@@ -597,6 +597,14 @@ def test_on_saturday_said_of_the_past_is_the_latest_saturday(vault, said, resolv
     ("**User:** \"On Saturday, my wife and I went to the opera.\"", "On Saturday (2025-03-08)"),
     ("I painted the garden fence this weekend.", "this weekend (weekend of 2025-03-08)"),
     ("We are going to Porto this weekend.", "this weekend (weekend of 2025-03-15)"),
+    ("Ten days ago I stopped drinking coffee.", "Ten days ago (around 2025-02-28)"),
+    ("A couple of days ago I saw Ana at the market.", "A couple of days ago (around 2025-03-08)"),
+    ("A fortnight ago I ran 10k.", "A fortnight ago (around 2025-02-24)"),
+    ("This morning I fixed the boiler.", "This morning (2025-03-10)"),
+    ("I bought a used Golf in December.", "in December (December 2024)"),
+    ("I passed my theory exam on March 3.", "on March 3 (2025-03-03)"),
+    ("We are going to Japan in May.", None),
+    ("I was born in March 1990.", None),
 ])
 def test_a_time_is_resolved_only_where_it_is_the_persons_own(said, resolved):
     """Said on Monday 10 March 2025."""

@@ -7,7 +7,7 @@ from calendar import monthrange
 from datetime import date, timedelta
 from typing import Iterable
 
-from .relative_times import SMALL_NUMBERS, WEEKDAYS, latest_weekday, resolved_times
+from .relative_times import COUNT_PATTERN, SMALL_NUMBERS, WEEKDAYS, latest_weekday, resolved_times
 
 _MONTHS = {m: i for i, names in enumerate((
     ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",), ("jun", "june"),
@@ -26,10 +26,11 @@ _SPAN_PATTERNS = (
     ("md", re.compile(rf"\b{_MONTH}\s+{_DAY}\b(?!,?\s+\d)(?!\s*(?:am|pm|years?|days?|weeks?|months?)\b)", re.I)),
     ("m", re.compile(rf"\b(?:in|during|since|of|last|early|late|mid|before|after|until)\s+(?:mid-?|early\s+|late\s+)?{_MONTH}\b(?!\s+\d)", re.I)),
     ("y", re.compile(r"\b(?:in|during|since|of|year|before|after|until)\s+((?:19|20)\d{2})\b(?!-)", re.I)),
-    ("rel", re.compile(r"\b(the\s+day\s+before\s+yesterday|yesterday|today|tonight|last\s+(?:night|week|weekend|month|year)|this\s+(?:week|month|year)"
+    ("rel", re.compile(r"\b(the\s+day\s+before\s+yesterday|yesterday|today|tonight|this\s+(?:morning|afternoon|evening)"
+                       r"|last\s+(?:night|week|weekend|month|year)|this\s+(?:week|month|year)"
                        r"|(?:last|this\s+past)\s+(?:" + "|".join(WEEKDAYS) + ")"
                        r"|this\s+past\s+weekend"
-                       r"|(\d+|a|an|one|two|three|four|five|six)\s+(days?|weeks?|months?|years?)\s+ago)\b", re.I)),
+                       r"|(" + COUNT_PATTERN + r")\s+(days?|weeks?|months?|years?|fortnights?)\s+ago)\b", re.I)),
     # asked in the past tense only: "what did I do over the weekend / on Saturday?" (not "what
     # am I doing on Saturday?"): the latest such days
     ("past", re.compile(r"\b(?:over|on|during|at)\s+the\s+weekend\b|\bthis\s+weekend\b"
@@ -152,7 +153,7 @@ def _latest(phrase: str, today: date) -> tuple[date, date]:
 
 def _relative(groups: tuple, today: date) -> tuple[date, date]:
     phrase = " ".join(groups[0].lower().split())
-    if phrase in ("today", "tonight"):
+    if phrase in ("today", "tonight", "this morning", "this afternoon", "this evening"):
         return today, today
     if phrase in ("yesterday", "last night"):
         return today - timedelta(days=1), today - timedelta(days=1)
@@ -178,9 +179,9 @@ def _relative(groups: tuple, today: date) -> tuple[date, date]:
         return date(today.year, 1, 1), today
     if phrase == "last year":
         return date(today.year - 1, 1, 1), date(today.year - 1, 12, 31)
-    count = int(groups[1]) if groups[1].isdigit() else SMALL_NUMBERS[groups[1].lower()]
+    count = int(groups[1]) if groups[1].isdigit() else SMALL_NUMBERS[" ".join(groups[1].lower().split())]
     unit = groups[2].lower().rstrip("s")
-    days = {"day": 1, "week": 7, "month": 30, "year": 365}[unit] * count
+    days = {"day": 1, "week": 7, "fortnight": 14, "month": 30, "year": 365}[unit] * count
     middle = today - timedelta(days=days)
     slack = min(max(1, days // 7), 90)  # "two months ago" is roughly, not exactly, 60 days back
     return middle - timedelta(days=slack), middle + timedelta(days=slack)

@@ -10,7 +10,10 @@ from datetime import date, timedelta
 from . import textutil
 from .stemming import past_forms
 
-SMALL_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6}   # "two weeks ago"
+# "two weeks ago", "a couple of days ago", "a few weeks ago" (about three)
+SMALL_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+                 "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a few": 3}
+COUNT_PATTERN = r"\d+|a\s+couple\s+of|a\s+few|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
@@ -19,13 +22,17 @@ CALENDAR_WORDS = frozenset(WEEKDAYS) | {m.lower() for m in _MONTH_NAMES}   # "mo
 _RELATIVE_PHRASE = (
     r"\b(?:(?P<dir>last|next|this past|this coming)\s+(?P<wd>" + "|".join(WEEKDAYS) + r")"
     r"|(?P<day>the\s+day\s+after\s+tomorrow|the\s+day\s+before\s+yesterday|yesterday|today|tonight|tomorrow|"
-    r"last\s+night)"
+    r"last\s+night|this\s+(?:morning|afternoon|evening))"
     r"|(?P<pdir>last|next|this)\s+(?P<unit>week|weekend|month|year)"
-    r"|(?P<n>\d+|a|an|one|two|three|four|five|six)\s+(?P<units>days?|weeks?|months?|years?)\s+"
+    r"|(?P<n>" + COUNT_PATTERN + r")\s+(?P<units>days?|weeks?|months?|years?|fortnights?)\s+"
     r"(?P<way>ago|from\s+(?:now|today))"
     r"|on\s+(?P<owd>" + "|".join(WEEKDAYS) + r")|(?:over|on|at)\s+the\s+(?P<oweekend>weekend)"
     # "on the 15th" without its month: the latest 15th, in a sentence about the past
-    r"|on\s+the\s+(?P<dom>[12]?\d|3[01])(?:st|nd|rd|th)(?!\s+(?:of\s+)?(?:" + "|".join(_MONTH_NAMES) + r")\b))\b")
+    r"|on\s+the\s+(?P<dom>[12]?\d|3[01])(?:st|nd|rd|th)(?!\s+(?:of\s+)?(?:" + "|".join(_MONTH_NAMES) + r")\b)"
+    # a month without its year ("I bought a Golf in March", "on March 3"): the latest, in a
+    # sentence about the past
+    r"|(?:in|on|since|during)\s+(?-i:(?P<month>" + "|".join(_MONTH_NAMES) + r"))(?:\s+(?P<mday>[12]?\d|3[01])(?:st|nd|rd|th)?)?"
+    r"(?!\s*,?\s*\d{4})(?![\w-]))\b")
 # "on Saturday", "over the weekend" mean the latest one in a sentence about the past only
 # ("we visited Sintra on Saturday", not "we'll visit Sintra on Saturday")
 # who did it: a pronoun, "my sister", "the plumber", "12 of us", or a name ("Tom went", "My
@@ -135,6 +142,10 @@ def resolve_relative(text: str, on: date) -> str:
     Once resolved, a text is left as it is (a claim merged again stays the same)."""
     def absolute(m: re.Match) -> str:
         g = m.groupdict()
+        if g["month"]:
+            month, day = _MONTH_NAMES.index(g["month"]) + 1, int(g["mday"]) if g["mday"] else None
+            year = on.year if (month, day or 1) <= (on.month, on.day) else on.year - 1
+            return _iso(date(year, month, day)) if day else f"{g['month']} {year}"
         if g["dom"]:
             return _iso(_latest_day_of_month(on, int(g["dom"])))
         if g["owd"] or g["oweekend"]:
@@ -146,7 +157,8 @@ def resolve_relative(text: str, on: date) -> str:
             ahead = (WEEKDAYS.index(g["wd"].lower()) - on.weekday()) % 7 or 7
             return _iso(on + timedelta(days=ahead))
         if g["day"]:
-            shift = {"yesterday": -1, "last night": -1, "today": 0, "tonight": 0, "tomorrow": 1,
+            shift = {"yesterday": -1, "last night": -1, "today": 0, "tonight": 0, "tomorrow": 1, "this morning": 0,
+                     "this afternoon": 0, "this evening": 0,
                      "the day after tomorrow": 2, "the day before yesterday": -2}
             return _iso(on + timedelta(days=shift[" ".join(g["day"].lower().split())]))
         if g["unit"]:
@@ -159,9 +171,9 @@ def resolve_relative(text: str, on: date) -> str:
                 month = on.year * 12 + on.month - 1 + step
                 return f"{_MONTH_NAMES[month % 12]} {month // 12}"
             return str(on.year + step)
-        count = int(g["n"]) if g["n"].isdigit() else SMALL_NUMBERS[g["n"].lower()]
+        count = int(g["n"]) if g["n"].isdigit() else SMALL_NUMBERS[" ".join(g["n"].lower().split())]
         sign = -1 if g["way"].lower() == "ago" else 1     # "two weeks ago", "three days from now"
-        days = {"day": 1, "week": 7, "month": 30, "year": 365}[g["units"].lower().rstrip("s")] * count
+        days = {"day": 1, "week": 7, "fortnight": 14, "month": 30, "year": 365}[g["units"].lower().rstrip("s")] * count
         then = on + timedelta(days=sign * days)
         if g["units"].lower().startswith("year"):
             return f"around {on.year + sign * count}"
@@ -179,13 +191,13 @@ def resolve_relative(text: str, on: date) -> str:
             return m.group(0)
         gone = (m.group("pdir") or "").lower() == "this" and (m.group("unit") or "").lower() == "weekend" \
             and on.weekday() < 4   # "I painted the fence this weekend", said on a Monday: the one just gone
-        if m.group("owd") or m.group("oweekend") or m.group("dom") or gone:
+        if m.group("owd") or m.group("oweekend") or m.group("dom") or m.group("month") or gone:
             if bounds is None:
                 bounds = [b.span() for b in _CLAUSE_BOUNDS.finditer(text)]
                 starts.extend(s for s, _ in bounds)
         if gone and _about_the_past(text, m, bounds, starts):
             return f"{m.group(0)} (weekend of {_iso(latest_weekday(on, 'saturday'))})"
-        if m.group("owd") or m.group("oweekend") or m.group("dom"):
+        if m.group("owd") or m.group("oweekend") or m.group("dom") or m.group("month"):
             if not _about_the_past(text, m, bounds, starts) or \
                     _FOR_AN_EVENT.search(text, max(0, m.start() - 40), m.start()):
                 return m.group(0)
