@@ -154,6 +154,14 @@ def test_bad_remember_text_from_stdin(vault, stdin, words):
     assert_clean_error(result, words)
 
 
+def test_a_text_under_the_limit_is_remembered_whatever_its_words(vault):
+    """The limit is the text's: 99,990 characters of one "word" were refused as a 200,013-character
+    event, its reflection having named the word twice as a topic."""
+    result = run_cli("--vault", vault.root, "remember", "-", input=b"a" * 99_990)
+    assert result.returncode == 0, result.stderr
+    assert len(vault.stm_path.read_text(encoding="utf-8")) < 110_000
+
+
 def test_undecodable_argument_bytes(vault):
     before = snapshot(vault.root)
     result = run_cli("--vault", vault.root, "remember", os.fsdecode(b"caf\xe9"))

@@ -22,6 +22,7 @@ from ..types import Candidate, EventRecord, NoteDraft, Reflection, WorkingMemory
 
 NAME = "offline"
 MINE = 0.3   # the lead of a statement whose subject the question asks about, over as relevant ones
+MAX_TOPIC_CHARS = 40   # the longest word a reflection names as a topic or a mention
 _CITATION = re.compile(rf"\s*\(({ANY_LINK}(?:,\s*)?)+\)")   # a claim's links to its events
 _PRONOUNS = {"it", "that", "this", "he", "she", "they", "them", "him", "her", "his", "hers", "their", "those", "these"}
 
@@ -163,8 +164,9 @@ class OfflineModel:
 
     # ---------------------------------------------------------------- reflection
     def reflect(self, user: str, ai: str, short_term: str) -> Reflection:
-        mentioned = textutil.entities(user)[:6]
-        topics = textutil.keywords(user, limit=6)
+        # (a "word" of thousands of characters is no topic: the note of it would double the event)
+        mentioned = [w for w in textutil.entities(user) if len(w) <= MAX_TOPIC_CHARS][:6]
+        topics = [w for w in textutil.keywords(user, limit=12) if len(w) <= MAX_TOPIC_CHARS][:6]
         when = textutil.dates(user)
         parts = []
         if topics:
