@@ -393,7 +393,9 @@ def test_a_key_a_person_quoted_is_rewritten_in_place_not_written_twice(written):
 
 
 @pytest.mark.parametrize("frontmatter", ['{"title": "Ana"}', '# mine\n{title: Ana, kind: friend,}', "{}",
-                                         '{\r\n  "title": "Ana"\r\n}'])
+                                         '{\r\n  "title": "Ana"\r\n}', "{summary: &s [a], also: *s}",
+                                         "{common: &s [a, b], summary: *s}", "{summary: , tags: [a]}",
+                                         "{summary, tags: [a]}", "!!map {a: 1}"])
 @given(value=st.one_of(TEXT, st.lists(TEXT, max_size=3), st.integers(), st.booleans()))
 def test_a_key_set_in_a_frontmatter_that_is_one_json_object_reads_back_and_keeps_the_persons_keys(frontmatter, value):
     note = notes.parse(f"---\n{frontmatter}\n---\nBody\n")
@@ -401,5 +403,8 @@ def test_a_key_set_in_a_frontmatter_that_is_one_json_object_reads_back_and_keeps
     note.set("summary", value)
     note.set("summary", value)   # rewritten in place the second time
     again = notes.parse(note.render())
-    assert again.meta == {**before, "summary": value} and again.body == "Body\n"
+    expected = {**before, "summary": value}
+    if "also" in before:
+        expected["also"] = value   # an alias of the value set reads as it (its anchor is kept)
+    assert again.meta == expected and again.body == "Body\n"
     assert note.render().count("summary") == 1

@@ -220,3 +220,35 @@ def test_the_blank_lines_a_person_left_after_a_section_braniac_rewrites_stay_as_
     assert text != mine and "\n\n\n## Mine\nmy own text" in text and text.endswith("my own text")
     related = text.split("## Related Memories\n", 1)[1].split("\n\n\n## Mine", 1)[0]
     assert "](../places/sintra.md" in related and "\n\n" not in related, related
+
+
+def test_a_manifest_brought_up_to_date_after_a_rename_keeps_what_the_person_wrote_there(vault):
+    """Their description of the renamed note (found by its uuid), a second line for one note, a
+    line to another folder's note and a code block stay; an image added to the folder changes
+    nothing; a read-only manifest is not reported as brought up to date."""
+    from braniac.infra.config import load
+    from braniac.processes.adoption import Adopter
+    _said_and_promoted(vault, (2025, 1, 6), "My manager is Priya.", "Priya approved my vacation.",
+                       "My colleague Tom is the new designer.", "Tom said the mockups are done.")
+    folder = vault.ltm_root / "concrete/people"
+    index = folder / "_index.md"
+    mine = ("- [Priya, the budget part](priya.md#budget) — her budget notes\n- [Porto](../places/porto.md) — where she lives\n"
+            "```\n- [Example](example.md)\n```\n")
+    _edited(index, lambda t: t.replace(" — Priya approved my vacation.", " — my manager, since 2024")
+            .replace("## Manifest\n", "## Manifest\n" + mine))
+    adopter = Adopter(vault, load(vault.root), quiet_seconds=0)
+    adopter.run()
+    (folder / "photo.png").write_bytes(b"\x89PNG")   # the folder changes; no note did
+    assert adopter.run().manifests == [] and all(line in index.read_text(encoding="utf-8") for line in mine.splitlines())
+    (folder / "priya.md").rename(folder / "priya-shah.md")
+    report = adopter.run()
+    text = index.read_text(encoding="utf-8")
+    assert report.manifests == ["memory/long_term/concrete/people"], report
+    assert "](priya-shah.md" in text and "— my manager, since 2024" in text and "](priya.md \"uuid" not in text, text
+    assert all(line in text for line in mine.splitlines()), text
+    (folder / "tom.md").rename(folder / "tom-silva.md")
+    os.chmod(index, 0o444)
+    try:
+        assert adopter.run().manifests == []   # nothing was written: nothing is said to be
+    finally:
+        os.chmod(index, 0o644)

@@ -605,13 +605,23 @@ def test_on_saturday_said_of_the_past_is_the_latest_saturday(vault, said, resolv
     ("I passed my theory exam on March 3.", "on March 3 (2025-03-03)"),
     ("We are going to Japan in May.", None),
     ("I was born in March 1990.", None),
+    ("I was born in May.", None),
+    ("I relied on April for help.", None),
+    ("I sold my old Vespa on September 11, 2023.", None),
+    ("We met in March of 2023.", None),
+    ("I was there in June two years ago.", "two years ago (around 2023)"),
+    ("Yesterday Mark called me.", "Yesterday (2025-03-09)"),
+    ("On Saturday Tom and I went hiking.", "On Saturday (2025-03-08)"),
+    ("- Yesterday I went to the gym", "Yesterday (2025-03-09)"),
+    ("I ordered a cake for the party this weekend.", "this weekend (weekend of 2025-03-15)"),
 ])
 def test_a_time_is_resolved_only_where_it_is_the_persons_own(said, resolved):
-    """Said on Monday 10 March 2025."""
+    """Said on Monday 10 March 2025; a text resolved once is left as it is."""
     from braniac.infra.relative_times import resolve_relative, without_resolutions
     text = resolve_relative(said, date(2025, 3, 10))
     assert (resolved in text) if resolved else text == said, text
     assert without_resolutions(text) == said
+    assert resolve_relative(text, date(2025, 3, 10)) == text
 
 
 @pytest.mark.parametrize("said", ["Yesterday I renewed my passport.", "Last Friday I got a promotion.",
@@ -714,8 +724,17 @@ def test_a_day_told_about_later_is_found_by_the_day_it_happened(vault, question)
     ("What happened the day before June 3, 2023?", ("2023-06-02", "2023-06-02")),
 ])
 def test_a_period_just_before_a_date_is_named_by_the_question(question, period):
+    """…and the date itself is not asked about."""
     from braniac.infra.date_spans import date_spans
-    assert period in date_spans(question, datetime(2025, 1, 1, tzinfo=timezone.utc))
+    assert date_spans(question, datetime(2025, 1, 1, tzinfo=timezone.utc)) == [period]
+
+
+def test_what_was_said_on_a_day_stays_that_days_when_it_also_names_a_time_to_come(vault):
+    _live(vault, datetime(2026, 11, 25, 10, tzinfo=timezone.utc), "I finished the quarterly report. My flight to Rome is next Friday.",
+          "Bought a present for Tom, his birthday is tomorrow.")
+    with clock.frozen(datetime(2026, 11, 26, 12, tzinfo=timezone.utc)):
+        answer = vault.ask("What did I do yesterday?").answer
+    assert "quarterly report" in answer and "present for Tom" in answer, answer
 
 
 def test_what_happened_in_a_period_is_what_was_said_of_it_and_what_was_said_then_when_that_is_asked(vault):

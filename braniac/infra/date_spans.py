@@ -47,6 +47,7 @@ _SAID = re.compile(r"\b(?:mention(?:s|ed)?|say|said|tell|told|talk(?:ed)?|discus
 # a period just before a date written out: "the week before 16 November 2023", "last weekend before April 10, 2023"
 _BEFORE = re.compile(r"\b(?:the\s+|last\s+)?(week|weekend|day|month|" + "|".join(WEEKDAYS) + r")\s+(?:before|prior\s+to)\s+",
                      re.I)
+_SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+")
 _PAST_TENSE = re.compile(r"\b(?:did|was|were|had|happened|went)\b", re.I)
 # a date written out: not a timestamp's, nor the day a claim was said ("2025-03-10 — …")
 _WRITTEN_DATE = re.compile(r"(?<![\d-])(\d{4}-\d{2}-\d{2})(?![\dT:-])(?!\s+—)")
@@ -121,9 +122,12 @@ def date_spans(text: str, now=None) -> list[tuple[str, str]]:
             except (ValueError, KeyError):
                 continue
     for m in _BEFORE.finditer(text):   # "the week before 16 November 2023": that week too
-        before = tuple(d.isoformat() for d in _before(m.group(1).lower(), dated_at[m.end()])) \
-            if m.end() in dated_at else None
-        if before and before not in spans:
+        if m.end() not in dated_at:
+            continue
+        anchor = dated_at[m.end()].isoformat()
+        before = tuple(d.isoformat() for d in _before(m.group(1).lower(), dated_at[m.end()]))
+        spans[:] = [s for s in spans if s != (anchor, anchor)]   # the day itself is not asked about
+        if before not in spans:
             spans.append(before)
     return spans
 
@@ -220,17 +224,24 @@ def _span_of(resolution: str) -> tuple[str, str]:
 
 def about_the_period(said_on: Iterable[str], text: str, spans: list[tuple[str, str]], *, said_then: bool = False) -> bool:
     """Is a statement said on the days `said_on` (ISO) about one of the periods? It is when it
-    names a day of one ("On Saturday (2025-03-08) I hiked…", said on the Monday after), or names
-    no day and was said in one: "Last Sunday I baked bread", said yesterday, is not what I did
-    yesterday. `said_then`: the question asks what was said in the period ("what did Maria
-    mention on 31 July?"), so all that was said then is. A period named is about a day only if
-    it is no longer than the one asked for (or two days): "last month" says little about the 3rd."""
-    named = [(a, b) for a, b in named_days(text)]
-    if said_then or not named:
-        if any(start <= day <= end for day in said_on for start, end in spans):
-            return True
+    was said in one, unless all it says is of an earlier time ("Two weeks ago I had a tooth
+    pulled", said yesterday, is not what I did yesterday; "I finished the report. My flight is
+    next Friday." is), or when it names a day of one ("On Saturday (2025-03-08) I hiked…", said on
+    the Monday after). `said_then`: the question asks what was said in the period ("what did
+    Maria mention on 31 July?"), so all that was said then is. A period named is about a day
+    only if it is no longer than the one asked for (or two days): "last month" says little about
+    the 3rd."""
+    said_in = [day for day in said_on if any(start <= day <= end for start, end in spans)]
+    if said_in and (said_then or any(not _of_an_earlier_time(sentence, min(said_in))
+                                     for sentence in _SENTENCE_BREAK.split(text) if sentence.strip())):
+        return True
     return any(a <= end and start <= b and _length(a, b) <= max(_length(start, end), 1)
-               for a, b in named for start, end in spans)
+               for a, b in named_days(text) for start, end in spans)
+
+
+def _of_an_earlier_time(sentence: str, said: str) -> bool:
+    """Does a sentence name a time before the day it was said (and so tell of then)?"""
+    return any(last < said for _first, last in named_days(sentence))
 
 
 def asks_what_was_said(prompt: str) -> bool:

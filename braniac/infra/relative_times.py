@@ -19,6 +19,8 @@ WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", 
 _MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
                 "October", "November", "December")
 CALENDAR_WORDS = frozenset(WEEKDAYS) | {m.lower() for m in _MONTH_NAMES}   # "monday", "may": a day, not a name
+_MONTHS_ALT = "|".join(_MONTH_NAMES)
+_NO_TIME_AFTER = r"(?!\s+of\s+\d)(?!\s+(?:last|next|this)\s+year)(?!\s+(?:\w+\s+){0,2}(?:years?|months?)\s+ago)"
 _RELATIVE_PHRASE = (
     r"\b(?:(?P<dir>last|next|this past|this coming)\s+(?P<wd>" + "|".join(WEEKDAYS) + r")"
     r"|(?P<day>the\s+day\s+after\s+tomorrow|the\s+day\s+before\s+yesterday|yesterday|today|tonight|tomorrow|"
@@ -31,8 +33,12 @@ _RELATIVE_PHRASE = (
     r"|on\s+the\s+(?P<dom>[12]?\d|3[01])(?:st|nd|rd|th)(?!\s+(?:of\s+)?(?:" + "|".join(_MONTH_NAMES) + r")\b)"
     # a month without its year ("I bought a Golf in March", "on March 3"): the latest, in a
     # sentence about the past
-    r"|(?:in|on|since|during)\s+(?-i:(?P<month>" + "|".join(_MONTH_NAMES) + r"))(?:\s+(?P<mday>[12]?\d|3[01])(?:st|nd|rd|th)?)?"
-    r"(?!\s*,?\s*\d{4})(?![\w-]))\b")
+    # sentence about the past: a month alone after "in", "since", "during" (not "on April", a
+    # person), a day of it after "on" too; never when its year or another time follows ("on
+    # September 11, 2023", "in March of 2023", "in June two years ago", "in March last year")
+    r"|(?:(?:in|since|during)\s+(?-i:(?P<month>" + _MONTHS_ALT + r"))(?!\s*,?\s*\d)(?![\w-])" + _NO_TIME_AFTER +
+    r"|(?:in|on|since|during)\s+(?-i:(?P<dmonth>" + _MONTHS_ALT + r"))\s+(?P<mday>[12]?\d|3[01])(?:st|nd|rd|th)?"
+    r"(?!\s*,?\s*\d)(?![\w-])" + _NO_TIME_AFTER + r"))\b")
 # "on Saturday", "over the weekend" mean the latest one in a sentence about the past only
 # ("we visited Sintra on Saturday", not "we'll visit Sintra on Saturday")
 # who did it: a pronoun, "my sister", "the plumber", "12 of us", or a name ("Tom went", "My
@@ -133,7 +139,8 @@ def resolved_times(text: str) -> list[str]:
 
 
 # "moved to this weekend", "to the day after tomorrow", "to two weeks from now" too
-_AHEAD = re.compile(r"(?:next|this(?! past)|tomorrow|tonight|the\s+day\s+after\b|.*\bfrom\s+(?:now|today))\b", re.I)
+_AHEAD = re.compile(r"(?:next|this(?! past)(?!\s+(?:morning|afternoon|evening))|tomorrow|tonight|the\s+day\s+after\b|"
+                    r".*\bfrom\s+(?:now|today))\b", re.I)
 
 
 def resolve_relative(text: str, on: date) -> str:
@@ -142,8 +149,8 @@ def resolve_relative(text: str, on: date) -> str:
     Once resolved, a text is left as it is (a claim merged again stays the same)."""
     def absolute(m: re.Match) -> str:
         g = m.groupdict()
-        if g["month"]:
-            month, day = _MONTH_NAMES.index(g["month"]) + 1, int(g["mday"]) if g["mday"] else None
+        if g["month"] or g["dmonth"]:
+            month, day = _MONTH_NAMES.index(g["month"] or g["dmonth"]) + 1, int(g["mday"]) if g["mday"] else None
             year = on.year if (month, day or 1) <= (on.month, on.day) else on.year - 1
             return _iso(date(year, month, day)) if day else f"{g['month']} {year}"
         if g["dom"]:
@@ -191,13 +198,15 @@ def resolve_relative(text: str, on: date) -> str:
             return m.group(0)
         gone = (m.group("pdir") or "").lower() == "this" and (m.group("unit") or "").lower() == "weekend" \
             and on.weekday() < 4   # "I painted the fence this weekend", said on a Monday: the one just gone
-        if m.group("owd") or m.group("oweekend") or m.group("dom") or m.group("month") or gone:
+        dated = m.group("month") or m.group("dmonth")
+        if m.group("owd") or m.group("oweekend") or m.group("dom") or dated or gone:
             if bounds is None:
                 bounds = [b.span() for b in _CLAUSE_BOUNDS.finditer(text)]
                 starts.extend(s for s, _ in bounds)
-        if gone and _about_the_past(text, m, bounds, starts):
+        if gone and _about_the_past(text, m, bounds, starts) and not re.search(r"\bfor\s+$", text[:m.start()]) \
+                and not _FOR_AN_EVENT.search(text, max(0, m.start() - 40), m.start()):   # "a cake for the party this weekend"
             return f"{m.group(0)} (weekend of {_iso(latest_weekday(on, 'saturday'))})"
-        if m.group("owd") or m.group("oweekend") or m.group("dom") or m.group("month"):
+        if m.group("owd") or m.group("oweekend") or m.group("dom") or dated:
             if not _about_the_past(text, m, bounds, starts) or \
                     _FOR_AN_EVENT.search(text, max(0, m.start() - 40), m.start()):
                 return m.group(0)
@@ -219,7 +228,9 @@ _OF_A_CYCLE = re.compile(r"\s+of\s+(?:the|every|each|a)\b", re.I)
 _DENIED = re.compile(r"(?:\bnot|n['’]t)\s+$", re.I)
 _WITH_ITS_DATE = re.compile(r"\s+the\s+\d{1,2}(?:st|nd|rd|th)\b", re.I)
 _NEXT_WORD = re.compile(r"\s+([A-Za-z][\w'’]*)")
-_SENTENCE_START = re.compile(r"(?:^|[.!?:;\n—(\[]|\*\*)[\s\"'“‘*_]*$")
+_SENTENCE_END = re.compile(r"[.!?:;\n(\[]|\*\*")   # what a sentence (a list item, a speaker's line) starts after
+_TWO_WORDS = re.compile(r"\s+([A-Za-z][\w'’]*)\s+([A-Za-z][\w'’]*)")
+_BORN = re.compile(r"\bborn\s+$", re.I)
 _KIN = frozenset("mom mum dad mother father grandma granny grandpa grandmother grandfather".split())
 
 
@@ -236,13 +247,15 @@ def _no_time_here(text: str, m: re.Match) -> bool:
     if m.group("dom") and following and following.group(1).islower() and \
             following.group(1).lower() not in textutil.STOP_WORDS:
         return True   # "on the 2nd floor" (not "on the 15th we went")
-    if phrase[:1].isupper() and not _SENTENCE_START.search(before):
-        return True   # a capital inside a sentence: a title's
-    # a title goes on in capitals ("Friday Night Lights", "Tomorrow Never Dies"), a sentence
-    # with a name ("Yesterday Ana called")
-    word = following.group(1) if following else ""
-    pronoun = re.split(r"['’]", word)[0] == "I"   # "Tonight I'm cooking"
-    return word[:1].isupper() and not pronoun and textutil.is_common_word(word) and word.lower() not in _KIN
+    if (m.group("month") or m.group("dmonth")) and _BORN.search(before):
+        return True   # "I was born in May": a birthday, not last May
+    if phrase[:1].isupper() and re.search(r"[^\W\d_]", _SENTENCE_END.split(before)[-1]):
+        return True   # a capital after words of the same sentence: a title's
+    # a title goes on in capitals ("Friday Night Lights", "Tomorrow Never Dies"), a sentence with
+    # a name goes on in lowercase ("Yesterday Mark called", "On Saturday Tom and I went")
+    words = _TWO_WORDS.match(text, m.end())
+    return bool(words) and all(w[:1].isupper() and w != "I" and textutil.is_common_word(w) and w.lower() not in _KIN
+                               for w in words.groups())
 
 
 def _about_the_past(text: str, m: re.Match, bounds: list[tuple[int, int]], starts: list[int]) -> bool:

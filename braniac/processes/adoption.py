@@ -126,6 +126,8 @@ class Adopter:
             stale = list(marks)
             report.adopted = [vault.relative(p) for p in adopted]
             report.folders = [vault.relative(f) for f in folders]
+            # (a folder a new note was adopted into is refreshed for that, not for a rename)
+            stale = [f for f in stale if f not in {p.parent for p in adopted} and f not in folders]
             report.manifests = [vault.relative(f) for f in stale]
             if dry_run or not (adopted or folders or stale):
                 return
@@ -144,6 +146,7 @@ class Adopter:
             for folder in stale:
                 if folder / FOLDER_INDEX not in written:
                     self._matching[folder] = marks[folder]   # (read-only, say: tried again once it changes)
+            report.manifests = [vault.relative(f) for f in stale if f / FOLDER_INDEX in written]
         report.files = sorted(vault.relative(p) for p in written if p.exists())
         update_after_write(vault, written)
         if autocommit:

@@ -9,6 +9,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Iterator
 
 from . import notes
 from ..infra.markdown_prose import fenced_spans
@@ -54,7 +55,7 @@ class IndexFile:
 
     @property
     def manifest(self) -> list[Entry]:
-        return _entries(self.section(MANIFEST) or "", self.path)
+        return _entries(self.section(MANIFEST) or "", self.path, self.path.parent)
 
     @property
     def related(self) -> list[Entry]:
@@ -68,7 +69,7 @@ class IndexFile:
         self.set_section(SUMMARY, text)
 
     def set_manifest(self, entries: list[Entry]) -> None:
-        set_entries(self.sections, MANIFEST, self.path, entries, NO_MANIFEST)
+        set_entries(self.sections, MANIFEST, self.path, entries, NO_MANIFEST, own_folder=self.path.parent)
 
     def set_related(self, entries: list[Entry]) -> None:
         set_related(self.sections, self.path, entries)
@@ -91,7 +92,7 @@ def read(path: Path) -> IndexFile:
 def manifest_of(text: str, path: Path) -> list[Entry]:
     """The manifest entries of an `_index.md`'s text, its YAML left unparsed (a check of every
     folder's manifest at once reads many)."""
-    return _entries(section_content(split_sections(notes.body_of(text)), MANIFEST) or "", Path(path))
+    return _entries(section_content(split_sections(notes.body_of(text)), MANIFEST) or "", Path(path), Path(path).parent)
 
 
 def new(folder: Path, title: str, summary: str) -> IndexFile:
@@ -143,16 +144,17 @@ def set_related(sections: Sections, path: Path, entries: list[Entry]) -> None:
     set_entries(sections, RELATED, path, entries, NO_RELATED)
 
 
-def set_entries(sections: Sections, name: str, path: Path, entries: list[Entry], empty: str) -> None:
+def set_entries(sections: Sections, name: str, path: Path, entries: list[Entry], empty: str,
+                own_folder: Path | None = None) -> None:
     """Replace the link entries of the `## name` section (Manifest, Related Memories) of the file
     at `path`; every other section stays byte for byte, and so do the lines of this one that are
-    no entry: a person's words, a comment, `[[Unbabel]]`, a web address, an embed, first, as
-    written; an indented line under an entry (a sub-bullet, a task) stays under it."""
+    no entry: a person's words, a comment, `[[Unbabel]]`, a web address, an embed, a code block,
+    first, as written; an indented line under an entry (a sub-bullet, a task) stays under it.
+    `own_folder` (a manifest's): a link to a note outside it is the person's line too."""
     kept: list[str] = []
     under: dict[Path, list[str]] = {}
     last: Path | None = None
-    for line in (section_content(sections, name) or "").splitlines():
-        link = _entry_link(line)
+    for line, link in _classified(section_content(sections, name) or "", path, own_folder):
         if link is not None:
             last = link.resolve(path)
         elif indented(line) and last is not None:
@@ -164,6 +166,11 @@ def set_entries(sections: Sections, name: str, path: Path, entries: list[Entry],
     kept += [line for target, lines in under.items() if target not in listed for line in lines]   # its entry is gone
     lines = [*kept, *(line for e in entries for line in (e.render(path), *under.get(e.path, ())))]
     set_section(sections, name, "\n".join(lines) or empty)
+
+
+def _listed_in(target: Path, folder: Path) -> bool:
+    """Is `target` what a manifest of `folder` lists: one of its notes, or a subfolder's index?"""
+    return target.parent == folder or (target.name == FOLDER_INDEX and target.parent.parent == folder)
 
 
 def split_sections(body: str) -> Sections:
@@ -201,10 +208,31 @@ def _entry_link(line: str) -> Link | None:
     return found[0]
 
 
-def _entries(content: str, index_path: Path) -> list[Entry]:
-    entries = []
+def _classified(content: str, path: Path, own_folder: Path | None) -> Iterator[tuple[str, Link | None]]:
+    """Each line of a Manifest or Related Memories section, with its link when it is one of
+    braniac's entries; None for a person's line: their words, a line in a code block, a second
+    line for a note already listed (`[Ana, the wedding part](ana.md#wedding)`) and, in a
+    manifest (`own_folder`), a link to a note outside the folder."""
+    fenced, at, found = fenced_spans(content), 0, []
     for line in content.splitlines():
-        link = _entry_link(line)
+        start, at = at, at + len(line) + 1
+        link = None if any(a <= start < b for a, b in fenced) else _entry_link(line)
+        target = link.resolve(path) if link is not None else None
+        if target is not None and own_folder is not None and not _listed_in(target, own_folder):
+            link = target = None
+        found.append((line, link, target))
+    # of several lines for one note, braniac's is the one with the uuid, else the first
+    chosen: dict[Path, int] = {}
+    for i, (_line, link, target) in enumerate(found):
+        if target is not None and (target not in chosen or link.uuid and not found[chosen[target]][1].uuid):
+            chosen[target] = i
+    for i, (line, link, target) in enumerate(found):
+        yield line, link if target is not None and chosen[target] == i else None
+
+
+def _entries(content: str, index_path: Path, own_folder: Path | None = None) -> list[Entry]:
+    entries = []
+    for line, link in _classified(content, index_path, own_folder):
         if link is None:
             continue
         stripped = line.strip()

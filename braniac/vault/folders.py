@@ -170,11 +170,11 @@ def manifest_out_of_date(vault: "VaultStore", folder: Path) -> bool:
         manifest = folder_index.manifest_of(read_text(folder / FOLDER_INDEX), folder / FOLDER_INDEX)
     except (NoteError, OSError):
         return False   # none yet, or unreadable: the person's to fix (doctor names it)
-    if {e.path for e in manifest} == _here(folder) and len({e.path for e in manifest}) == len(manifest):
+    if {e.path for e in manifest} == _here(folder):
         return False   # the usual case, decided without resolving a path
-    listed = {real_path(e.path) for e in manifest if e.path.exists()}
-    if len(listed) < len(manifest):
+    if any(not e.path.exists() for e in manifest):
         return True
+    listed = {real_path(e.path) for e in manifest}
     return any(real_path(child / FOLDER_INDEX if child.is_dir() else child) not in listed
                for child in _listed_children(vault, folder))
 
@@ -211,6 +211,7 @@ def _refreshed(vault: "VaultStore", folder: Path, index: IndexFile, reads: PassR
     """Bring `index` in line with what `folder` holds; whether that changed it."""
     before = index.render()
     old = {real_path(e.path): e for e in index.manifest if e.path.exists()}
+    by_uuid = {e.uuid: e for e in index.manifest if e.uuid}   # a note renamed by hand keeps its line's description
     entries = []
     children = _listed_children(vault, folder)
     style = vault.link_style   # (read once: it stats braniac.toml)
@@ -221,7 +222,7 @@ def _refreshed(vault: "VaultStore", folder: Path, index: IndexFile, reads: PassR
             # listed so that a person sees it, under a name of its own and without the uuid of
             # the note it was kept beside, which links by that uuid mean
             title, uuid = f"{title} (conflict copy)", None
-        kept = old.get(real_path(target))
+        kept = old.get(real_path(target)) or (by_uuid.get(uuid) if uuid else None)
         if kept and kept.description and not _written_by_braniac(kept.description, child, reads):
             description = kept.description  # a person's description is kept; braniac's own is refreshed
         entries.append(Entry(title, target, uuid, description, style))

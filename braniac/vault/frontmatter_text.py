@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import json
 import re
+from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any
 
@@ -27,7 +28,7 @@ _TS = re.compile(r"^\d{4}-\d{2}-\d{2}T\d{2}:\d{2}:\d{2}(?:\.\d+)?(?:Z|[+-]\d{2}:
 # What JSON leaves raw but YAML will not read raw in a double-quoted string: C1 controls and
 # DEL (not printable to YAML), its extra line breaks, a byte-order mark, lone surrogates.
 _NOT_RAW_IN_YAML = re.compile("[\x7f-\x9f\u2028\u2029\ufeff\ud800-\udfff]")
-_FLOW_START = re.compile(r"\A(?:[ \t]*(?:#[^\n]*)?\r?\n)*[ \t]*\{")
+_FLOW_START = re.compile(r"\A(?:[ \t]*(?:#[^\n]*)?\r?\n)*[ \t]*(?:[!&][^\s{]*\s+)*\{")   # (a tag or an anchor may come first)
 
 
 def yaml_scalar(value: Any, *, key: str | None = None) -> str:
@@ -68,36 +69,93 @@ def replace_key(fm_text: str, key: str, value: Any) -> str:
     return "".join(lines) + new_line
 
 
-def _flow_mapping(fm_text: str) -> yaml.MappingNode | None:
-    """The frontmatter's root when it is one `{…}` mapping, else None (the usual block keys)."""
+@dataclass
+class _Entry:
+    """One key of a `{…}` frontmatter, where its parts are in the text."""
+    key: str | None          # None: a key that is no plain string
+    quoted: bool
+    key_start: int
+    key_end: int
+    value_start: int
+    value_end: int
+    anchor: str | None       # the value's own `&name`, which its aliases need kept
+    line: int
+    column: int
+
+
+@dataclass
+class _Flow:
+    inside: int              # just after its '{'
+    line: int                # the line of its '{'
+    entries: list[_Entry]
+
+
+def _flow_mapping(fm_text: str) -> _Flow | None:
+    """The frontmatter's keys when it is one `{…}` mapping, else None (the usual block keys).
+    YAML's events, not its nodes: an alias's node is its anchor's, marks and all."""
     if not _FLOW_START.match(fm_text):
         return None   # (the common case, decided without parsing)
     try:
-        # the pure-Python composer: its marks count characters of this very string
-        root = yaml.compose(fm_text, Loader=yaml.SafeLoader)
+        # the pure-Python parser: its marks count characters of this very string
+        events = list(yaml.parse(fm_text, Loader=yaml.SafeLoader))
     except (yaml.YAMLError, RecursionError):
         return None
-    return root if isinstance(root, yaml.MappingNode) and root.flow_style else None
+    if len(events) < 3 or not isinstance(events[2], yaml.MappingStartEvent) or not events[2].flow_style:
+        return None
+    start = events[2].start_mark
+    flow = _Flow(fm_text.index("{", start.index) + 1, start.line, [])
+    i = 3
+    while not isinstance(events[i], yaml.MappingEndEvent):
+        key = events[i]
+        i, key_end = _past_node(events, i)
+        value = events[i]
+        i, value_end = _past_node(events, i)
+        flow.entries.append(_Entry(
+            key.value if isinstance(key, yaml.ScalarEvent) else None, getattr(key, "style", None) == '"',
+            key.start_mark.index, key_end, value.start_mark.index, value_end,
+            None if isinstance(value, yaml.AliasEvent) else getattr(value, "anchor", None),
+            key.start_mark.line, key.start_mark.column))
+    return flow
 
 
-def _replace_in_flow(fm_text: str, root: yaml.MappingNode, key: str, value: Any) -> str:
+def _past_node(events: list, i: int) -> tuple[int, int]:
+    """(the index of the event after the node that starts at events[i], where the node ends)."""
+    depth = 0
+    while True:
+        event = events[i]
+        if isinstance(event, (yaml.MappingStartEvent, yaml.SequenceStartEvent)):
+            depth += 1
+        elif isinstance(event, (yaml.MappingEndEvent, yaml.SequenceEndEvent)):
+            depth -= 1
+        if depth == 0:
+            return i + 1, event.end_mark.index
+        i += 1
+
+
+def _replace_in_flow(fm_text: str, flow: _Flow, key: str, value: Any) -> str:
     shown = _json_value(value)
-    for key_node, value_node in root.value:
-        if isinstance(key_node, yaml.ScalarNode) and key_node.value == key:
-            start, end = value_node.start_mark.index, value_node.end_mark.index
-            return fm_text[:start] + shown + fm_text[end:]
-    quote = '"' if any(getattr(k, "style", None) == '"' for k, _ in root.value) or not root.value else ""
-    entry = f"{quote}{key}{quote}: {shown}"
-    if not root.value:
-        at = root.start_mark.index + 1   # just inside '{'
-        return fm_text[:at] + entry + fm_text[at:]
-    last_key, last_value = root.value[-1]
-    at = last_value.end_mark.index
-    if last_key.start_mark.line > root.start_mark.line:
+    for entry in flow.entries:
+        if entry.key != key:
+            continue
+        if entry.anchor:
+            shown = f"&{entry.anchor} {shown}"   # its aliases elsewhere still find it
+        start, end = entry.value_start, entry.value_end
+        if ":" not in fm_text[entry.key_end:start]:
+            return fm_text[:entry.key_end] + ": " + shown + fm_text[entry.key_end:]   # `{title, …}`: a key alone
+        if fm_text[start - 1:start] == ":":
+            shown = " " + shown   # `{title:, …}`: nothing after the colon
+        return fm_text[:start] + shown + fm_text[end:]
+    quote = '"' if any(e.quoted for e in flow.entries) or not flow.entries else ""
+    entry_text = f"{quote}{key}{quote}: {shown}"
+    if not flow.entries:
+        return fm_text[:flow.inside] + entry_text + fm_text[flow.inside:]
+    last = flow.entries[-1]
+    at = max(last.value_end, last.key_end)
+    if last.line > flow.line:
         # one key a line: the new one on a line of its own, indented like the last
         newline = "\r\n" if "\r\n" in fm_text else "\n"
-        return fm_text[:at] + "," + newline + " " * last_key.start_mark.column + entry + fm_text[at:]
-    return fm_text[:at] + ", " + entry + fm_text[at:]
+        return fm_text[:at] + "," + newline + " " * last.column + entry_text + fm_text[at:]
+    return fm_text[:at] + ", " + entry_text + fm_text[at:]
 
 
 def _json_value(value: Any) -> str:
