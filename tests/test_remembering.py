@@ -729,6 +729,19 @@ def test_a_period_just_before_a_date_is_named_by_the_question(question, period):
     assert date_spans(question, datetime(2025, 1, 1, tzinfo=timezone.utc)) == [period]
 
 
+def test_yesterday_is_answered_by_yesterday_not_by_every_yesterday_said_before(vault):
+    """"Yesterday (2025-01-12) I repainted the kitchen" holds the question's word but tells of
+    another day: the period's own events answer."""
+    for day, text in ((datetime(2025, 1, 13, 10, tzinfo=timezone.utc), "Yesterday I repainted the kitchen."),
+                      (datetime(2025, 2, 10, 10, tzinfo=timezone.utc), "Yesterday I went to the dentist."),
+                      (datetime(2025, 3, 11, 10, tzinfo=timezone.utc), "I baked bread with Ana.")):
+        _live(vault, day, text)
+    with clock.frozen(datetime(2025, 3, 12, 12, tzinfo=timezone.utc)):
+        answer = vault.ask("What did I do yesterday?").answer
+    quoted = [text for text, _ in re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)]
+    assert quoted == ["I baked bread with Ana."], answer
+
+
 def test_what_was_said_on_a_day_stays_that_days_when_it_also_names_a_time_to_come(vault):
     _live(vault, datetime(2026, 11, 25, 10, tzinfo=timezone.utc), "I finished the quarterly report. My flight to Rome is next Friday.",
           "Bought a present for Tom, his birthday is tomorrow.")

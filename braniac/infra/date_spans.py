@@ -48,6 +48,9 @@ _SAID = re.compile(r"\b(?:mention(?:s|ed)?|say|said|tell|told|talk(?:ed)?|discus
 _BEFORE = re.compile(r"\b(?:the\s+|last\s+)?(week|weekend|day|month|" + "|".join(WEEKDAYS) + r")\s+(?:before|prior\s+to)\s+",
                      re.I)
 _SENTENCE_BREAK = re.compile(r"(?<=[.!?;])\s+")
+_ANY_ISO_DATE = re.compile(r"\d{4}-\d{2}-\d{2}")
+_LINKS = re.compile(r"\[[^\]]*\]\([^)]*\)")   # a claim's citations say nothing of when
+_WORD = re.compile(r"[^\W\d_]{2,}")
 _PAST_TENSE = re.compile(r"\b(?:did|was|were|had|happened|went)\b", re.I)
 # a date written out: not a timestamp's, nor the day a claim was said ("2025-03-10 — …")
 _WRITTEN_DATE = re.compile(r"(?<![\d-])(\d{4}-\d{2}-\d{2})(?![\dT:-])(?!\s+—)")
@@ -194,7 +197,7 @@ def _relative(groups: tuple, today: date) -> tuple[date, date]:
 def named_days(text: str) -> list[tuple[str, str]]:
     """The periods a text names, as (first, last) ISO days: the relative times promotion resolved
     ("on Saturday (2025-03-08)", "next month (March 2025)", "two weeks ago (around 2025-02-17)")
-    and dates written out ("on 2025-03-03")."""
+    and dates written out with their year ("on 2025-03-03", "born on 3 March 2019", "in 2019")."""
     found = []
     for said in resolved_times(text):
         try:
@@ -202,6 +205,9 @@ def named_days(text: str) -> list[tuple[str, str]]:
         except (ValueError, KeyError, IndexError):
             continue   # (a date no calendar has, written by hand)
     found += [(d, d) for d in _WRITTEN_DATE.findall(text)]
+    if any(c.isdigit() for c in text):
+        # (ISO dates are read above: the one a claim opens with is the day it was said, no day it names)
+        found += [span for span in date_spans(_ANY_ISO_DATE.sub(" ", text)) if span not in found]
     return found
 
 
@@ -233,7 +239,7 @@ def about_the_period(said_on: Iterable[str], text: str, spans: list[tuple[str, s
     the 3rd."""
     said_in = [day for day in said_on if any(start <= day <= end for start, end in spans)]
     if said_in and (said_then or any(not _of_an_earlier_time(sentence, min(said_in))
-                                     for sentence in _SENTENCE_BREAK.split(text) if sentence.strip())):
+                                     for sentence in _SENTENCE_BREAK.split(_LINKS.sub("", text)) if _WORD.search(sentence))):
         return True
     return any(a <= end and start <= b and _length(a, b) <= max(_length(start, end), 1)
                for a, b in named_days(text) for start, end in spans)

@@ -15,7 +15,8 @@ from ...vault import claims, relations, stm
 from ...vault.links import ANY_LINK
 from ...vault.value_changes import goes_on
 from . import organization, promotion
-from .quotes import ASKS_TASKS, ME, Quote, current, evidence, in_the_period, open_tasks, owner, replaced, statements
+from .quotes import (ASKS_TASKS, ME, Quote, current, evidence, in_the_period, open_tasks, owner, replaced, statements,
+                     without_the_period)
 from .sentences import sentences
 from ..organization_types import OrganizationPlan, OrganizationRequest
 from ..types import Candidate, EventRecord, NoteDraft, Reflection, WorkingMemory
@@ -68,8 +69,9 @@ class OfflineModel:
 
     # ---------------------------------------------------------------- answer
     def answer(self, wm: WorkingMemory) -> Iterator[str]:
-        query = set(textutil.keywords(wm.prompt, limit=20)) | {w.lower() for n in textutil.entities(wm.prompt) for w in n.split()}
-        context = {w.lower() for c in _context_words(wm) for w in c.split()} - query
+        named = set(textutil.keywords(wm.prompt, limit=20)) | {w.lower() for n in textutil.entities(wm.prompt) for w in n.split()}
+        query = without_the_period(named, wm)
+        context = {w.lower() for c in _context_words(wm) for w in c.split()} - named
 
         asked, holders = measures.asked(wm.prompt), measures.holders_of(wm.prompt)
         where = relations.asked_where(wm.prompt)
@@ -126,7 +128,7 @@ class OfflineModel:
             # more plainly ("We use Postgres for analytics") never crowds out what replaced it
             best = max([q.score for q in quotes if not q.superseded] or [q.score for q in quotes])
             quotes = [q for q in quotes if q.score > 0.5 * best or q.mine and q.score >= 0.5 * best]
-        topic = ", ".join(sorted(query)[:6] or sorted(context)[:6]) or "that"
+        topic = ", ".join(sorted(named)[:6] or sorted(context)[:6]) or "that"
         if no_tasks:
             # "what do I need to do?" with nothing open: say so, and quote only what the question
             # itself names ("…for the shed?") or what reads as a to-do, not the latest statements
@@ -138,7 +140,7 @@ class OfflineModel:
                 return
             yield "\n"
         if not quotes:
-            if _is_statement(wm.prompt) and query:
+            if _is_statement(wm.prompt) and named:
                 yield f"Noted in short-term memory (about {topic}). I don't remember anything related yet."
             else:
                 yield f"I don't remember anything about {topic} yet."

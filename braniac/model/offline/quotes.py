@@ -139,16 +139,29 @@ def open_tasks(wm: WorkingMemory) -> list[Quote]:
     return [Quote(1.05, text, "short-term memory, open task") for text in tasks]
 
 
+def periods_asked(wm: WorkingMemory) -> list[tuple[str, str]]:
+    """The periods the prompt names, counted from the person's today."""
+    try:
+        today = clock.parse_iso(wm.now).astimezone() if wm.now else clock.now().astimezone()
+        return date_spans(wm.prompt, today)
+    except ValueError:
+        return []
+
+
+def without_the_period(query: set[str], wm: WorkingMemory) -> set[str]:
+    """The question's words but those naming the period it asks about: "yesterday" matches
+    the "Yesterday (2025-01-12) I…" of any month, which the period's own days answer."""
+    if not periods_asked(wm):
+        return query
+    return {w for w in query if textutil.stem(w) not in _PERIOD_WORDS}
+
+
 def in_the_period(pool: list[Quote], wm: WorkingMemory, query: set[str]) -> None:
     """"What did I do last weekend?": what happened then answers it, whatever its words. A
     statement on a day of the period the prompt names is relevant, above a word match; when the
     question names more than the period ("how many times did I go running this week?"), the
     statements of that period that hold a word of it come first."""
-    try:
-        today = clock.parse_iso(wm.now).astimezone() if wm.now else clock.now().astimezone()
-        spans = date_spans(wm.prompt, today)
-    except ValueError:
-        return
+    spans = periods_asked(wm)
     then, said_then = [], asks_what_was_said(wm.prompt)
     for quote in pool:
         try:
