@@ -63,7 +63,8 @@ def test_unknown_tool(served):
     ("promote", {"force": "yes please"}, "force"),
 ])
 def test_wrong_types(served, name, arguments, field):
-    refused(served, name, arguments, field)
+    message = refused(served, name, arguments, field)
+    assert "\n" not in message and "pydantic" not in message, message   # one line, as braniac's own errors
 
 
 def test_out_of_range_limit(served):

@@ -13,6 +13,7 @@ promotion when the vault's configuration asks for it.
 from __future__ import annotations
 
 import functools
+import re
 import threading
 from typing import TYPE_CHECKING, Any, Callable, Literal
 
@@ -48,6 +49,35 @@ def _clean_errors(fn: Callable) -> Callable:
     return call
 
 
+# pydantic's report of arguments of the wrong type, which the SDK passes on as it is (several
+# lines and a web address): "text\n  Input should be a valid string [type=…, input_value=5, …]"
+_ARGUMENT_ERROR = re.compile(r"^Error executing tool (\S+): \d+ validation errors? for \S+\n(.*)\Z", re.S)
+_ONE_FIELD = re.compile(r"^(\S[^\n]*)\n\s+([^\n\[]+?)\s*\[[^\n]*?input_value=([^\n,]*(?:,[^\n=]*)*?),\s*input_type", re.M)
+
+
+def one_line(text: str) -> str:
+    """A tool's argument error in one line, as braniac says every error: "remember: text: Input
+    should be a valid string (got 5)"."""
+    found = _ARGUMENT_ERROR.match(text)
+    if not found:
+        return text
+    fields = [f"{field}: {problem} (got {given[:60]})" for field, problem, given in _ONE_FIELD.findall(found.group(2))]
+    return f"{found.group(1)}: " + "; ".join(fields) if fields else text.splitlines()[0]
+
+
+async def _one_line_errors(ctx, call_next):
+    result = await call_next(ctx)
+    if ctx.method != "tools/call":
+        return result
+    content = result.get("content") if isinstance(result, dict) else getattr(result, "content", None)
+    for item in content or ():
+        if isinstance(item, dict) and isinstance(item.get("text"), str):
+            item["text"] = one_line(item["text"])
+        elif isinstance(getattr(item, "text", None), str):
+            item.text = one_line(item.text)
+    return result
+
+
 def build(vault: "Vault", recaller: "Recaller", *, tainted: TaintedRequests | None = None):
     """The MCP server over `vault` (not started): tools, resources and the guide prompt."""
     from mcp.server import MCPServer
@@ -56,7 +86,7 @@ def build(vault: "Vault", recaller: "Recaller", *, tainted: TaintedRequests | No
     guide = prompts.render("mcp_guide", vault.root)
     server = MCPServer("braniac", title="braniac memory", version=__version__, instructions=guide,
                        log_level="WARNING",
-                       middleware=[tainted.middleware] if tainted is not None else None)
+                       middleware=[_one_line_errors] + ([tainted.middleware] if tainted is not None else []))
 
     def tool(annotations: dict, title: str):
         def register(fn):
