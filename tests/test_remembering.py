@@ -614,6 +614,12 @@ def test_on_saturday_said_of_the_past_is_the_latest_saturday(vault, said, resolv
     ("On Saturday Tom and I went hiking.", "On Saturday (2025-03-08)"),
     ("- Yesterday I went to the gym", "Yesterday (2025-03-09)"),
     ("I ordered a cake for the party this weekend.", "this weekend (weekend of 2025-03-15)"),
+    ("We have the school play this Friday.", "this Friday (2025-03-14)"),
+    ("This Monday I went to the doctor.", "This Monday (2025-03-10)"),
+    ("I'm flying to Rome in two weeks.", "in two weeks (around 2025-03-24)"),
+    ("Haven't talked in a few days, how are you?", None),
+    ("Rome wasn't built in a day.", None),
+    ("I saw Ana the week before last.", "the week before last (week of 2025-02-24)"),
 ])
 def test_a_time_is_resolved_only_where_it_is_the_persons_own(said, resolved):
     """Said on Monday 10 March 2025; a text resolved once is left as it is."""

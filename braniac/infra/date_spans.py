@@ -26,7 +26,8 @@ _SPAN_PATTERNS = (
     ("md", re.compile(rf"\b{_MONTH}\s+{_DAY}\b(?!,?\s+\d)(?!\s*(?:am|pm|years?|days?|weeks?|months?)\b)", re.I)),
     ("m", re.compile(rf"\b(?:in|during|since|of|last|early|late|mid|before|after|until)\s+(?:mid-?|early\s+|late\s+)?{_MONTH}\b(?!\s+\d)", re.I)),
     ("y", re.compile(r"\b(?:in|during|since|of|year|before|after|until)\s+((?:19|20)\d{2})\b(?!-)", re.I)),
-    ("rel", re.compile(r"\b(the\s+day\s+before\s+yesterday|yesterday|today|tonight|this\s+(?:morning|afternoon|evening)"
+    ("rel", re.compile(r"\b(the\s+day\s+before\s+yesterday|the\s+week(?:end)?\s+before\s+last|yesterday|today|tonight|"
+                       r"this\s+(?:morning|afternoon|evening)"
                        r"|last\s+(?:night|week|weekend|month|year)|this\s+(?:week|month|year)"
                        r"|(?:last|this\s+past)\s+(?:" + "|".join(WEEKDAYS) + ")"
                        r"|this\s+past\s+weekend"
@@ -168,6 +169,10 @@ def _relative(groups: tuple, today: date) -> tuple[date, date]:
         return today - timedelta(days=2), today - timedelta(days=2)
     if phrase == "this week":
         return today - timedelta(days=today.weekday()), today
+    if phrase in ("the week before last", "the weekend before last"):
+        monday = today - timedelta(days=today.weekday() + 14)
+        return (monday, monday + timedelta(days=6)) if "weekend" not in phrase else \
+            (monday + timedelta(days=5), monday + timedelta(days=6))
     if phrase == "last week":
         start = today - timedelta(days=today.weekday() + 7)
         return start, start + timedelta(days=6)

@@ -21,7 +21,9 @@ CALENDAR_WORDS = frozenset(WEEKDAYS) | {m.lower() for m in _MONTH_NAMES}   # "mo
 _MONTHS_ALT = "|".join(_MONTH_NAMES)
 _NO_TIME_AFTER = r"(?!\s+of\s+\d)(?!\s+(?:last|next|this)\s+year)(?!\s+(?:\w+\s+){0,2}(?:years?|months?)\s+ago)"
 _RELATIVE_PHRASE = (
-    r"\b(?:(?P<dir>last|next|this past|this coming)\s+(?P<wd>" + "|".join(WEEKDAYS) + r")"
+    r"\b(?:(?P<dir>last|next|this past|this coming|this)\s+(?P<wd>" + "|".join(WEEKDAYS) + r")"
+    r"|(?P<before_last>the\s+(?:week|weekend)\s+before\s+last)"
+    r"|in\s+(?P<in_n>" + COUNT_PATTERN + r")\s+(?P<in_units>days?|weeks?|months?)(?!\s+(?:ago|time|of|to|for|and))"
     r"|(?P<day>the\s+day\s+after\s+tomorrow|the\s+day\s+before\s+yesterday|yesterday|today|tonight|tomorrow|"
     r"last\s+night|this\s+(?:morning|afternoon|evening))"
     r"|(?P<pdir>last|next|this)\s+(?P<unit>week|weekend|month|year)"
@@ -31,7 +33,6 @@ _RELATIVE_PHRASE = (
     # "on the 15th" without its month: the latest 15th, in a sentence about the past
     r"|on\s+the\s+(?P<dom>[12]?\d|3[01])(?:st|nd|rd|th)(?!\s+(?:of\s+)?(?:" + "|".join(_MONTH_NAMES) + r")\b)"
     # a month without its year ("I bought a Golf in March", "on March 3"): the latest, in a
-    # sentence about the past
     # sentence about the past: a month alone after "in", "since", "during" (not "on April", a
     # person), a day of it after "on" too; never when its year or another time follows ("on
     # September 11, 2023", "in March of 2023", "in June two years ago", "in March last year")
@@ -99,9 +100,24 @@ def resolve_relative(text: str, on: date) -> str:
         if g["owd"] or g["oweekend"]:
             day = latest_weekday(on, g["owd"] or "saturday")
             return _iso(day) if g["owd"] else f"weekend of {_iso(day)}"
+        if g["before_last"]:
+            monday = on - timedelta(days=on.weekday() + 14)
+            return f"weekend of {_iso(monday + timedelta(days=5))}" if "weekend" in g["before_last"].lower() \
+                else f"week of {_iso(monday)}"
+        if g["in_n"]:   # "in two weeks": to come (a clause about the past has it as a duration)
+            count = int(g["in_n"]) if g["in_n"].isdigit() else SMALL_NUMBERS[" ".join(g["in_n"].lower().split())]
+            unit = g["in_units"].lower().rstrip("s")
+            if unit == "month":
+                month = on.year * 12 + on.month - 1 + count
+                return f"around {_MONTH_NAMES[month % 12]} {month // 12}"
+            days = count * (7 if unit == "week" else 1)
+            return _iso(on + timedelta(days=days)) if days == 1 else f"around {_iso(on + timedelta(days=days))}"
         if g["wd"]:
             if g["dir"].lower() in ("last", "this past"):
                 return _iso(latest_weekday(on, g["wd"]))
+            if g["dir"].lower() == "this":   # of the past: the latest (today's own); else the coming one
+                back = (on.weekday() - WEEKDAYS.index(g["wd"].lower())) % 7
+                return _iso(on - timedelta(days=back))
             ahead = (WEEKDAYS.index(g["wd"].lower()) - on.weekday()) % 7 or 7
             return _iso(on + timedelta(days=ahead))
         if g["day"]:
@@ -140,13 +156,19 @@ def resolve_relative(text: str, on: date) -> str:
         gone = (m.group("pdir") or "").lower() == "this" and (m.group("unit") or "").lower() == "weekend" \
             and on.weekday() < 4   # "I painted the fence this weekend", said on a Monday: the one just gone
         dated = m.group("month") or m.group("dmonth")
-        if m.group("owd") or m.group("oweekend") or m.group("dom") or dated or gone:
+        this_day = (m.group("dir") or "").lower() == "this"   # "this Friday": gone or to come, as the clause says
+        if m.group("owd") or m.group("oweekend") or m.group("dom") or dated or gone or this_day or m.group("in_n"):
             if bounds is None:
                 bounds = [b.span() for b in CLAUSE_BOUNDS.finditer(text)]
                 starts.extend(s for s, _ in bounds)
         if gone and about_the_past(text, m, bounds, starts) and not re.search(r"\bfor\s+$", text[:m.start()]) \
                 and not FOR_AN_EVENT.search(text, max(0, m.start() - 40), m.start()):   # "a cake for the party this weekend"
             return f"{m.group(0)} (weekend of {_iso(latest_weekday(on, 'saturday'))})"
+        if m.group("in_n") and not _TO_COME.search(_sentence_of(text, m)):
+            return m.group(0)   # "I learned it in two weeks", "haven't talked in a few days": how long, not when
+        if this_day and not about_the_past(text, m, bounds, starts):
+            ahead = (WEEKDAYS.index(m.group("wd").lower()) - on.weekday()) % 7
+            return f"{m.group(0)} ({_iso(on + timedelta(days=ahead))})"
         if m.group("owd") or m.group("oweekend") or m.group("dom") or dated:
             if not about_the_past(text, m, bounds, starts) or \
                     FOR_AN_EVENT.search(text, max(0, m.start() - 40), m.start()):
@@ -172,6 +194,15 @@ _NEXT_WORD = re.compile(r"\s+([A-Za-z][\w'’]*)")
 _SENTENCE_END = re.compile(r"[.!?:;\n(\[]|\*\*")   # what a sentence (a list item, a speaker's line) starts after
 _TWO_WORDS = re.compile(r"\s+([A-Za-z][\w'’]*)\s+([A-Za-z][\w'’]*)")
 _BORN = re.compile(r"\bborn\s+$", re.I)
+# a sentence of a time to come: "I'm flying to Rome in two weeks", "the results come in three days"
+_TO_COME = re.compile(r"\b(?:will|shall|gonna|going\s+to)\b|['’]ll\b|\b(?:am|is|are|['’]m|['’]re)\s+(?:\w+\s+)?\w+ing\b"
+                      r"|\b(?:comes?|starts?|begins?|arrives?|leaves?|due|back|ends?|opens?)\b", re.I)
+
+
+def _sentence_of(text: str, m: re.Match) -> str:
+    start = max((text.rfind(c, 0, m.start()) for c in ".!?\n"), default=-1) + 1
+    ends = [i for i in (text.find(c, m.end()) for c in ".!?\n") if i >= 0]
+    return text[start:min(ends) if ends else len(text)]
 _KIN = frozenset("mom mum dad mother father grandma granny grandpa grandmother grandfather".split())
 
 
