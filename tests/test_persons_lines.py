@@ -252,3 +252,36 @@ def test_a_manifest_brought_up_to_date_after_a_rename_keeps_what_the_person_wrot
         assert adopter.run().manifests == []   # nothing was written: nothing is said to be
     finally:
         os.chmod(index, 0o644)
+
+
+def test_a_persons_own_manifest_lines_survive_every_refresh_and_braniacs_never_pile_up(vault):
+    """Lines to a photo, a PDF, the index itself, a note not written yet, a part of a note, a copy
+    of braniac's line above it, and a CRLF file's code block: all kept as written, through a
+    rename by hand and repeated refreshes, and braniac's own entries are never doubled."""
+    from braniac.infra.config import load
+    from braniac.processes.adoption import Adopter
+    _said_and_promoted(vault, (2025, 1, 6), "My manager is Priya.", "Priya approved my vacation.")
+    folder = vault.ltm_root / "concrete/people"
+    index = folder / "_index.md"
+    priya_line = next(line for line in index.read_text(encoding="utf-8").splitlines() if "](priya.md" in line)
+    mine = ["- [Family photo](photo.png) — Christmas 2024", "- [Budget](budget.pdf)", "- [This page](_index.md) — start here",
+            "- [Bob (to write)](bob.md) — planned", "- [Priya, the budget part](priya.md#budget) — her notes",
+            priya_line.replace("[Priya]", "[Priya Shah, my manager]"), "```", "- [Example](example.md)", "```"]
+    _edited(index, lambda t: t.replace("## Manifest\n", "## Manifest\n" + "\n".join(mine) + "\n").replace("\n", "\r\n"))
+    adopter = Adopter(vault, load(vault.root), quiet_seconds=0)
+    for name in ("Zoe", "Yara"):
+        (folder / f"{name.lower()}.md").write_text(f"# {name}\n\n{name} is my cousin.\n", encoding="utf-8")
+        os.utime(folder / f"{name.lower()}.md", (1.7e9, 1.7e9))
+        adopter.run()
+        _said_and_promoted(vault, (2025, 1, 8), f"Priya met {name} at the office party.")
+    (folder / "zoe.md").rename(folder / "zoe-costa.md")
+    adopter.run()
+    adopter.run()
+    text = index.read_bytes().decode("utf-8")
+    assert all(line + "\r\n" in text for line in mine), text
+    assert text.count("## Related Memories") == 1 and text.count("## Manifest") == 1, text
+    entries = [line for line in text.splitlines() if line.startswith("- [") and '"uuid:' in line]
+    assert len([e for e in entries if e.startswith("- [Priya](priya.md")]) == 1 and any("](zoe-costa.md" in e for e in entries), text
+    before = index.read_bytes()
+    _said_and_promoted(vault, (2025, 1, 9), "Priya booked the quarterly review.")
+    assert index.read_bytes().count(b"](priya.md") == before.count(b"](priya.md")   # no churn, no pile-up

@@ -7,6 +7,7 @@ from calendar import monthrange
 from datetime import date, timedelta
 from typing import Iterable
 
+from .past_clauses import says_what_was_done
 from .relative_times import COUNT_PATTERN, SMALL_NUMBERS, WEEKDAYS, latest_weekday, resolved_times
 
 _MONTHS = {m: i for i, names in enumerate((
@@ -26,6 +27,8 @@ _SPAN_PATTERNS = (
     ("md", re.compile(rf"\b{_MONTH}\s+{_DAY}\b(?!,?\s+\d)(?!\s*(?:am|pm|years?|days?|weeks?|months?)\b)", re.I)),
     ("m", re.compile(rf"\b(?:in|during|since|of|last|early|late|mid|before|after|until)\s+(?:mid-?|early\s+|late\s+)?{_MONTH}\b(?!\s+\d)", re.I)),
     ("y", re.compile(r"\b(?:in|during|since|of|year|before|after|until)\s+((?:19|20)\d{2})\b(?!-)", re.I)),
+    # "on Thursday last week": that day of last week, not the whole week
+    ("wdlw", re.compile(r"\b(?:on\s+)?(" + "|".join(WEEKDAYS) + r")\s+(?:of\s+)?last\s+week\b", re.I)),
     ("rel", re.compile(r"\b(the\s+day\s+before\s+yesterday|the\s+week(?:end)?\s+before\s+last|yesterday|today|tonight|"
                        r"this\s+(?:morning|afternoon|evening)"
                        r"|last\s+(?:night|week|weekend|month|year)|this\s+(?:week|month|year)"
@@ -110,6 +113,10 @@ def date_spans(text: str, now=None) -> list[tuple[str, str]]:
                         add(*month_span(year, month), m.span(1))
                 elif kind == "y":
                     add(date(int(g[0]), 1, 1), date(int(g[0]), 12, 31), m.span(1))
+                elif kind == "wdlw":
+                    if today is not None:
+                        day = today - timedelta(days=today.weekday() + 7) + timedelta(days=WEEKDAYS.index(g[0].lower()))
+                        add(day, day, m.span())
                 elif kind == "past":
                     # "this weekend" asked from Wednesday on is the coming one: nothing happened then
                     # yet (on a Monday or a Tuesday, "what did I do this weekend?" is the one just gone)
@@ -251,8 +258,22 @@ def about_the_period(said_on: Iterable[str], text: str, spans: list[tuple[str, s
 
 
 def _of_an_earlier_time(sentence: str, said: str) -> bool:
-    """Does a sentence name a time before the day it was said (and so tell of then)?"""
-    return any(last < said for _first, last in named_days(sentence))
+    """Does a sentence tell of another time than the day it was said: a time before it ("Two
+    weeks ago (around …) I had a tooth pulled"), or only a time to come with nothing done
+    ("Tomorrow (…) I have a job interview"; not "Bought a present, his birthday is tomorrow")?
+    Only the relative times promotion resolved count: a date inside what was done ("I sold the
+    car I bought in 2019", "a deposit of 2000 euros") does not move it to then."""
+    times = [span for said_time in resolved_times(sentence) for span in _spans_of(said_time)]
+    if any(last < said for _first, last in times):
+        return True
+    return bool(times) and all(first > said for first, _last in times) and not says_what_was_done(sentence)
+
+
+def _spans_of(resolution: str) -> list[tuple[str, str]]:
+    try:
+        return [_span_of(resolution)]
+    except (ValueError, KeyError, IndexError):
+        return []
 
 
 def asks_what_was_said(prompt: str) -> bool:

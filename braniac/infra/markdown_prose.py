@@ -159,7 +159,7 @@ def _lines(text: str) -> Iterator[tuple[str, bool]]:
             i += 1
             continue
         mark = opened.group(1)
-        close = re.compile(rf"^[ \t]*{re.escape(mark[0])}{{{len(mark)},}}[ \t]*$")
+        close = re.compile(rf"^[ \t]*{re.escape(mark[0])}{{{len(mark)},}}[ \t]*\r?$")   # (a CRLF file's too)
         end = next((j for j in range(i + 1, len(lines)) if close.match(lines[j])), None)
         if end is None:   # never closed: the code runs on until a line of prose
             end = next((j - 1 for j in range(i + 1, len(lines)) if _PROSE_LINE.match(lines[j])), len(lines))

@@ -102,6 +102,12 @@ _PLANNING = frozenset("decided wanted hoped needed planned agreed offered promis
 _WORD_BEFORE = re.compile(r"([A-Za-z]+)(?:\s+(?:over|up|out|back|down|in|home|round|around|away|there))?\s+$")
 
 
+def says_what_was_done(sentence: str) -> bool:
+    """Does a sentence hold a verb of the past ("Bought a present for Tom, his birthday is
+    tomorrow"), not only a plan ("Tomorrow I have a job interview")?"""
+    return any(_is_past(word) for word in re.findall(r"[a-z]+", sentence.lower()) if len(word) > 2)
+
+
 def _is_past(word: str) -> bool:
     return word in past_forms() or word.endswith("ed") or bool(_PAST_WORDS.fullmatch(word))
 

@@ -169,8 +169,11 @@ def set_entries(sections: Sections, name: str, path: Path, entries: list[Entry],
 
 
 def _listed_in(target: Path, folder: Path) -> bool:
-    """Is `target` what a manifest of `folder` lists: one of its notes, or a subfolder's index?"""
-    return target.parent == folder or (target.name == FOLDER_INDEX and target.parent.parent == folder)
+    """Is `target` what a manifest of `folder` lists: one of its notes (not its own index, a
+    photo or a PDF), or a subfolder's index?"""
+    if target.name == FOLDER_INDEX:
+        return target.parent.parent == folder
+    return target.parent == folder and target.suffix.lower() == ".md"
 
 
 def split_sections(body: str) -> Sections:
@@ -210,24 +213,39 @@ def _entry_link(line: str) -> Link | None:
 
 def _classified(content: str, path: Path, own_folder: Path | None) -> Iterator[tuple[str, Link | None]]:
     """Each line of a Manifest or Related Memories section, with its link when it is one of
-    braniac's entries; None for a person's line: their words, a line in a code block, a second
-    line for a note already listed (`[Ana, the wedding part](ana.md#wedding)`) and, in a
-    manifest (`own_folder`), a link to a note outside the folder."""
-    fenced, at, found = fenced_spans(content), 0, []
-    for line in content.splitlines():
-        start, at = at, at + len(line) + 1
+    braniac's entries; None for a person's line: their words, a line in a code block, a link
+    to a part of a note (`[Ana, the wedding part](ana.md#wedding)`), a link without a uuid to
+    nothing there (a note to write, or one renamed since), a second line for a note listed
+    already and, in a manifest (`own_folder`), a link to anything but a note of the folder."""
+    fenced, at, found = _closed_blocks(content), 0, []
+    for raw in content.split("\n"):
+        line = raw[:-1] if raw.endswith("\r") else raw   # (a CRLF file's: the offsets count the '\r')
+        start, at = at, at + len(raw) + 1
         link = None if any(a <= start < b for a, b in fenced) else _entry_link(line)
         target = link.resolve(path) if link is not None else None
-        if target is not None and own_folder is not None and not _listed_in(target, own_folder):
+        if target is not None and ("#" in link.target or not link.uuid and not target.exists()
+                                   or own_folder is not None and not _listed_in(target, own_folder)):
             link = target = None
         found.append((line, link, target))
-    # of several lines for one note, braniac's is the one with the uuid, else the first
+    # of several lines for one note, braniac's is the last with the uuid (braniac writes its
+    # entries after a person's lines), else the last
     chosen: dict[Path, int] = {}
     for i, (_line, link, target) in enumerate(found):
-        if target is not None and (target not in chosen or link.uuid and not found[chosen[target]][1].uuid):
+        if target is not None and (target not in chosen or link.uuid or not found[chosen[target]][1].uuid):
             chosen[target] = i
     for i, (line, link, target) in enumerate(found):
         yield line, link if target is not None and chosen[target] == i else None
+
+
+def _closed_blocks(content: str) -> list[tuple[int, int]]:
+    """The code blocks of a section that a fence closes (one never closed is no block here: it
+    would take braniac's own entries for the person's)."""
+    closed = []
+    for a, b in fenced_spans(content):
+        lines = [line.strip() for line in content[a:b].splitlines() if line.strip()]
+        if len(lines) >= 2 and lines[-1][:3] in ("```", "~~~") and set(lines[-1]) <= set("`~"):
+            closed.append((a, b))
+    return closed
 
 
 def _entries(content: str, index_path: Path, own_folder: Path | None = None) -> list[Entry]:
