@@ -285,3 +285,17 @@ def test_a_persons_own_manifest_lines_survive_every_refresh_and_braniacs_never_p
     before = index.read_bytes()
     _said_and_promoted(vault, (2025, 1, 9), "Priya booked the quarterly review.")
     assert index.read_bytes().count(b"](priya.md") == before.count(b"](priya.md")   # no churn, no pile-up
+
+
+def test_a_crlf_note_with_a_code_block_keeps_one_of_each_section_through_promotions(vault):
+    """A Windows editor's note with the person's code block: its closing fence ends in '\\r', and
+    was taken for no fence, so every promotion added another Related Memories."""
+    _said_and_promoted(vault, (2025, 1, 6), "My sister Ana lives in Porto.", "Ana works at Unbabel as a translator.")
+    ana = vault.ltm_root / "concrete/people/ana.md"
+    text = ana.read_text(encoding="utf-8").replace("\n## Related Memories", "\n## My notes\n```\nphone: 555-1234\n```\n\n## Related Memories")
+    ana.write_bytes(text.replace("\n", "\r\n").encode("utf-8"))
+    for day in (8, 9, 10):
+        _said_and_promoted(vault, (2025, 1, day), f"Ana and Rui went to Sintra, trip {day}.")
+    headings = [line for line in ana.read_bytes().decode("utf-8").split("\r\n") if line.startswith("## ")]
+    assert sorted(headings) == sorted(set(headings)), headings
+    assert "```\r\nphone: 555-1234\r\n```\r\n" in ana.read_bytes().decode("utf-8")
