@@ -242,22 +242,22 @@ def _span_of(resolution: str) -> tuple[str, str]:
 
 def about_the_period(said_on: Iterable[str], text: str, spans: list[tuple[str, str]], *, said_then: bool = False) -> bool:
     """Is a statement said on the days `said_on` (ISO) about one of the periods? It is when it
-    was said in one, unless all it says is of an earlier time ("Two weeks ago I had a tooth
-    pulled", said yesterday, is not what I did yesterday; "I finished the report. My flight is
-    next Friday." is), or when it names a day of one ("On Saturday (2025-03-08) I hiked…", said on
+    was said in one, unless each of its sentences tells of another time ("Two weeks ago I had a
+    tooth pulled", said yesterday, is not what I did yesterday; "I finished the report. My flight
+    is next Friday." is), or when it names a day of one ("On Saturday (2025-03-08) I hiked…", said on
     the Monday after). `said_then`: the question asks what was said in the period ("what did
     Maria mention on 31 July?"), so all that was said then is. A period named is about a day
     only if it is no longer than the one asked for (or two days): "last month" says little about
     the 3rd."""
     said_in = [day for day in said_on if any(start <= day <= end for start, end in spans)]
-    if said_in and (said_then or any(not _of_an_earlier_time(sentence, min(said_in))
+    if said_in and (said_then or any(not _of_another_time(sentence, min(said_in))
                                      for sentence in _SENTENCE_BREAK.split(_LINKS.sub("", text)) if _WORD.search(sentence))):
         return True
     return any(a <= end and start <= b and _length(a, b) <= max(_length(start, end), 1)
                for a, b in named_days(text) for start, end in spans)
 
 
-def _of_an_earlier_time(sentence: str, said: str) -> bool:
+def _of_another_time(sentence: str, said: str) -> bool:
     """Does a sentence tell of another time than the day it was said: a time before it ("Two
     weeks ago (around …) I had a tooth pulled"), or only a time to come with nothing done
     ("Tomorrow (…) I have a job interview"; not "Bought a present, his birthday is tomorrow")?

@@ -27,6 +27,8 @@ SHORT_SPAN_DAYS = 3       # a period this short ("yesterday") brings all its eve
 DAY_FLOOR = 1e-3          # the score of such an event that matches no word of the prompt
 MAX_DAY_EVENTS = 300      # events of one period read for that
 TOLD_WITHIN_DAYS = 7      # how long after a day it is told about ("On Saturday…", said on Monday)
+
+
 def asks_only_the_period(prompt: str) -> bool:
     """Does the prompt ask what went on in a period, and nothing narrower ("What did I do last
     week?", not "What did I eat last week?")?"""
