@@ -299,3 +299,14 @@ def test_a_crlf_note_with_a_code_block_keeps_one_of_each_section_through_promoti
     headings = [line for line in ana.read_bytes().decode("utf-8").split("\r\n") if line.startswith("## ")]
     assert sorted(headings) == sorted(set(headings)), headings
     assert "```\r\nphone: 555-1234\r\n```\r\n" in ana.read_bytes().decode("utf-8")
+
+
+def test_a_note_a_person_renamed_is_written_into_not_made_again_beside_it(vault):
+    """people/ana.md renamed by hand to ana-silva.md (still titled "Ana"): the next promotion
+    about Ana writes into it, not a new ana.md beside it."""
+    _said_and_promoted(vault, (2025, 1, 6), "My sister Ana lives in Porto.", "Ana works at Unbabel as a translator.")
+    folder = vault.ltm_root / "concrete/people"
+    (folder / "ana.md").rename(folder / "ana-silva.md")
+    _said_and_promoted(vault, (2025, 1, 8), "Ana started learning the cello.", "Ana plays the cello every evening.")
+    assert not (folder / "ana.md").exists()
+    assert "cello" in (folder / "ana-silva.md").read_text(encoding="utf-8")

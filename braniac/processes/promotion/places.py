@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import json
 import os
+import re
 import uuid as uuidlib
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -64,6 +65,7 @@ class Places:
         self.moved: dict[Path, Path] = {}        # a note brought back from the archive: old -> new
         self._uuids: dict[Path, str] = {}
         self._drafts = drafts
+        self._titles: dict[Path, dict[str, Path]] = {}   # folder -> slug of a note's title -> the note
 
     def target(self, draft: NoteDraft) -> Path:
         """Where the draft's note is: its place in the hierarchy, else a note an earlier version
@@ -71,7 +73,7 @@ class Places:
         home = note_path(self.vault, draft)
         if home.exists():
             return home
-        named = _named_so(home)
+        named = _named_so(home) or self._titled_so(home)
         if named is not None:
             return named
         legacy = self.by_uuid.get(derived_uuid(draft))
@@ -118,11 +120,49 @@ class Places:
     def done(self) -> None:
         ids_journal(self.vault).unlink(missing_ok=True)
 
+    def _titled_so(self, home: Path) -> Path | None:
+        """The one note beside `home` whose title is the draft's, under a name a person gave it
+        ("ana-silva.md", titled "Ana"): promotion writes into it, never a second note of that title."""
+        if home.parent not in self._titles:
+            self._titles[home.parent] = _titles_in(home.parent)
+        return self._titles[home.parent].get(home.stem)
+
     def _archived_copy(self, draft: NoteDraft) -> Path | None:
         root = self.vault.ltm_root / ARCHIVE / draft.kind
         name = f"{slugify(draft.title)}.md"
         found = sorted(p for p in root.rglob(name) if inside(root, p)) if root.is_dir() else []   # no symlink out
         return found[0] if found else None
+
+
+_TITLE_LINE = re.compile(r"^title:[ \t]*['\"]?(.+?)['\"]?[ \t]*\r?$", re.M)
+_HEAD_BYTES = 4096   # a note's frontmatter is at its start
+
+
+def _titles_in(folder: Path) -> dict[str, Path]:
+    """slug of the title -> note, for the notes of a folder whose title is in their frontmatter
+    (a slug two notes share maps to neither)."""
+    found: dict[str, Path | None] = {}
+    try:
+        # (never through a symlink: it may lead out of the vault, or loop)
+        candidates = [p for p in folder.iterdir() if p.suffix == ".md" and p.name != FOLDER_INDEX
+                      and not p.is_symlink() and p.is_file()]
+    except OSError:
+        return {}
+    for path in candidates:
+        try:
+            with open(path, encoding="utf-8", errors="replace") as handle:
+                head = handle.read(_HEAD_BYTES)
+        except OSError:
+            continue
+        try:
+            frontmatter = notes.split_frontmatter(head)[1]
+        except NoteError:
+            continue   # (never closed in its first bytes: no title braniac reads here)
+        title = _TITLE_LINE.search(frontmatter)
+        if title:
+            slug = slugify(title.group(1))
+            found[slug] = None if slug in found and found[slug] != path else path
+    return {slug: path for slug, path in found.items() if path is not None}
 
 
 def _named_so(home: Path) -> Path | None:
