@@ -310,3 +310,22 @@ def test_a_note_a_person_renamed_is_written_into_not_made_again_beside_it(vault)
     _said_and_promoted(vault, (2025, 1, 8), "Ana started learning the cello.", "Ana plays the cello every evening.")
     assert not (folder / "ana.md").exists()
     assert "cello" in (folder / "ana-silva.md").read_text(encoding="utf-8")
+
+
+def test_undoing_a_promotion_keeps_what_the_person_had_not_committed_in_the_notes_it_wrote(tmp_path):
+    """The person adds a line to ana.md and a note of their own, commits neither; a promotion
+    writes into both; undo takes back what braniac wrote and leaves theirs (README: "your own
+    uncommitted work is left alone")."""
+    from braniac import Vault
+    vault, _ = Vault.init(tmp_path / "vault", use_git=True)
+    _said_and_promoted(vault, (2025, 1, 6), "My sister Ana lives in Porto.", "Ana works at Unbabel as a translator.")
+    ana = vault.ltm_root / "concrete/people/ana.md"
+    _edited(ana, lambda t: t + "\nMy own line about Ana.\n")
+    rui = vault.ltm_root / "concrete/people/Rui.md"
+    rui.write_text("# Rui\n\nMy cousin, the one in Braga.\n", encoding="utf-8")
+    _said_and_promoted(vault, (2025, 1, 8), "Ana started learning the cello.", "Rui moved to Braga last year.")
+    assert "cello" in ana.read_text(encoding="utf-8")
+    with _at(2025, 1, 9):
+        vault.undo()
+    assert "My own line about Ana." in ana.read_text(encoding="utf-8") and "cello" not in ana.read_text(encoding="utf-8")
+    assert rui.exists() and "My cousin, the one in Braga." in rui.read_text(encoding="utf-8")

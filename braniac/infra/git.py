@@ -224,5 +224,20 @@ def stage_text(root: Path, stage: int, rel: str) -> str | None:
     return result.stdout if result.returncode == 0 else None
 
 
+def uncommitted(root: Path, paths: Iterable[Path]) -> list[Path]:
+    """Of these files, those whose content differs from HEAD's or that git does not track yet."""
+    rels = [str(Path(p).relative_to(root)) for p in paths]
+    if not rels:
+        return []
+    listed = run(root, "status", "--porcelain", "-z", "--untracked-files=all", "--", *rels, check=False).stdout
+    found, entries = [], iter(listed.split("\0"))
+    for entry in entries:
+        if len(entry) > 3:
+            found.append(root / entry[3:])
+            if entry[0] in "RC":
+                next(entries, None)   # (a rename's old path follows it)
+    return found
+
+
 def identity(root: Path) -> tuple[str, ...]:
     return _identity_args(root)

@@ -87,7 +87,9 @@ def _promote(vault, model, config, report, *, force, dry_run) -> PromotionReport
         bookkeeping.start_journal(vault, report.events)
         places = Places(vault, drafts)
         if autocommit:
-            bookkeeping.remember_targets(vault, _targets(vault, events, drafts, places))
+            targets = _targets(vault, events, drafts, places)
+            bookkeeping.keep_persons_edits(vault, targets)
+            bookkeeping.remember_targets(vault, targets)
         places.journal_new_notes()
         open_items, done_items = structured_items(doc)
         written = _write_long_term(vault, archived, events, drafts, places, done_items, report, config.daily_notes)
