@@ -4,6 +4,7 @@ chain, manifests, its own commit) from `doctor --fix`, `organize` and `watch`; o
 been quiet, and never over a save that lands meanwhile."""
 from __future__ import annotations
 
+import contextlib
 import os
 import subprocess
 import threading
@@ -149,20 +150,31 @@ def test_adoption_can_be_turned_off(vault: Vault) -> None:
     assert path.read_bytes() == BODY
 
 
-def test_watch_adopts_a_note_once_it_is_quiet(vault: Vault) -> None:
+@contextlib.contextmanager
+def watching(vault: Vault):
+    """`braniac watch` with its idle worker (adoption after 0.5 s of quiet), in a thread, live."""
     stop = threading.Event()
     worker = IdleWorker(vault, adopt_quiet_seconds=0.5)
     thread = threading.Thread(target=watch.run, args=(vault,), kwargs={"stop": stop, "on_idle": worker.tick})
     thread.start()
     try:
         time.sleep(0.5)
-        path = hand_write(vault, age=0)
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and not path.read_bytes().startswith(b"---"):
-            time.sleep(0.1)
+        yield
     finally:
         stop.set()
         thread.join(timeout=30)
+
+
+def until(done, seconds: float = 20) -> None:
+    deadline = time.monotonic() + seconds
+    while time.monotonic() < deadline and not done():
+        time.sleep(0.1)
+
+
+def test_watch_adopts_a_note_once_it_is_quiet(vault: Vault) -> None:
+    with watching(vault):
+        path = hand_write(vault, age=0)
+        until(lambda: path.read_bytes().startswith(b"---"))
     assert_adopted(vault, path)
 
 
@@ -197,19 +209,9 @@ def test_watch_brings_a_manifest_up_to_date_after_a_person_renames_a_note(vault:
     vault.adopt()
     folder = path.parent
     assert "](Pancakes.md" in (folder / "_index.md").read_text(encoding="utf-8")
-    stop = threading.Event()
-    worker = IdleWorker(vault, adopt_quiet_seconds=0.5)
-    thread = threading.Thread(target=watch.run, args=(vault,), kwargs={"stop": stop, "on_idle": worker.tick})
-    thread.start()
-    try:
-        time.sleep(0.5)
+    with watching(vault):
         path.rename(folder / "Fluffy pancakes.md")
-        deadline = time.monotonic() + 20
-        while time.monotonic() < deadline and "Fluffy%20pancakes.md" not in (folder / "_index.md").read_text(encoding="utf-8"):
-            time.sleep(0.1)
-    finally:
-        stop.set()
-        thread.join(timeout=30)
+        until(lambda: "Fluffy%20pancakes.md" in (folder / "_index.md").read_text(encoding="utf-8"))
     manifest = folder_index.read(folder / "_index.md").manifest
     assert [e.path.name for e in manifest] == ["Fluffy pancakes.md"]
     assert not [f for f in vault.doctor() if "manifest" in f.reason], vault.doctor()

@@ -673,14 +673,8 @@ def test_what_i_did_last_weekend_or_last_friday_is_what_happened_those_days(vaul
             "2026-11-21": "Went kayaking on the Tagus with Rui, then dinner in Belém.",
             "2026-11-22": "Spent the morning fixing the bike's brakes.",
             "2026-11-24": "Work was busy, shipped the billing fix."}
-    for day, text in said.items():
-        with clock.frozen(datetime.fromisoformat(day).replace(hour=15, tzinfo=timezone.utc)):
-            vault.remember(text)
-    with clock.frozen(datetime(2026, 11, 25, 12, tzinfo=timezone.utc)):
-        vault.promote(force=True)
-    with clock.frozen(datetime(2026, 11, 26, 12, tzinfo=timezone.utc)):
-        answer = vault.ask(question).answer
-    quoted = [text for text, _ in re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)]
+    found, answer = _said_in_november(vault, said, question)
+    quoted = [text for text, _ in found]
     assert quoted[:len(days)] and set(quoted[:len(days)]) == {said[d] for d in days}, answer
 
 
@@ -697,15 +691,17 @@ def test_a_question_about_a_long_period_and_nothing_else_quotes_that_periods_eve
             "2026-11-16": "Donated blood at the hospital in Coimbra.",
             "2026-11-18": "Planted garlic in the raised bed.",
             "2026-11-24": "Shipped the billing fix at work."}
-    for day, text in said.items():
-        with clock.frozen(datetime.fromisoformat(day).replace(hour=15, tzinfo=timezone.utc)):
-            vault.remember(text)
-    with clock.frozen(datetime(2026, 11, 25, 12, tzinfo=timezone.utc)):
-        vault.promote(force=True)
-    with clock.frozen(datetime(2026, 11, 26, 12, tzinfo=timezone.utc)):
-        answer = vault.ask(question).answer
-    quoted = {text for text, _ in re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)}
+    found, answer = _said_in_november(vault, said, question)
+    quoted = {text for text, _ in found}
     assert quoted == {said[d] for d in meant}, answer
+
+
+def _said_in_november(vault, said: dict[str, str], question: str) -> tuple[list[tuple[str, str]], str]:
+    """Each text said at 15:00 on its day (ISO), promoted, then the question asked on Thursday
+    26 November 2026: the answer's quoted (text, source) lines, and the answer."""
+    return _quoted_after(vault, question, *((datetime.fromisoformat(day).replace(hour=15, tzinfo=timezone.utc), text)
+                                            for day, text in said.items()),
+                         asked_at=datetime(2026, 11, 26, 12, tzinfo=timezone.utc), promoted=True)
 
 
 @pytest.mark.parametrize("question", ["What did I do on Saturday?", "What did I do on 8 March?",

@@ -88,7 +88,8 @@ def remember(ctx: click.Context, text: tuple[str, ...]) -> None:
 
 @cli.command()
 @click.option("--json", "as_json", is_flag=True, help="Print the findings as JSON.")
-@click.option("--fix", is_flag=True, help="Repair what needs no guess (notes made by hand, manifests, links, temp files).")
+@click.option("--fix", is_flag=True, help="Repair what needs no guess (notes made by hand, manifests, links, citations, "
+                                          "temp files).")
 @click.option("--dry-run", is_flag=True, help="Show the repairs --fix would make; change nothing (implies --fix).")
 @click.pass_context
 def doctor(ctx: click.Context, as_json: bool, fix: bool, dry_run: bool) -> None:

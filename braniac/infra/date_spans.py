@@ -5,10 +5,13 @@ from __future__ import annotations
 import re
 from calendar import monthrange
 from datetime import date, timedelta
+from functools import cache
 from typing import Iterable
 
+from . import textutil
+
 from .past_clauses import says_what_was_done
-from .relative_times import COUNT_PATTERN, SMALL_NUMBERS, WEEKDAYS, latest_weekday, resolved_times
+from .relative_times import CALENDAR_WORDS, COUNT_PATTERN, UNIT_DAYS, WEEKDAYS, count_of, latest_weekday, resolved_times
 
 _MONTHS = {m: i for i, names in enumerate((
     ("jan", "january"), ("feb", "february"), ("mar", "march"), ("apr", "april"), ("may",), ("jun", "june"),
@@ -43,10 +46,19 @@ _SPAN_PATTERNS = (
 # the words that name a period, which the period's days answer by themselves (with the names of
 # the days and months), and what a question about a period asks besides it ("what happened last
 # week?", "anything new this month?", "what was I up to?")
-PERIOD_WORDS = ("week weekend month year today yesterday tonight last past ago day days weeks months years "
+_PERIOD_WORDS = ("week weekend month year today yesterday tonight last past ago day days weeks months years "
                 "morning evening night afternoon recently lately").split()
-WENT_ON_WORDS = ("happen happened new news anything up going go went done do mention mentioned say said tell told talk "
+_WENT_ON_WORDS = ("happen happened new news anything up going go went done do mention mentioned say said tell told talk "
                  "talked discuss discussed about").split()
+
+
+@cache
+def period_stems() -> frozenset[str]:
+    """The stems of what a question about a period says of it (_PERIOD_WORDS, _WENT_ON_WORDS, the
+    names of the days and months): the period's days answer those words by themselves."""
+    return frozenset(textutil.stem(w) for w in (*_PERIOD_WORDS, *_WENT_ON_WORDS, *sorted(CALENDAR_WORDS)))
+
+
 _SAID = re.compile(r"\b(?:mention(?:s|ed)?|say|said|tell|told|talk(?:ed)?|discuss(?:ed)?|br(?:ing|ought)\s+up)\b", re.I)
 # a period just before a date written out: "the week before 16 November 2023", "last weekend before April 10, 2023"
 _BEFORE = re.compile(r"\b(?:the\s+|last\s+)?(week|weekend|day|month|" + "|".join(WEEKDAYS) + r")\s+(?:before|prior\s+to)\s+",
@@ -152,7 +164,7 @@ def _before(unit: str, day: date) -> tuple[date, date]:
     if unit == "weekend":
         saturday = latest_weekday(day, "saturday")
         return saturday, min(saturday + timedelta(days=1), day - timedelta(days=1))
-    back = {"day": 1, "week": 7, "month": 30}[unit]
+    back = UNIT_DAYS[unit]
     return day - timedelta(days=back), day - timedelta(days=1)
 
 
@@ -198,9 +210,7 @@ def _relative(groups: tuple, today: date) -> tuple[date, date]:
         return date(today.year, 1, 1), today
     if phrase == "last year":
         return date(today.year - 1, 1, 1), date(today.year - 1, 12, 31)
-    count = int(groups[1]) if groups[1].isdigit() else SMALL_NUMBERS[" ".join(groups[1].lower().split())]
-    unit = groups[2].lower().rstrip("s")
-    days = {"day": 1, "week": 7, "fortnight": 14, "month": 30, "year": 365}[unit] * count
+    days = UNIT_DAYS[groups[2].lower().rstrip("s")] * count_of(groups[1])
     middle = today - timedelta(days=days)
     slack = min(max(1, days // 7), 90)  # "two months ago" is roughly, not exactly, 60 days back
     return middle - timedelta(days=slack), middle + timedelta(days=slack)
@@ -210,12 +220,7 @@ def named_days(text: str) -> list[tuple[str, str]]:
     """The periods a text names, as (first, last) ISO days: the relative times promotion resolved
     ("on Saturday (2025-03-08)", "next month (March 2025)", "two weeks ago (around 2025-02-17)")
     and dates written out with their year ("on 2025-03-03", "born on 3 March 2019", "in 2019")."""
-    found = []
-    for said in resolved_times(text):
-        try:
-            found.append(_span_of(said))
-        except (ValueError, KeyError, IndexError):
-            continue   # (a date no calendar has, written by hand)
+    found = [span for said in resolved_times(text) for span in _spans_of(said)]
     found += [(d, d) for d in _WRITTEN_DATE.findall(text)]
     if any(c.isdigit() for c in text):
         # (ISO dates are read above: the one a claim opens with is the day it was said, no day it names)
@@ -227,7 +232,7 @@ def _span_of(resolution: str) -> tuple[str, str]:
     words = resolution.split()
     rough = words[0] == "around"
     if re.fullmatch(r"\d{4}", words[-1]) and len(words) >= 2 and words[-2].lower() in _MONTHS:
-        first, last = date(int(words[-1]), _MONTHS[words[-2].lower()], 1), None   # "March 2025"
+        first = date(int(words[-1]), _MONTHS[words[-2].lower()], 1)   # "March 2025"
         last = date(first.year, first.month, monthrange(first.year, first.month)[1])
     elif re.fullmatch(r"\d{4}", words[-1]):
         first, last = date(int(words[-1]), 1, 1), date(int(words[-1]), 12, 31)
@@ -270,6 +275,7 @@ def _of_another_time(sentence: str, said: str) -> bool:
 
 
 def _spans_of(resolution: str) -> list[tuple[str, str]]:
+    """The span a resolution stands for, or none for a date no calendar has (written by hand)."""
     try:
         return [_span_of(resolution)]
     except (ValueError, KeyError, IndexError):

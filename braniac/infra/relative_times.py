@@ -10,15 +10,16 @@ from . import textutil
 from .past_clauses import CLAUSE_BOUNDS, FOR_AN_EVENT, about_the_past
 
 # "two weeks ago", "a couple of days ago", "a few weeks ago" (about three)
-SMALL_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
+_SMALL_NUMBERS = {"a": 1, "an": 1, "one": 1, "two": 2, "three": 3, "four": 4, "five": 5, "six": 6, "seven": 7,
                  "eight": 8, "nine": 9, "ten": 10, "eleven": 11, "twelve": 12, "a couple of": 2, "a few": 3}
 COUNT_PATTERN = r"\d+|a\s+couple\s+of|a\s+few|a|an|one|two|three|four|five|six|seven|eight|nine|ten|eleven|twelve"
+UNIT_DAYS = {"day": 1, "week": 7, "fortnight": 14, "month": 30, "year": 365}   # (a month, a year: roughly)
 
 WEEKDAYS = ("monday", "tuesday", "wednesday", "thursday", "friday", "saturday", "sunday")
 _MONTH_NAMES = ("January", "February", "March", "April", "May", "June", "July", "August", "September",
                 "October", "November", "December")
 CALENDAR_WORDS = frozenset(WEEKDAYS) | {m.lower() for m in _MONTH_NAMES}   # "monday", "may": a day, not a name
-_MONTHS_ALT = "|".join(_MONTH_NAMES)
+_MONTHS_RE = "|".join(_MONTH_NAMES)
 _NO_TIME_AFTER = r"(?!\s+of\s+\d)(?!\s+(?:last|next|this)\s+year)(?!\s+(?:\w+\s+){0,2}(?:years?|months?)\s+ago)"
 _RELATIVE_PHRASE = (
     r"\b(?:(?P<dir>last|next|this past|this coming|this)\s+(?P<wd>" + "|".join(WEEKDAYS) + r")"
@@ -31,17 +32,16 @@ _RELATIVE_PHRASE = (
     r"(?P<way>ago|from\s+(?:now|today))"
     r"|on\s+(?P<owd>" + "|".join(WEEKDAYS) + r")|(?:over|on|at)\s+the\s+(?P<oweekend>weekend)"
     # "on the 15th" without its month: the latest 15th, in a sentence about the past
-    r"|on\s+the\s+(?P<dom>[12]?\d|3[01])(?:st|nd|rd|th)(?!\s+(?:of\s+)?(?:" + "|".join(_MONTH_NAMES) + r")\b)"
+    r"|on\s+the\s+(?P<dom>[12]?\d|3[01])(?:st|nd|rd|th)(?!\s+(?:of\s+)?(?:" + _MONTHS_RE + r")\b)"
     # a month without its year ("I bought a Golf in March", "on March 3"): the latest, in a
     # sentence about the past: a month alone after "in", "since", "during" (not "on April", a
     # person), a day of it after "on" too; never when its year or another time follows ("on
     # September 11, 2023", "in March of 2023", "in June two years ago", "in March last year")
-    r"|(?:(?:in|since|during)\s+(?-i:(?P<month>" + _MONTHS_ALT + r"))(?!\s*,?\s*\d)(?![\w-])" + _NO_TIME_AFTER +
-    r"|(?:in|on|since|during)\s+(?-i:(?P<dmonth>" + _MONTHS_ALT + r"))\s+(?P<mday>[12]?\d|3[01])(?:st|nd|rd|th)?"
+    r"|(?:(?:in|since|during)\s+(?-i:(?P<month>" + _MONTHS_RE + r"))(?!\s*,?\s*\d)(?![\w-])" + _NO_TIME_AFTER +
+    r"|(?:in|on|since|during)\s+(?-i:(?P<dmonth>" + _MONTHS_RE + r"))\s+(?P<mday>[12]?\d|3[01])(?:st|nd|rd|th)?"
     r"(?!\s*,?\s*\d)(?![\w-])" + _NO_TIME_AFTER + r"))\b")
 # a date right after a weekday: "on Monday, June 9", "Tuesday 3 June", "Friday (June 13)"; not
 # "on Saturday 10 km", "last Monday, May and I went…" or "on Saturday the 1st" (no month)
-_MONTHS_RE = "|".join(_MONTH_NAMES)
 _DATE_AFTER = re.compile(rf",?\s+\(?(?:(?:{_MONTHS_RE})\s+\d{{1,2}}(?:st|nd|rd|th)?\b|"
                          rf"\d{{1,2}}(?:st|nd|rd|th)?\s+(?:of\s+)?(?:{_MONTHS_RE})\b)", re.I)
 _RESOLUTION = r"\s*\((?:week of |weekend of |around )?(?:\d{4}-\d{2}-\d{2}|[A-Z][a-z]+ \d{4}|\d{4})\)"
@@ -104,14 +104,6 @@ def resolve_relative(text: str, on: date) -> str:
             monday = on - timedelta(days=on.weekday() + 14)
             return f"weekend of {_iso(monday + timedelta(days=5))}" if "weekend" in g["before_last"].lower() \
                 else f"week of {_iso(monday)}"
-        if g["in_n"]:   # "in two weeks": to come (a clause about the past has it as a duration)
-            count = int(g["in_n"]) if g["in_n"].isdigit() else SMALL_NUMBERS[" ".join(g["in_n"].lower().split())]
-            unit = g["in_units"].lower().rstrip("s")
-            if unit == "month":
-                month = on.year * 12 + on.month - 1 + count
-                return f"around {_MONTH_NAMES[month % 12]} {month // 12}"
-            days = count * (7 if unit == "week" else 1)
-            return _iso(on + timedelta(days=days)) if days == 1 else f"around {_iso(on + timedelta(days=days))}"
         if g["wd"]:
             if g["dir"].lower() in ("last", "this past"):
                 return _iso(latest_weekday(on, g["wd"]))
@@ -132,18 +124,18 @@ def resolve_relative(text: str, on: date) -> str:
                 monday = on - timedelta(days=on.weekday()) + timedelta(weeks=step)
                 return f"week of {_iso(monday)}" if unit == "week" else f"weekend of {_iso(monday + timedelta(days=5))}"
             if unit == "month":
-                month = on.year * 12 + on.month - 1 + step
-                return f"{_MONTH_NAMES[month % 12]} {month // 12}"
+                return _month_after(on, step)
             return str(on.year + step)
-        count = int(g["n"]) if g["n"].isdigit() else SMALL_NUMBERS[" ".join(g["n"].lower().split())]
-        sign = -1 if g["way"].lower() == "ago" else 1     # "two weeks ago", "three days from now"
-        days = {"day": 1, "week": 7, "fortnight": 14, "month": 30, "year": 365}[g["units"].lower().rstrip("s")] * count
-        then = on + timedelta(days=sign * days)
-        if g["units"].lower().startswith("year"):
+        # "two weeks ago", "three days from now", "in two weeks" (to come: replace() leaves the
+        # duration of a clause about the past, "I learned it in two weeks", as it is)
+        count, units = count_of(g["n"] or g["in_n"]), (g["units"] or g["in_units"]).lower()
+        sign = -1 if (g["way"] or "").lower() == "ago" else 1
+        days = UNIT_DAYS[units.rstrip("s")] * count
+        if units.startswith("year"):
             return f"around {on.year + sign * count}"
-        if g["units"].lower().startswith("month"):   # calendar months: "one month from" 31 January is February
-            month = on.year * 12 + on.month - 1 + sign * count
-            return f"around {_MONTH_NAMES[month % 12]} {month // 12}"
+        if units.startswith("month"):   # calendar months: "one month from" 31 January is February
+            return f"around {_month_after(on, sign * count)}"
+        then = on + timedelta(days=sign * days)
         return _iso(then) if days == 1 else f"around {_iso(then)}"
 
     bounds: list[tuple[int, int]] | None = None   # the text's clause bounds, found at the first day that needs them
@@ -199,11 +191,13 @@ _TO_COME = re.compile(r"\b(?:will|shall|gonna|going\s+to)\b|['’]ll\b|\b(?:am|i
                       r"|\b(?:comes?|starts?|begins?|arrives?|leaves?|due|back|ends?|opens?)\b", re.I)
 
 
+_KIN = frozenset("mom mum dad mother father grandma granny grandpa grandmother grandfather".split())
+
+
 def _sentence_of(text: str, m: re.Match) -> str:
     start = max((text.rfind(c, 0, m.start()) for c in ".!?\n"), default=-1) + 1
     ends = [i for i in (text.find(c, m.end()) for c in ".!?\n") if i >= 0]
     return text[start:min(ends) if ends else len(text)]
-_KIN = frozenset("mom mum dad mother father grandma granny grandpa grandmother grandfather".split())
 
 
 def _no_time_here(text: str, m: re.Match) -> bool:
@@ -238,6 +232,17 @@ def _latest_day_of_month(on: date, day: int) -> date:
             return date(year, month, day)
         year, month = (year, month - 1) if month > 1 else (year - 1, 12)
     raise ValueError(day)
+
+
+def count_of(word: str) -> int:
+    """"two" 2, "a couple of" 2, "12" 12: a count said in words or digits (COUNT_PATTERN's)."""
+    return int(word) if word.isdigit() else _SMALL_NUMBERS[" ".join(word.lower().split())]
+
+
+def _month_after(on: date, months: int) -> str:
+    """"March 2025": the calendar month `months` after (or before) the month of `on`."""
+    month = on.year * 12 + on.month - 1 + months
+    return f"{_MONTH_NAMES[month % 12]} {month // 12}"
 
 
 def _iso(day: date) -> str:

@@ -22,7 +22,7 @@ from ..infra import git
 from ..infra.errors import LockBusy, NoteError, ReadOnlyFile
 from ..infra.fsio import ConcurrentEdit, atomic_write, locked, read_settled, same_version
 from ..search.index import update_after_write
-from ..vault.adoption import adopted_text, candidates, folders_without_index, memory_folders, memory_tree, notes_among
+from ..vault.adoption import adopted_text, memory_tree, notes_among
 from ..vault.folders import ensure_folder, manifest_out_of_date, refresh_indexes
 from ..vault.layout import FOLDER_INDEX
 from .commits import WorkerCommits
@@ -118,17 +118,17 @@ class Adopter:
         written: set[Path] = set()
         with commits.recording() if autocommit else contextlib.nullcontext():
             now = time.time()   # (folders first: adopting a note touches its folder's mtime)
-            bare = [f for f in folders_without_index(vault) if f not in self._refused]
+            tree = list(memory_tree(vault))   # (one walk for the whole pass)
+            bare = [f for f, _names in tree if not (f / FOLDER_INDEX).exists() and f not in self._refused]
             folders = [f for f in bare if now - _mtime(f) >= self.quiet]
             report.waiting += [vault.relative(f) for f in bare if f not in folders]   # made moments ago
-            adopted = [p for p in candidates(vault) if self._adopt(p, report, dry_run, written)]
-            marks = self._stale_manifests(now, dry_run)
-            stale = list(marks)
+            adopted = [p for f, names in tree for p in notes_among(f, names) if self._adopt(p, report, dry_run, written)]
+            marks = self._stale_manifests([f for f, _names in tree], now, dry_run)
             report.adopted = [vault.relative(p) for p in adopted]
             report.folders = [vault.relative(f) for f in folders]
             # (a folder a new note was adopted into is refreshed for that, not for a rename)
-            stale = [f for f in stale if f not in {p.parent for p in adopted} and f not in folders]
-            report.manifests = [vault.relative(f) for f in stale]
+            stale = [f for f in marks if f not in {p.parent for p in adopted} and f not in folders]
+            report.manifests = [vault.relative(f) for f in stale]   # (what a dry run would refresh)
             if dry_run or not (adopted or folders or stale):
                 return
             for folder in folders:
@@ -157,11 +157,12 @@ class Adopter:
             lines = report.adopted + [f"{f}/_index.md" for f in report.folders + report.manifests]
             report.commit = commits.commit(written, subject + "\n\n" + "\n".join(lines[:200]) + "\n")
 
-    def _stale_manifests(self, now: float, dry_run: bool) -> dict[Path, int]:
-        """The folders, quiet for a while, whose manifest no longer matches their files; each
-        folder is read only when its mtime changed since its manifest last matched."""
+    def _stale_manifests(self, folders: list[Path], now: float, dry_run: bool) -> dict[Path, int]:
+        """Of these folders, those quiet for a while whose manifest no longer matches their files
+        (each with its mtime); a folder is read only when its mtime changed since its manifest
+        last matched."""
         stale = {}
-        for folder in memory_folders(self.vault):
+        for folder in folders:
             mark = _mtime_ns(folder)
             if self._matching.get(folder) == mark or 0 <= now - mark / 1e9 < self.quiet:
                 continue   # unchanged, or the person may be moving more files (a future mtime: quiet)

@@ -13,8 +13,7 @@ from datetime import date, timedelta
 from typing import TYPE_CHECKING
 
 from ..infra import textutil
-from ..infra.date_spans import PERIOD_WORDS, WENT_ON_WORDS, about_the_period, asks_what_was_said
-from ..infra.relative_times import CALENDAR_WORDS
+from ..infra.date_spans import about_the_period, asks_what_was_said, period_stems
 from ..vault.layout import event_rel
 from .day_events import day_events, event_folder, person_day
 from .passages import Passage, content_terms, note_passages
@@ -32,8 +31,8 @@ TOLD_WITHIN_DAYS = 7      # how long after a day it is told about ("On Saturdayâ
 def asks_only_the_period(prompt: str) -> bool:
     """Does the prompt ask what went on in a period, and nothing narrower ("What did I do last
     week?", not "What did I eat last week?")?"""
-    beside = {textutil.stem(w) for w in (*PERIOD_WORDS, *WENT_ON_WORDS, *CALENDAR_WORDS)} | textutil.generic_stems()
-    return not [t for t in content_terms(prompt) if t not in beside and not t.isdigit()]
+    return not [t for t in content_terms(prompt) if t not in period_stems() and t not in textutil.generic_stems()
+                and not t.isdigit()]
 
 
 def lift_periods(vault: "VaultStore", passages: list[Passage], spans: list[tuple[str, str]], notes_found: int,

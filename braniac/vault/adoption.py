@@ -72,21 +72,6 @@ def adopted_text(text: str, rel: str, st: os.stat_result) -> str | None:
     return note.render()
 
 
-def candidates(vault: "VaultStore") -> Iterator[Path]:
-    """Every note under long-term memory a person may have written (not an `_index.md`, not
-    hidden, a regular file)."""
-    for folder, names in memory_tree(vault):
-        yield from notes_among(folder, names)
-
-
-def notes_among(folder: Path, names: list[str]) -> Iterator[Path]:
-    for name in names:
-        path = folder / name
-        if name.endswith(".md") and name != FOLDER_INDEX and is_memory_name(name) and not path.is_symlink() \
-                and is_regular_file(path):
-            yield path
-
-
 def memory_tree(vault: "VaultStore") -> Iterator[tuple[Path, list[str]]]:
     """Every long-term folder (not hidden, not a symlink), shallowest first, with its file names."""
     for folder, dirs, files in os.walk(vault.ltm_root):
@@ -94,11 +79,11 @@ def memory_tree(vault: "VaultStore") -> Iterator[tuple[Path, list[str]]]:
         yield Path(folder), sorted(files)
 
 
-def memory_folders(vault: "VaultStore") -> list[Path]:
-    """Every long-term folder (not hidden, not a symlink), shallowest first."""
-    return [folder for folder, _names in memory_tree(vault)]
-
-
-def folders_without_index(vault: "VaultStore") -> list[Path]:
-    """The long-term folders (made by hand) that have no `_index.md`, shallowest first."""
-    return [folder for folder in memory_folders(vault) if not (folder / FOLDER_INDEX).exists()]
+def notes_among(folder: Path, names: list[str]) -> Iterator[Path]:
+    """The notes a person may have written among a folder's file names (not an `_index.md`, not
+    hidden, a regular file)."""
+    for name in names:
+        path = folder / name
+        if name.endswith(".md") and name != FOLDER_INDEX and is_memory_name(name) and not path.is_symlink() \
+                and is_regular_file(path):
+            yield path

@@ -154,9 +154,9 @@ def set_entries(sections: Sections, name: str, path: Path, entries: list[Entry],
     kept: list[str] = []
     under: dict[Path, list[str]] = {}
     last: Path | None = None
-    for line, link in _classified(section_content(sections, name) or "", path, own_folder):
-        if link is not None:
-            last = link.resolve(path)
+    for line, _link, target in _classified(section_content(sections, name) or "", path, own_folder):
+        if target is not None:
+            last = target
         elif indented(line) and last is not None:
             under.setdefault(last, []).append(line)
         elif line.strip() and line.strip() != empty:
@@ -211,9 +211,9 @@ def _entry_link(line: str) -> Link | None:
     return found[0]
 
 
-def _classified(content: str, path: Path, own_folder: Path | None) -> Iterator[tuple[str, Link | None]]:
-    """Each line of a Manifest or Related Memories section, with its link when it is one of
-    braniac's entries; None for a person's line: their words, a line in a code block, a link
+def _classified(content: str, path: Path, own_folder: Path | None) -> Iterator[tuple[str, Link | None, Path | None]]:
+    """Each line of a Manifest or Related Memories section, with its link and the file it leads
+    to when it is one of braniac's entries; None, None for a person's line: their words, a line in a code block, a link
     to a part of a note (`[Ana, the wedding part](ana.md#wedding)`), a link without a uuid to
     nothing there (a note to write, or one renamed since), a second line for a note listed
     already and, in a manifest (`own_folder`), a link to anything but a note of the folder."""
@@ -234,7 +234,7 @@ def _classified(content: str, path: Path, own_folder: Path | None) -> Iterator[t
         if target is not None and (target not in chosen or link.uuid or not found[chosen[target]][1].uuid):
             chosen[target] = i
     for i, (line, link, target) in enumerate(found):
-        yield line, link if target is not None and chosen[target] == i else None
+        yield (line, link, target) if target is not None and chosen[target] == i else (line, None, None)
 
 
 def _closed_blocks(content: str) -> list[tuple[int, int]]:
@@ -250,12 +250,12 @@ def _closed_blocks(content: str) -> list[tuple[int, int]]:
 
 def _entries(content: str, index_path: Path, own_folder: Path | None = None) -> list[Entry]:
     entries = []
-    for line, link in _classified(content, index_path, own_folder):
+    for line, link, target in _classified(content, index_path, own_folder):
         if link is None:
             continue
         stripped = line.strip()
         rest = stripped[link.end:].strip()
         description = re.sub(r"^[—–:-]+\s*", "", rest)
         text = link.text if link.style == WIKILINK_STYLE else unescape_text(link.text)
-        entries.append(Entry(text, link.resolve(index_path), link.uuid, description, link.style))
+        entries.append(Entry(text, target, link.uuid, description, link.style))
     return entries

@@ -15,8 +15,8 @@ from ...vault import claims, relations, stm
 from ...vault.links import ANY_LINK
 from ...vault.value_changes import goes_on
 from . import organization, promotion
-from .quotes import (ASKS_TASKS, ME, Quote, current, evidence, in_the_period, open_tasks, owner, replaced, statements,
-                     without_the_period)
+from .quotes import (ASKS_TASKS, ME, Quote, current, evidence, in_the_period, open_tasks, owner, periods_asked, replaced,
+                     statements, without_the_period)
 from .sentences import sentences
 from ..organization_types import OrganizationPlan, OrganizationRequest
 from ..types import Candidate, EventRecord, NoteDraft, Reflection, WorkingMemory
@@ -70,7 +70,8 @@ class OfflineModel:
     # ---------------------------------------------------------------- answer
     def answer(self, wm: WorkingMemory) -> Iterator[str]:
         named = set(textutil.keywords(wm.prompt, limit=20)) | {w.lower() for n in textutil.entities(wm.prompt) for w in n.split()}
-        query = without_the_period(named, wm)
+        spans = periods_asked(wm)
+        query = without_the_period(named, spans)
         context = {w.lower() for c in _context_words(wm) for w in c.split()} - named
 
         asked, holders = measures.asked(wm.prompt), measures.holders_of(wm.prompt)
@@ -112,7 +113,7 @@ class OfflineModel:
                                    mine=own))
         # a single shared word out of many is chance, not relevance
         floor = 0.0 if len(query) <= 2 else min(0.34, 1.5 / len(query))
-        in_the_period(pool, wm, query)
+        in_the_period(pool, wm, query, spans)
         quotes = current([q for q in pool if q.matched and q.score >= floor])
         about = textutil.terms(wm.prompt)
         quotes += replaced(quotes, pool, about, asked)

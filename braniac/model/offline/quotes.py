@@ -7,8 +7,8 @@ import re
 from dataclasses import dataclass
 
 from ...infra import clock, measures, textutil
-from ...infra.date_spans import PERIOD_WORDS, WENT_ON_WORDS, about_the_period, asks_what_was_said, date_spans
-from ...infra.relative_times import CALENDAR_WORDS, resolve_relative
+from ...infra.date_spans import about_the_period, asks_what_was_said, date_spans, period_stems
+from ...infra.relative_times import resolve_relative
 from ...vault import claims, relations, stm
 from ...vault.layout import EVENT_ID_IN_TEXT, event_day, is_digest_summary
 from ...vault.value_changes import replaced_for_the_question
@@ -20,8 +20,6 @@ from ..types import WorkingMemory
 IN_THE_PERIOD = 1.5
 IN_THE_PERIOD_UNNAMED = 1.0   # one of the period that holds none of the question's other words
 ME = frozenset({"i"})   # whose a statement is when its subject is the person (owner)
-# what a question about a period says of it ("what happened last week?"), which the period's days answer
-_PERIOD_WORDS = frozenset(textutil.stem(w) for w in (*PERIOD_WORDS, *WENT_ON_WORDS, *sorted(CALENDAR_WORDS)))
 # the person asking what is left for them to do (not "which task does the billing job run?")
 ASKS_TASKS = re.compile(r"\b(?:(?:my|our)\s+(?:open\s+)?(?:tasks|to-?dos?|to-do list)|(?:i|we)\s+(?:still\s+)?"
                         r"(?:need|have|got)\s+to\s+do|on\s+my\s+(?:list|plate))\b", re.I)
@@ -148,33 +146,35 @@ def periods_asked(wm: WorkingMemory) -> list[tuple[str, str]]:
         return []
 
 
-def without_the_period(query: set[str], wm: WorkingMemory) -> set[str]:
-    """The question's words but those naming the period it asks about: "yesterday" matches
-    the "Yesterday (2025-01-12) I…" of any month, which the period's own days answer."""
-    if not periods_asked(wm):
+def without_the_period(query: set[str], spans: list[tuple[str, str]]) -> set[str]:
+    """The question's words but those naming the period it asks about (`spans`, periods_asked):
+    "yesterday" matches the "Yesterday (2025-01-12) I…" of any month, which the period's own
+    days answer."""
+    if not spans:
         return query
-    return {w for w in query if textutil.stem(w) not in _PERIOD_WORDS}
+    return {w for w in query if textutil.stem(w) not in period_stems()}
 
 
-def in_the_period(pool: list[Quote], wm: WorkingMemory, query: set[str]) -> None:
+def in_the_period(pool: list[Quote], wm: WorkingMemory, query: set[str], spans: list[tuple[str, str]]) -> None:
     """"What did I do last weekend?": what happened then answers it, whatever its words. A
-    statement on a day of the period the prompt names is relevant, above a word match; when the
-    question names more than the period ("how many times did I go running this week?"), the
-    statements of that period that hold a word of it come first."""
-    spans = periods_asked(wm)
+    statement on a day of the period the prompt names (`spans`) is relevant, above a word match;
+    when the question names more than the period ("how many times did I go running this
+    week?"), the statements of that period that hold a word of it (`query`, without the
+    period's own words) come first."""
+    if not spans:
+        return
     then, said_then = [], asks_what_was_said(wm.prompt)
     for quote in pool:
         try:
             day = event_day(quote.when).isoformat() if quote.when else ""
         except ValueError:
             continue
-        if spans and about_the_period([day] if day else [], quote.said or quote.text, spans, said_then=said_then):
+        if about_the_period([day] if day else [], quote.said or quote.text, spans, said_then=said_then):
             then.append(quote)   # (also "On Saturday (2025-03-08) I hiked…", said on the Monday)
-    beyond = {w for w in query if textutil.stem(w) not in _PERIOD_WORDS}
     for quote in then:
         # every statement of the period stays in (a run said "ran 8k" is still a run), those
         # that hold the question's other words first ("running", not this week's lunch)
-        named = not beyond or textutil.overlap(beyond, quote.said or quote.text) > 0
+        named = not query or textutil.overlap(query, quote.said or quote.text) > 0
         quote.score += IN_THE_PERIOD if named else IN_THE_PERIOD_UNNAMED
         quote.matched = True
 
