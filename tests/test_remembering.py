@@ -1280,6 +1280,21 @@ def test_a_name_written_as_a_product_or_a_company_is_no_person_or_place(vault):
     assert not {"places/jurassic-park.md", "organizations/social-media.md", "people/pixar.md", "places/ana.md"} & found, found
 
 
+def test_a_name_nothing_around_explains_is_filed_as_the_name_lists_know_it(vault):
+    found = _promoted(vault, "Paid Carlos back 60 dollars on Venmo for the concert tickets.",
+                      "Carlos still owes me for the dinner, Carlos says next week.",
+                      "Japan trip in April: Tokyo for five days, then the coast.",
+                      "Tokyo hotels are booked, Tokyo was cheaper than I feared.",
+                      "Dog walker Kevin comes at noon on weekdays, Kevin charges twenty dollars.",
+                      "Project Phoenix kicks off next week with four engineers; Phoenix needs a schema first.",
+                      # a name that is both a city and a given name, and a given name that is a word, say nothing
+                      "Jordan is on the list for next year, Jordan and the photos.",
+                      "Hope the rain stops; Hope is what I told myself.")
+    assert {"people/carlos.md", "places/tokyo.md", "people/kevin.md"} <= found, found
+    assert not {p for p in found if p.endswith(("/phoenix.md", "/project-phoenix.md")) and not p.startswith("topics/")}, found
+    assert not {p for p in found if p.endswith("/jordan.md") and not p.startswith("topics/")}, found
+
+
 def test_a_sentence_does_not_end_after_dr_or_e_g(vault):
     found = _promoted(vault, "I finally saw Dr. Okafor about my knee, and she wants an MRI before the race.",
                       "The clinic of Dr. Okafor booked the MRI for Friday, e.g. before the long run.")

@@ -6,6 +6,7 @@ from __future__ import annotations
 import re
 
 from ...infra import textutil
+from ...infra.name_lists import is_given_name, is_place_name
 from .topics import PERSON_NOUNS
 
 # Where someone is or goes: "in Lisbon", "visited Sintra", "I'm from Sweden", and "to" or "from"
@@ -52,6 +53,8 @@ _PERSON_BEFORE = re.compile(r"\b(?:met|with|told|asked|call|called|(?:" + _ROLES
 _WITH = re.compile(r"\bwith\s+$", re.I)
 _ARTICLE_BEFORE = re.compile(r"\b(?:the|a|an)\s+(?:[a-z][\w-]*\s+){0,2}$")   # "the tracking ", "a "
 # what is watched, read or played is a work or a game ("watched Jurassic Park", "played Valorant")
+# a project's or an operation's code name is a thing ("Project Phoenix", "Operation Tidy-up")
+_CODE_NAME_BEFORE = re.compile(r"\b(?:project|operation|codename|code name|initiative|programme|program)\s+$", re.I)
 _WORK_BEFORE = re.compile(r"\b(?:watch(?:ed|ing)?|rewatch(?:ed|ing)?|read(?:ing)?|play(?:ed|ing)?|binged?|"
                           r"listen(?:ed|ing)? to)\s+(?:the\s+)?$", re.I)
 # Work words before a name, a legal form or a kind of organization after it: a company, not a place
@@ -143,7 +146,8 @@ def entity_folder(name: str, event_texts: list[str], speakers: set[str], in_code
                     org_votes += 1
                 else:
                     thing_votes += 1       # a cat, a song, a boat: a thing with a name
-            elif _MADE_IN.search(before) or _VERSION_AFTER.search(after) or _WORK_BEFORE.search(before[-24:]):
+            elif _MADE_IN.search(before) or _VERSION_AFTER.search(after) or _WORK_BEFORE.search(before[-24:]) \
+                    or _CODE_NAME_BEFORE.search(before[-16:]):
                 thing_votes += 1
             elif _MADE_BY.search(before[-32:]):
                 # the maker of a work, if named as a person is ("Sara Bareilles", not "Pixar" or "Coldplay")
@@ -172,4 +176,21 @@ def entity_folder(name: str, event_texts: list[str], speakers: set[str], in_code
         return "organizations"
     if place_votes > person_votes:
         return "places"
-    return "people" if person_votes and not (name.isupper() and len(name) > 2) else "topics"
+    if person_votes:
+        return "people" if not (name.isupper() and len(name) > 2) else "topics"
+    return "topics" if coded else _known_as(name)   # no cue at all
+
+
+def _known_as(name: str) -> str:
+    """A name nothing around it explains ("Paid Carlos back on Venmo", "Tokyo for five days"): a
+    place or a person if the name lists know it as the one and not the other ("Austin", "Mary"
+    are both); a given name that is also a word ("Will", "Hope") says nothing."""
+    words = name.split()
+    place = is_place_name(name)
+    given = len(words) <= 3 and all(w[:1].isupper() for w in words) and is_given_name(words[0]) \
+        and not (len(words) == 1 and textutil.is_common_word(name))
+    if place and not given and not is_given_name(words[0]):
+        return "places"
+    if given and not place:
+        return "people"
+    return "topics"
