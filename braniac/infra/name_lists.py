@@ -1,6 +1,6 @@
 """Two name lists the offline engine files a named thing by when nothing around it says what it
 is: the world's places (countries, US states, continents, cities of 15,000 people or more) and
-common given names (`lexicon/`, made by `lexicon/make_name_lists.py`; sources in
+common given names (`lexicon/`, made by `bench/make_name_lists.py`; sources in
 `lexicon/COPYING-names`). Read on first use: the chat turn never reads them."""
 from __future__ import annotations
 

