@@ -247,6 +247,10 @@ def compare(old: Fact, new: Fact) -> str:
     - OTHER: they are about different things, among them the same words resolved to two days
       of the past ("on Saturday (2025-02-22)" / "on Saturday (2025-03-01)": two occasions)."""
     a, b = _read(old.text), _read(new.text)
+    if a.subjects and b.subjects and not a.subjects & b.subjects:
+        # "Ana visited Faro and spent 90 euros" / "Rui visited Madrid…", "My cat Luna is 3" /
+        # "My cat Milo is 5": whose it is says which thing; a name is a value only after it
+        return OTHER
     # what they share can only shrink once values are set apart: most pairs end here, cheaply
     if len(a.stems & b.stems) < 0.8 * max(len(a.stems) - a.value_stems, len(b.stems) - b.value_stems, 1):
         return CHANGED if _said_changed(a, b) else OTHER
@@ -307,6 +311,7 @@ class _Read:
     mentions: frozenset[str]       # every word and value: what the text mentions
     stems: frozenset[str]          # stemmed content words
     value_stems: int               # how many of those belong to values
+    subjects: frozenset[str]       # the names it is about (_subjects)
 
     def unmentioned_in(self, other: "_Read") -> set[str]:
         return {v for v in self.values if v not in other.mentions and not (" " in v and v in other.lowered)}
@@ -333,7 +338,24 @@ def _read(text: str) -> _Read:
     found = textutil.values(plain)
     stems = frozenset(textutil.stem(w) for w in textutil.content_words(plain))
     in_values = {textutil.stem(w) for v in found for w in textutil.words(v)}
-    return _Read(plain.lower(), found, frozenset(textutil.words(plain)) | found, stems, len(stems & in_values))
+    return _Read(plain.lower(), found, frozenset(textutil.words(plain)) | found, stems, len(stems & in_values),
+                 _subjects(plain))
+
+
+# a name the person's own word for someone or something goes with: "my cat Luna", "my sister Ana"
+_NAMED_AFTER = re.compile(r"\b(?:my|our|his|her|their)\s+(?:[a-z]+\s+){0,2}?([A-Z][\w'’-]*)")
+_OPENING = re.compile(r"^\W*(?:[A-Za-z'’]+\W+){0,2}?$")   # at most two words before the name
+
+
+def _subjects(plain: str) -> frozenset[str]:
+    """The names a statement is about: one it opens with ("Ana visited Faro", "Caroline: I went…")
+    and one put after the person's word for someone ("my cat Luna"); each by its first word."""
+    names = textutil.entities(plain)
+    firsts = {n.split()[0] for n in names}
+    opening = min(names, key=plain.find, default="")
+    found = {opening.split()[0]} if opening and _OPENING.match(plain[:plain.find(opening)]) else set()
+    found |= {m.group(1) for m in _NAMED_AFTER.finditer(plain)} & firsts
+    return frozenset(found)
 
 
 def stated_values(text: str) -> frozenset[str]:

@@ -44,9 +44,9 @@ def replaced_for_the_question(old: str, new: str, asked: frozenset[str],
     `asked`, the measures it asks for `measured`), where claims' own comparison sees two things?
     Another value of what it asks about, a decision taken back or a thing parted with
     (reversals.py), a measure said to have changed (infra/measures.py)."""
-    one_word_measure = len(asked) == 1 and bool(measured)   # "How old am I?": measures know whose
-    changed = not one_word_measure and changed_for_the_question(old, new, asked) \
-        or measures.replaces(old, new, measured, asked)
+    # "How old am I?": measures know whose; a value given without its unit ("so now I pay 1,050")
+    # is read as any other, by the person's own thing (_both_mine)
+    changed = measures.replaces(old, new, measured, asked) or changed_for_the_question(old, new, asked)
     return changed and not _another_of_mine(old, new, asked) or takes_back(old, new, asked) or gives_up(old, new)
 
 
@@ -86,15 +86,17 @@ _MINE = re.compile(r"\b(?:my|our)\s+(?:[a-z]+\s+)??([a-z]+)(?=\s*[,.;:!?]|\s*$|\
 
 # the periods an amount is framed by ("a month"), which name no thing (changed_for_the_question)
 _PER = frozenset(textutil.stem(w) for w in "day week month year hour minute".split())
-# what the person takes, pays, uses or saves is theirs too: "I take 10 mg of lisinopril every
-# morning", "I'm saving 300 euros a month"
-_I_TAKE = r"\bi(?:'m|’m| am)?\s+(?:tak|pay|us|drink|earn|spend|sav)\w*\s+(?:[\w.,]+\s+){{0,4}}?{w}\w*\b"
+# what the person takes, pays, uses, saves, has or owns is theirs too: "I take 10 mg of lisinopril
+# every morning", "I'm saving 300 euros a month", "we have 2 cats", "I've got three kids"
+_I_TAKE = r"\b(?:i|we)(?:'m|’m| am|'re|’re| are|'ve|’ve| have)?\s+(?:got\s+)?(?:tak|pay|us|drink|earn|spend|sav|hav|own|got)" \
+          r"\w*\s+(?:[\w.,]+\s+){{0,4}}?{w}\w*\b"
 _SAVING = re.compile(r"\bi(?:'m|’m| am)?\s+(?:sav|earn|spend|pay)\w*\b")   # the amount itself is the thing
 
 
 # the thing said to be someone else's: "Tom's rent", "her rent", "the rent for Ana", "the rent
 # of his flat" (not "the rent for the flat", which may well be mine)
 _ANOTHERS = r"(?:(?:\w+['’]s|his|her|their)\s+(?:[a-z]+\s+)??{w}\w*\b|" \
+            r"(?:\w+['’]s|his|her|their)\s+[a-z]+\s+" + _CHANGING + r"\s+(?:the\s+)?{w}\w*\b|" \
             r"\b{w}\w*\s+(?:on|for|of|at|in)\s+(?:(?:his|her|their)\b|(?!(?:" + "|".join(sorted(CALENDAR_WORDS)) + \
             r")\b)(?-i:[A-Z])\w*(?:['’]s)?\b))"
 

@@ -28,6 +28,9 @@ _CITATION = re.compile(rf"\s*\(({ANY_LINK}(?:,\s*)?)+\)")   # a claim's links to
 _PRONOUNS = {"it", "that", "this", "he", "she", "they", "them", "him", "her", "his", "hers", "their", "those", "these"}
 
 _ABOUT_ME = re.compile(r"\b(?:i|me|my|mine|we|us|our)\b", re.I)   # a question about the person
+# words that ask for the value as it stands, which the statements giving it rarely say ("What car
+# do I drive now?" is answered by "My car is a Golf"): no word of the question to match
+_AS_IT_STANDS = frozenset("now currently nowadays still anymore".split())
 _TO_DO = re.compile(r"\b(?:i|we)\s+(?:really\s+)?(?:should|must|ought to|have to|need to|gotta|got to)\b|"
                     r"^\s*(?:gotta|need to|have to|must)\b", re.I | re.M)
 _TASK = re.compile(r"\b(?:remind me to|todo:?|to-do:?|task:|i need to|i have to|i must|don'?t let me forget to)\s+(.+?)(?:[.!?]|$)", re.I)
@@ -72,6 +75,7 @@ class OfflineModel:
         named = set(textutil.keywords(wm.prompt, limit=20)) | {w.lower() for n in textutil.entities(wm.prompt) for w in n.split()}
         spans = periods_asked(wm)
         query = without_the_period(named, spans)
+        query = query - _AS_IT_STANDS if query - _AS_IT_STANDS else query
         context = {w.lower() for c in _context_words(wm) for w in c.split()} - named
 
         asked, holders = measures.asked(wm.prompt), measures.holders_of(wm.prompt)

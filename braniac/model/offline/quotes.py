@@ -92,8 +92,12 @@ def replaced(quotes: list[Quote], pool: list[Quote], about: frozenset[str],
     says what is true now, then what was. Returns the statements to add."""
     added: list[Quote] = []
     oldest_first = sorted((q for q in pool if q.when), key=lambda q: _moment(q.when))
-    olds = [q for q in quotes if q.when]
+    # oldest first, so that what a statement replaced is known when it is compared in turn
+    olds = sorted((q for q in quotes if q.when), key=lambda q: _moment(q.when))
     stated = {id(q): claims.Fact(_said_then(q)) for q in [*olds, *oldest_first]}   # each dated once, not per pair
+    # what a statement that replaced another speaks of (as retrieval's currency reads it): "My
+    # doctor raised the lisinopril to 20 mg" is the "I take 10 mg…" it replaced
+    thing: dict[int, str] = {}
     for old in olds:   # (grows: what replaced a quote may itself have been replaced since)
         was = stated[id(old)]
         # the first statement that replaced it: each step of a chain of changes is quoted, and
@@ -107,7 +111,8 @@ def replaced(quotes: list[Quote], pool: list[Quote], about: frozenset[str],
             # replaced it, as promotion found ("We migrated from CircleCI to GitHub Actions")
             noted = old.superseded and old.until == new.when[:10] and new.source == old.source
             if noted or claims.contradicts(was, now, one_value_only=not alike) or claims.compare(was, now) == claims.CHANGED or \
-                    replaced_for_the_question(was.text, now.text, about, measured):
+                    replaced_for_the_question(thing.get(id(old), was.text), now.text, about, measured):
+                thing.setdefault(id(new), f"{now.text} {thing.get(id(old), was.text)}")
                 if not old.superseded:
                     old.superseded, old.until = True, new.when[:10]
                 new.score = max(new.score, old.score)   # as relevant as what it replaced

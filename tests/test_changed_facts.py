@@ -1,0 +1,84 @@
+"""Facts that change, read as a person means them, and facts that only look like one changed.
+Each case was a wrong answer found by a review of the rules that read changes (a grid of 298
+stories): a value changed twice, a count the person has, a value given without its unit,
+someone else's landlord, statements about two people or two pets, a question that says "now"."""
+from __future__ import annotations
+
+import pytest
+
+from braniac import Vault
+from test_everyday_changes import _at, _quoted, _say
+
+
+@pytest.fixture
+def vault(tmp_path):
+    created, _ = Vault.init(tmp_path / "vault")
+    return created
+
+
+def _answer(vault, question: str, asked_on=(2025, 9, 10)) -> list[tuple[str, str]]:
+    with _at(*asked_on):
+        return _quoted(vault.ask(question).answer)
+
+
+@pytest.mark.parametrize("promoted", [False, True])
+def test_a_value_changed_twice_gives_the_last_and_both_before_it_as_history(vault, promoted):
+    _say(vault, ((2025, 3, 2), "I take 10 mg of lisinopril every morning."),
+         ((2025, 3, 3), "The plumber comes on Monday."),
+         ((2025, 5, 6), "My doctor raised the lisinopril to 20 mg."),
+         ((2025, 8, 1), "The doctor lowered my lisinopril to 15 mg."), promoted=promoted)
+    quoted = _answer(vault, "How much lisinopril do I take?")
+    assert quoted and "15 mg" in quoted[0][0] and "superseded" not in quoted[0][1], quoted
+    assert [s for t, s in quoted if "20 mg" in t][0].endswith("superseded on 2025-08-01"), quoted
+    assert all("superseded" in s for t, s in quoted if "10 mg" in t), quoted
+
+
+@pytest.mark.parametrize("promoted", [False, True])
+@pytest.mark.parametrize("old, new, question, current", [
+    ("I have 2 cats.", "I have 3 cats now.", "How many cats do I have?", "3 cats"),
+    ("We have two kids.", "Our third child was born yesterday, so now we have three kids.",
+     "How many kids do we have?", "three kids"),
+    # a value without its unit, after one with it
+    ("My rent is 900 euros a month.", "My landlord raised the rent again, so now I pay 1,050.",
+     "How much is my rent?", "1,050"),
+])
+def test_a_count_the_person_has_or_a_value_without_its_unit_replaces_the_old(vault, promoted, old, new,
+                                                                               question, current):
+    _say(vault, ((2025, 3, 2), old), ((2025, 3, 3), "The plumber comes on Monday."),
+         ((2025, 9, 1), new), promoted=promoted)
+    quoted = _answer(vault, question)
+    assert quoted and current in quoted[0][0] and "superseded" not in quoted[0][1], quoted
+    assert all(s.endswith("superseded on 2025-09-01") for t, s in quoted if t == old), quoted
+
+
+@pytest.mark.parametrize("promoted", [False, True])
+def test_someone_elses_landlord_raising_the_rent_leaves_mine_current(vault, promoted):
+    _say(vault, ((2025, 3, 2), "My rent is 900 euros a month."),
+         ((2025, 9, 1), "Tom's landlord raised the rent to 1,300 euros."), promoted=promoted)
+    quoted = _answer(vault, "How much is my rent?")
+    assert quoted and "900" in quoted[0][0] and "superseded" not in quoted[0][1], quoted
+
+
+def test_facts_about_two_people_or_two_pets_are_not_one_value_changed(vault):
+    _say(vault, ((2025, 3, 2), "Ana visited Faro and spent 90 euros."),
+         ((2025, 3, 2, 11), "Sofia visited Braga and spent 70 euros."),
+         ((2025, 3, 3), "Rui visited Madrid and spent 120 euros."),
+         ((2025, 3, 4), "My cat Luna is 3 years old."),
+         ((2025, 3, 5), "My cat Milo is 5 years old."), promoted=True)
+    notes = vault.root / "memory/long_term/concrete"
+    for name, own in (("people/ana.md", "Ana visited Faro"), ("topics/luna.md", "Luna is 3")):
+        text = (notes / name).read_text()
+        facts = text.split("## Facts", 1)[1].split("\n## ", 1)[0]
+        assert own in facts and "superseded" not in text, text
+    assert "Rui visited" not in (notes / "people/ana.md").read_text()
+    quoted = _answer(vault, "How much did Ana spend in Faro?")
+    assert quoted and "Ana visited Faro" in quoted[0][0] and "superseded" not in quoted[0][1], quoted
+    quoted = _answer(vault, "How old is Luna?")
+    assert quoted and "Luna is 3" in quoted[0][0] and "superseded" not in quoted[0][1], quoted
+
+
+def test_a_question_that_asks_for_the_value_now_finds_the_statement_that_gives_it(vault):
+    _say(vault, ((2025, 3, 2), "My car is a Golf."), ((2025, 3, 3), "The plumber comes on Monday."),
+         promoted=False)
+    quoted = _answer(vault, "What car do I drive now?")
+    assert quoted and "Golf" in quoted[0][0], quoted
