@@ -10,7 +10,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from ..vault import access_log
+from ..vault import access_log, stm
+from ..vault.layout import SHORT_TERM
 from ..infra import clock
 from ..infra.config import Config
 from ..infra.errors import BraniacError, ModelError
@@ -63,9 +64,12 @@ class CoreLoop:
         if self.embedder:
             self.embedder.close()
 
-    def prepare(self, prompt: str, *, sync: bool = True, limit: int | None = None) -> tuple[Turn, WorkingMemory]:
+    def prepare(self, prompt: str, *, sync: bool = True, limit: int | None = None,
+                short_term_in_excerpts: bool = False) -> tuple[Turn, WorkingMemory]:
         """Steps 1–4 and 6: everything but the answer (also what the benchmark measures, and
-        what a host with its own model recalls). `limit`: excerpts retrieved (default: config)."""
+        what a host with its own model recalls). `limit`: excerpts retrieved (default: config).
+        `short_term_in_excerpts`: short-term memory's events compete as excerpts (a host that
+        has not read short-term memory; a turn's working memory holds it whole)."""
         if not isinstance(prompt, str) or not prompt.strip():
             raise BraniacError("empty prompt")
         checked_text(prompt, "the prompt")
@@ -78,14 +82,16 @@ class CoreLoop:
                            prompt=prompt, stm_events=stm_entries(short_term), now=clock.iso(clock.now()))
         turn.queries = self._queries(wm, turn)
         meaning = Meaning(self.embedder, prompt) if self.embedder else None
+        recent = [event.raw for event in stm.parse(short_term).events] if short_term_in_excerpts else []
         found = retrieve(self.index, turn.queries, limit=limit or self.config.search_limit, prompt=prompt,
-                         meaning=meaning)
+                         meaning=meaning, recent=recent)
         wm.excerpts = found.excerpts
         fit(wm, self.conversation, self._context_budget())
         turn.excerpts = list(wm.excerpts)
         # one line per file (vault-format.md §9), though several passages of one note may be in the context
         access_log.record_turn(self.vault.access_log_path, prompt,
-                               [self.vault.root / path for path in dict.fromkeys(e.path for e in turn.excerpts)])
+                               [self.vault.root / path for path in dict.fromkeys(e.path for e in turn.excerpts)
+                                if path != SHORT_TERM])   # read whole every turn: no note of the access
         return turn, wm
 
     def _context_budget(self) -> int:

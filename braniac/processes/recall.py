@@ -81,9 +81,10 @@ class Recaller:
             raise InputError("the query must be text")
         wanted = checked_limit(limit, self.loop.config.search_limit)
         with self._lock:
-            turn, _wm = self.loop.prepare(query, limit=wanted)
+            # the host has not read short-term memory: what was just said competes with the notes
+            turn, _wm = self.loop.prepare(query, limit=wanted, short_term_in_excerpts=True)
         excerpts = [Recalled(e.uuid, e.path, e.title, e.text, list(dict.fromkeys(EVENT_ID_IN_TEXT.findall(e.text))))
-                    for e in turn.excerpts]
+                    for e in turn.excerpts[:wanted]]
         return Recall(query, turn.queries, excerpts)
 
     def search(self, query: str, *, limit: int = 10, kind: str | None = None, archived: bool = False) -> list[Hit]:

@@ -80,6 +80,13 @@ def kind_of(rel: str) -> str:
     return "other"
 
 
+def answers(kind: str, path: str) -> bool:
+    """Can a note of this kind answer a prompt? Long-term memory's tiers, and the notes a person
+    keeps in folders of their own under memory/long_term/ ("recipes/pancakes.md"); not the
+    _index.md files, which guide people and organization, nor what is archived."""
+    return kind in TIERS or kind == "other" and path.startswith(LONG_TERM + "/")
+
+
 def indexable(rel: str) -> bool:
     """Does this vault-relative path belong in the index (under system/ or memory/, and in no
     hidden or tool folder)? The same rule as the walk, for paths handed to `sync(paths)`."""

@@ -22,8 +22,7 @@ from typing import TYPE_CHECKING, Callable
 from ..infra.notices import notice
 from ..model.embeddings import cosine
 from ..model.types import ModelUnavailable
-from ..vault.layout import TIERS
-from .documents import kind_of
+from .documents import answers, kind_of
 from .passages import note_passages
 
 if TYPE_CHECKING:
@@ -135,6 +134,6 @@ def passage_texts(vault: "VaultStore", notes: list[str]) -> list[str]:
     notes only: the passages a turn scores)."""
     texts: dict[str, None] = {}
     for rel in notes:
-        if kind_of(rel) in TIERS:
+        if answers(kind_of(rel), rel):
             texts.update(dict.fromkeys(plain_words(p.text) for p in note_passages(vault, rel, 0)))
     return list(texts)

@@ -178,6 +178,17 @@ def note_passages(vault: "VaultStore", path: str, rank: int, title: str | None =
     return [Passage(rank, title, path, uuid, text, cites, words, counts) for text, cites, words, counts in parts]
 
 
+def event_passages(raw_events: list[str], path: str, title: str, rank: int) -> list[Passage]:
+    """Events not yet archived (short-term memory's `### <id>` entries) as passages, read as an
+    archived event is: for a host that has not seen them (recall over MCP)."""
+    out = []
+    for text in split_passages("\n\n".join(raw_events)):   # braniac's own Thoughts left out, as archived
+        text = _dated(text) if text.startswith("### ") else text
+        counts = _counts(text)
+        out.append(Passage(rank, title, path, "", text, _cited(text), frozenset(counts), counts))
+    return out
+
+
 def split_passages(body: str) -> list[str]:
     """Claims (list items), archived events (### id blocks) and paragraphs, without headings,
     link-only lines or braniac's own reflection notes."""

@@ -8,9 +8,9 @@ import re
 from typing import TYPE_CHECKING
 
 from ..vault import relations
-from ..vault.layout import TIERS
 from ..vault.reversals import had_things
 from .currency import may_replace, statement
+from .documents import answers
 from .passages import Passage, note_passages
 
 if TYPE_CHECKING:
@@ -40,6 +40,6 @@ def bring_replacements(index: "SearchIndex", passages: list[Passage], notes_foun
         return
     have = {p.path for p in passages}
     for hit in index.search(" ".join(dict.fromkeys(words)), limit=PARTING_HITS, sync=False, excerpts=False):
-        if hit.kind in TIERS and hit.path not in have:
+        if answers(hit.kind, hit.path) and hit.path not in have:
             passages += [p for p in note_passages(index.vault, hit.path, notes_found, hit.title, hit.uuid)
                          if may_replace(statement(p.text))]

@@ -41,20 +41,21 @@ from __future__ import annotations
 import math
 from dataclasses import dataclass
 from datetime import date, timedelta
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Sequence
 
 from ..infra import clock, measures, textutil
 from ..infra.date_spans import date_spans
 from ..model.types import Excerpt
-from ..vault.layout import TIERS, event_rel
+from ..vault.layout import SHORT_TERM, event_rel
 from .currency import rank_current, statement
 from .day_events import day_events, event_folder
+from .documents import answers
 from .replacements import bring_replacements
 from .distinct import distinct
 from .focus import lift_speakers
 from .parts import lift_parts
 from .sides import lift_sides
-from .passages import MAX_PASSAGE_CHARS, Passage, content_terms, is_exchange, matches, note_passages
+from .passages import MAX_PASSAGE_CHARS, Passage, content_terms, event_passages, is_exchange, matches, note_passages
 from .periods import DAY_FLOOR, lift_periods
 from .standing import lift_applying, lift_standing
 
@@ -86,16 +87,19 @@ class Retrieved:
 
 
 def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_query: int = PER_QUERY,
-             pool: int = POOL, prompt: str = "", meaning: "Meaning | None" = None) -> Retrieved:
+             pool: int = POOL, prompt: str = "", meaning: "Meaning | None" = None,
+             recent: Sequence[str] = ()) -> Retrieved:
     """The excerpts for a turn. `meaning`: the prompt's closeness to passages, when an
-    embedding model is configured (meaning.py); without it the ranking is by words."""
+    embedding model is configured (meaning.py); without it the ranking is by words. `recent`:
+    short-term memory's events, ranked with the rest, for a host that does not see them (a
+    newer value said there makes an older one in a note history)."""
     fused: dict[str, float] = {}
     hits_by_path = {}
     # the index stems by rule: "ran", "bought" are searched for as themselves ("how much running?")
     forms = textutil.irregular_forms_in(prompt)
     for query in [*queries, " ".join(forms)] if forms else queries:
         for rank, hit in enumerate(index.search(query, limit=per_query, sync=False, excerpts=False)):
-            if hit.kind not in TIERS:  # _index.md files guide people and organization, not answers
+            if not answers(hit.kind, hit.path):
                 continue
             fused[hit.path] = fused.get(hit.path, 0.0) + 1.0 / (RRF_K + rank + 1)
             hits_by_path.setdefault(hit.path, hit)
@@ -105,6 +109,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     for rank, path in enumerate(ranked):
         hit = hits_by_path[path]
         passages += note_passages(vault, path, rank, hit.title, hit.uuid)
+    passages += event_passages(list(recent), SHORT_TERM, "short-term memory", 0)
     weights = _weights(queries, prompt)
     _score(passages, weights, len(ranked), meaning)
     weights = _feedback(passages, weights)
@@ -118,6 +123,9 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     _lift_measures(passages, measured, measures.holders_of(prompt))
     lift_speakers(passages, prompt)
     own_terms = frozenset(t for t, w in weights.items() if w >= 1.0)
+    for p in passages:
+        if p.path == SHORT_TERM and not p.words & own_terms:
+            p.score = 0.0   # what was just said is the queries' context: it enters by the prompt's own words
     lift_standing(passages)
     lift_applying(passages, own_terms, prompt)
     rank_current(passages, own_terms, measured)

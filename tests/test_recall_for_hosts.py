@@ -1,0 +1,71 @@
+"""Recall for an assistant that brings its own model (MCP, `braniac recall`, `Vault.recall`):
+it has not read short-term memory, so what was just said competes with the notes (and makes an
+older value in them history); it gets at most the excerpts it asked for; and a note the person
+keeps in a folder of their own is memory as the README says."""
+from __future__ import annotations
+
+from datetime import datetime, timezone
+
+import pytest
+
+from braniac import Vault
+from braniac.infra import clock
+
+
+@pytest.fixture
+def vault(tmp_path):
+    created, _ = Vault.init(tmp_path / "vault")
+    return created
+
+
+def _on(day: int, hour: int = 10):
+    return clock.frozen(datetime(2026, 3, day, hour, tzinfo=timezone.utc))
+
+
+def test_recall_brings_what_was_just_said_and_makes_the_older_value_history(vault):
+    with _on(2):
+        vault.remember("My dentist appointment is on May 12.")
+        vault.promote(force=True)
+    with _on(3):
+        vault.remember("The clinic moved my dentist appointment to May 19.")
+        vault.remember("My sister Ana lives in Porto.")
+    with _on(4):
+        excerpts = vault.recall("When is my dentist appointment?").excerpts
+        just_said = vault.recall("Where does my sister Ana live?").excerpts
+    assert "May 19" in excerpts[0].text and excerpts[0].path == "memory/short_term.md", excerpts
+    assert excerpts[0].events == ["2026-03-03T10:00:00Z"]
+    older = next(e for e in excerpts if "May 12" in e.text)
+    assert "superseded on 2026-03-03" in older.text, older
+    # what was just said enters by the prompt's own words, not as the context of every question
+    assert not any("Porto" in e.text for e in excerpts), excerpts
+    assert "Porto" in just_said[0].text, just_said
+    # the access log names the notes read, not short-term memory (read whole every turn)
+    assert "short_term.md" not in vault.access_log_path.read_text(encoding="utf-8")
+
+
+def test_recall_gives_at_most_the_excerpts_asked_for(vault):
+    with _on(2):
+        for n in range(12):
+            vault.remember(f"The dentist said tooth {n} needs a filling.")
+        vault.promote(force=True)
+    with _on(3):
+        assert len(vault.recall("What did the dentist say?", limit=1).excerpts) == 1
+        assert len(vault.recall("What did the dentist say?", limit=3).excerpts) == 3
+        assert len(vault.recall("What did the dentist say?").excerpts) <= 8   # memory.search_limit
+
+
+def test_a_note_in_a_persons_own_folder_is_recalled_and_answers(vault):
+    with _on(2):
+        vault.remember("Dora's birthday is July 9.")
+        vault.promote(force=True)
+    own = vault.root / "memory/long_term/recipes/pancakes.md"
+    own.parent.mkdir(parents=True)
+    own.write_text("# Pancakes\n\nPancakes need 2 eggs, a cup of flour and a cup of milk.\n", encoding="utf-8")
+    with _on(3):
+        excerpts = vault.recall("How many eggs do pancakes need?").excerpts
+        answer = vault.ask("How many eggs do pancakes need?").answer
+    assert excerpts and excerpts[0].path == "memory/long_term/recipes/pancakes.md", excerpts
+    assert "2 eggs" in answer, answer
+    # an _index.md guides people and organization: never an answer
+    with _on(3):
+        assert not any(e.path.endswith("_index.md") for e in vault.recall("recipes pancakes").excerpts)
