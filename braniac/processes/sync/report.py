@@ -18,6 +18,8 @@ class RemoteSyncReport:
     renumbered: dict[str, str] = field(default_factory=dict)
     resolved: list[str] = field(default_factory=list)    # conflicts braniac merged itself
     conflicts: list[str] = field(default_factory=list)   # left for the person
+    renamed_twice: list[str] = field(default_factory=list)   # "their name -> ours": one note kept
+    two_names: list[str] = field(default_factory=list)       # a note renamed twice, waiting for the person
     duplicates: list[str] = field(default_factory=list)  # uuids two files carry after the merge
     attempts: int = 0
 
@@ -34,8 +36,10 @@ class RemoteSyncReport:
             return f"sync skipped: {self.reason}"
         if self.conflicts:
             files = ", ".join(self.conflicts)
-            return (f"sync stopped: {len(self.conflicts)} file(s) changed in the same lines on both machines: {files}. "
-                    "Edit each to keep what you want (remove the <<<<<<< ======= >>>>>>> lines), "
+            renamed = (f" ({' and '.join(self.two_names)} are one note both machines renamed: keep one, "
+                       "delete the other)" if self.two_names else "")
+            return (f"sync stopped: {len(self.conflicts)} file(s) changed in the same lines on both machines: {files}"
+                    f"{renamed}. Edit each to keep what you want (remove the <<<<<<< ======= >>>>>>> lines), "
                     "then run `braniac sync` again; nothing was pushed, and no promotion or "
                     "organization runs until then")
         where = f"{self.remote}/{self.branch}"
@@ -48,6 +52,8 @@ class RemoteSyncReport:
             parts.append(f"renumbered {len(self.renumbered)} event id(s) the other machine also used")
         if self.resolved:
             parts.append(f"merged {len(self.resolved)} file(s) both machines changed")
+        if self.renamed_twice:
+            parts.append("kept this machine's name for a note both renamed: " + ", ".join(self.renamed_twice))
         parts.append(f"pushed to {where}" if self.sent else ("not pushed (--no-push)" if self.status == "offline"
                                                            else f"{where} up to date"))
         return "synced: " + "; ".join(parts)

@@ -20,7 +20,7 @@ from ..commits import commit_leftovers
 from . import renumber as numbering
 from .repair import after_merge
 from .report import RemoteSyncReport
-from .resolve import resolve_conflicts
+from .resolve import Resolution, made_on_both, relink_aliases, resolve_conflicts
 
 if TYPE_CHECKING:
     from ...vault.store import VaultStore
@@ -130,8 +130,10 @@ def _merge(vault: "VaultStore", report: RemoteSyncReport, theirs: str) -> None:
         said = (merged.stderr.strip() or merged.stdout.strip()).splitlines()
         raise BraniacError(f"git could not merge {report.remote}/{report.branch}: {said[-1] if said else 'unknown error'}")
     resolution = resolve_conflicts(vault)
-    report.resolved += resolution.resolved
+    _take(report, resolution)
     _repair(vault, report, changed)
+    # a note under two names until the person keeps one: the conflict says so already
+    report.duplicates = [line for line in report.duplicates if not any(rel in line for rel in resolution.held)]
     if resolution.conflicts:
         report.conflicts = resolution.conflicts
         return
@@ -139,27 +141,46 @@ def _merge(vault: "VaultStore", report: RemoteSyncReport, theirs: str) -> None:
 
 
 def _finish_merge(vault: "VaultStore", report: RemoteSyncReport) -> bool:
-    """A merge an earlier sync left for the person: finished once no file is in conflict."""
+    """A merge left unfinished: by a sync that stopped for the person, or by one killed before it
+    had merged every file. What braniac merges by structure is merged from git's stages, as the
+    uninterrupted sync would have; any other file counts once the person removed its markers."""
     root = vault.root
-    for rel in git.unmerged(root):
-        try:
-            resolved = not _MARKER.search(read_text(root / rel))
-        except (OSError, BraniacError):
-            resolved = not (root / rel).exists()
-        if resolved:
-            git.run(root, "add", "-A", "--", rel)
-    left = sorted(git.unmerged(root))
-    if left:
-        report.conflicts, report.status = left, "conflicts"
-        return False
-    theirs = git.rev(root, "MERGE_HEAD")
-    ours = git.rev(root, "HEAD")
-    base = git.run(root, "merge-base", ours, theirs, check=False).stdout.strip() if theirs else ""
-    changed = set(git.changed_between(root, base, ours)) | set(git.changed_between(root, base, theirs)) if base else set()
     with locked(vault.lock_path("stm"), what="short-term memory"):
+        resolution = resolve_conflicts(vault)
+        _take(report, resolution)
+        for rel in resolution.conflicts:
+            if rel in resolution.held:
+                continue          # one note still under two names: the person keeps one
+            try:
+                resolved = not _MARKER.search(read_text(root / rel))
+            except (OSError, BraniacError):
+                resolved = not (root / rel).exists()
+            if resolved:
+                git.run(root, "add", "-A", "--", rel)
+        left = git.unmerged(root)
+        if left:   # (the old name of a note renamed twice is no file to edit)
+            report.conflicts = sorted(set(resolution.conflicts) & set(left)) or sorted(left)
+            report.status = "conflicts"
+            return False
+        theirs = git.rev(root, "MERGE_HEAD")
+        ours = git.rev(root, "HEAD")
+        base = git.run(root, "merge-base", ours, theirs, check=False).stdout.strip() if theirs else ""
+        changed = set(git.changed_between(root, base, ours)) | set(git.changed_between(root, base, theirs)) if base else set()
+        if theirs:
+            report.received += int(git.run(root, "rev-list", "--count", f"HEAD..{theirs}").stdout.strip() or 0)
+        if base:   # links to a note made on both machines, in case the killed sync had not re-aimed them
+            aliases = made_on_both(vault, base, ours, theirs)
+            if aliases:
+                relink_aliases(vault, aliases)
         _repair(vault, report, changed)
         report.merge = _commit_merge(vault, report)
     return True
+
+
+def _take(report: RemoteSyncReport, resolution: Resolution) -> None:
+    report.resolved += resolution.resolved
+    report.renamed_twice += resolution.renamed
+    report.two_names = sorted(resolution.held)
 
 
 def _repair(vault: "VaultStore", report: RemoteSyncReport, changed: set[str]) -> None:
