@@ -168,3 +168,47 @@ def test_a_claim_a_later_run_strengthened_stays_and_no_link_is_left_dangling(tmp
     assert doctor_problems(root) == [], "no citation of the archived copy that went away is left"
     check_links(root)
     assert braniac_changes(root) == ""
+
+
+def test_a_claim_the_person_changed_keeps_their_words_when_its_only_source_is_undone(tmp_path):
+    """The person changes "backend" to "staff" in the claim a promotion wrote, adds a section of
+    their own, commits neither, and undoes the promotion: the claim it cited goes back to
+    short-term memory, but their line stays (without the citation that no longer resolves), as
+    the report says."""
+    root = tmp_path / "vault"
+    Vault.init(root, use_git=True)
+    cli(root, "remember", "I work at Acme as a backend engineer.")
+    cli(root, "promote", "--force")
+    acme = next((root / LTM).rglob("acme.md"))
+    text = acme.read_text().replace("backend engineer", "staff engineer")
+    assert "staff engineer" in text
+    acme.write_text(text + "\n## My own notes\nMy manager at Acme is Priya.\n")
+
+    report = json.loads(cli(root, "undo", "--json", code=1).stdout)
+    assert [k["path"] for k in report["kept"]] == [str(acme.relative_to(root))]
+    assert "changed since" in report["kept"][0]["reason"]
+    now = acme.read_text()
+    claim = next(line for line in now.splitlines() if "staff engineer" in line)
+    assert claim.startswith("- ") and "](" not in claim, "their words stay; the dead citation goes"
+    assert "My manager at Acme is Priya." in now
+    assert doctor_problems(root) == []
+    check_links(root)
+    assert braniac_changes(root) == ""
+
+
+def test_a_claim_a_later_run_moved_to_history_goes_with_its_undone_source(tmp_path):
+    """Only the person's lines keep their words: braniac's own line, superseded into History by a
+    later promotion, goes whole once the event it cited is back in short-term memory."""
+    root = tmp_path / "vault"
+    Vault.init(root, use_git=True)
+    cli(root, "remember", "Ana lives in Lisbon.")
+    cli(root, "promote", "--force")
+    first = git(root, "rev-parse", "HEAD").strip()
+    cli(root, "remember", "Ana moved to Porto, she lives in Porto now.")
+    cli(root, "promote", "--force")
+    ana = next((root / LTM).rglob("ana.md"))
+    assert "Lisbon. — superseded" in ana.read_text()
+
+    cli(root, "undo", first, code=1)
+    assert "Lisbon" not in ana.read_text() and "lives in Porto now" in ana.read_text()
+    assert doctor_problems(root) == []

@@ -20,7 +20,7 @@ from ..commits import commit_now
 from .dangling import drop_links_to
 from .plan import CREATE, MOVE_BACK, REMOVE, WRITE, Action, plan
 from .report import UndoReport
-from .runs import PROMOTION, UNDOES, resolve
+from .runs import PROMOTION, UNDOES, lines_written, resolve
 from .short_term import give_back, what_the_run_took
 
 if TYPE_CHECKING:
@@ -38,7 +38,7 @@ def undo(vault: "VaultStore", run_ref: str | None = None, *, dry_run: bool = Fal
             report.events = [e.id for e in taken.events]
         if dry_run:
             return report
-        written = _apply(vault, actions)
+        written = _apply(vault, actions, lines_written(vault, run))
         report.removed = sorted(r for r in report.removed if not (vault.root / r).exists())
         if taken is not None and not taken.empty:
             report.events = give_back(vault, taken)
@@ -48,7 +48,7 @@ def undo(vault: "VaultStore", run_ref: str | None = None, *, dry_run: bool = Fal
         return report
 
 
-def _apply(vault: "VaultStore", actions: list[Action]) -> set[Path]:
+def _apply(vault: "VaultStore", actions: list[Action], braniacs: set[str]) -> set[Path]:
     written: set[Path] = set()
     moved_back: dict[Path, Path] = {}
     listings = {a.path.parent for a in actions if a.path.name == FOLDER_INDEX}
@@ -71,7 +71,7 @@ def _apply(vault: "VaultStore", actions: list[Action]) -> set[Path]:
             written.add(action.path)
     if moved_back:
         _re_aim_links(vault, moved_back, written)
-    drop_links_to(vault, {p for p in written if not p.exists()} - set(moved_back), written)
+    drop_links_to(vault, {p for p in written if not p.exists()} - set(moved_back), written, braniacs)
     touched = {p.parent for p in written} | {p.parent.parent for p in written if p.name == FOLDER_INDEX} | listings
     folders = {f for f in touched if f.is_dir() and f.is_relative_to(vault.ltm_root)}
     refresh_indexes(vault, folders, written)

@@ -72,6 +72,21 @@ def list_runs(vault: "VaultStore", *, limit: int = 20) -> list[WorkerRun]:
     return runs
 
 
+def lines_written(vault: "VaultStore", run: WorkerRun) -> set[str]:
+    """Every line braniac's runs added from `run` on (its line endings cut): a line not among them
+    is one the person wrote or changed. Renames are followed, so a note a run moved does not
+    count the person's lines in it as braniac's."""
+    out = git.run(vault.root, "log", f"--format={_RECORD}%s", "-p", "-U0", "-M", "--no-color", "--no-ext-diff",
+                  f"{run.commit}~1..HEAD", "--", ".").stdout
+    found: set[str] = set()
+    for record in out.split(_RECORD)[1:]:
+        subject, _, patch = record.partition("\n")
+        if _kind(subject) is not None:
+            found.update(line[1:].rstrip("\r") for line in patch.split("\n")
+                         if line.startswith("+") and not line.startswith("+++ "))
+    return found
+
+
 def require_repo(vault: "VaultStore") -> None:
     if not git.is_repo(vault.root):
         raise InputError("undo works on a vault kept in git (braniac init --git, or `git init` in the vault): "
