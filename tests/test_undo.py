@@ -172,9 +172,9 @@ def test_a_claim_a_later_run_strengthened_stays_and_no_link_is_left_dangling(tmp
 
 def test_a_claim_the_person_changed_keeps_their_words_when_its_only_source_is_undone(tmp_path):
     """The person changes "backend" to "staff" in the claim a promotion wrote, adds a section of
-    their own, commits neither, and undoes the promotion: the claim it cited goes back to
+    their own, commits neither, and undoes the promotion: the event it cited goes back to
     short-term memory, but their line stays (without the citation that no longer resolves), as
-    the report says."""
+    the report says; and `git revert` of the undo gives back their edits, not the run's text."""
     root = tmp_path / "vault"
     Vault.init(root, use_git=True)
     cli(root, "remember", "I work at Acme as a backend engineer.")
@@ -194,6 +194,10 @@ def test_a_claim_the_person_changed_keeps_their_words_when_its_only_source_is_un
     assert doctor_problems(root) == []
     check_links(root)
     assert braniac_changes(root) == ""
+    # their edits went into a commit of their own first: undoing the undo keeps them
+    assert "your own edits" in git(root, "log", "-1", "--format=%s", "HEAD~1")
+    git(root, "-c", "user.name=p", "-c", "user.email=p@p", "revert", "--no-edit", "HEAD")
+    assert "staff engineer" in acme.read_text() and "My manager at Acme is Priya." in acme.read_text()
 
 
 def test_a_claim_a_later_run_moved_to_history_goes_with_its_undone_source(tmp_path):

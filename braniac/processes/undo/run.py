@@ -16,8 +16,8 @@ from ...search.index import update_after_write
 from ...vault import moves
 from ...vault.folders import refresh_indexes
 from ...vault.layout import FOLDER_INDEX
-from ..commits import commit_now
-from .dangling import drop_links_to
+from ..commits import commit_now, keep_persons_edits
+from .dangling import citing, drop_links_to
 from .plan import CREATE, MOVE_BACK, REMOVE, WRITE, Action, plan
 from .report import UndoReport
 from .runs import PROMOTION, UNDOES, lines_written, resolve
@@ -38,6 +38,9 @@ def undo(vault: "VaultStore", run_ref: str | None = None, *, dry_run: bool = Fal
             report.events = [e.id for e in taken.events]
         if dry_run:
             return report
+        # their uncommitted edits in these files go in a commit of their own: the undo's commit
+        # takes in the whole file, and `git revert` of the undo must not take their edits back
+        keep_persons_edits(vault, _to_be_written(vault, actions), "undo")
         written = _apply(vault, actions, lines_written(vault, run))
         report.removed = sorted(r for r in report.removed if not (vault.root / r).exists())
         if taken is not None and not taken.empty:
@@ -76,6 +79,14 @@ def _apply(vault: "VaultStore", actions: list[Action], braniacs: set[str]) -> se
     folders = {f for f in touched if f.is_dir() and f.is_relative_to(vault.ltm_root)}
     refresh_indexes(vault, folders, written)
     return written
+
+
+def _to_be_written(vault: "VaultStore", actions: list[Action]) -> set[Path]:
+    """The files the undo will write, as far as it can tell before it writes: those it takes the
+    run out of, those citing what it removes, and the listings of their folders."""
+    paths = {a.moved_from if a.kind == MOVE_BACK else a.path for a in actions if a.kind in (WRITE, MOVE_BACK)}
+    paths |= set(citing(vault, {a.path for a in actions if a.kind == REMOVE}))
+    return paths | {p.parent / FOLDER_INDEX for p in paths | {a.path for a in actions}}
 
 
 def _re_aim_links(vault: "VaultStore", moved_back: dict[Path, Path], written: set[Path]) -> None:
