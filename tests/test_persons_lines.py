@@ -5,8 +5,11 @@ inside their code block."""
 from __future__ import annotations
 
 import os
-
+import subprocess
 from datetime import datetime, timezone
+from pathlib import Path
+
+import pytest
 
 from braniac.infra import clock
 
@@ -329,3 +332,31 @@ def test_undoing_a_promotion_keeps_what_the_person_had_not_committed_in_the_note
         vault.undo()
     assert "My own line about Ana." in ana.read_text(encoding="utf-8") and "cello" not in ana.read_text(encoding="utf-8")
     assert rui.exists() and "My cousin, the one in Braga." in rui.read_text(encoding="utf-8")
+
+
+@pytest.mark.parametrize("rename", ["by hand", "git mv"])
+def test_a_note_the_person_renamed_is_committed_as_a_whole_rename_before_promotion(tmp_path, rename):
+    """ana.md renamed to ana-silva.md and not committed; the next promotion writes into it. The
+    commit of the person's own edits holds the rename whole (ana.md's removal too): half of it
+    would leave two notes with one uuid in every later commit, and a clone failing doctor."""
+    from braniac import Vault
+    vault, _ = Vault.init(tmp_path / "vault", use_git=True)
+    _said_and_promoted(vault, (2025, 1, 6), "My sister Ana lives in Porto.")
+    folder = vault.ltm_root / "concrete/people"
+    if rename == "git mv":
+        _git(vault.root, "mv", str(folder / "ana.md"), str(folder / "ana-silva.md"))
+    else:
+        (folder / "ana.md").rename(folder / "ana-silva.md")
+    _said_and_promoted(vault, (2025, 1, 8), "Ana started learning the cello.")
+    assert "cello" in (folder / "ana-silva.md").read_text(encoding="utf-8")
+    in_head = _git(vault.root, "ls-tree", "-r", "--name-only", "HEAD", "--", str(folder)).split()
+    assert [Path(p).name for p in in_head if p.endswith(".md")] == ["_index.md", "ana-silva.md"]
+    theirs = _git(vault.root, "log", "--format=%H", "--grep", "your own edits").split()
+    assert len(theirs) == 1
+    changed = _git(vault.root, "show", "--name-status", "--format=", "-M", theirs[0])
+    assert changed.startswith("R") and "people/ana.md" in changed, changed
+    assert _git(vault.root, "status", "--porcelain", "--", "memory") == ""
+
+
+def _git(root, *args: str) -> str:
+    return subprocess.run(["git", *args], cwd=root, capture_output=True, text=True, check=True).stdout

@@ -239,5 +239,13 @@ def uncommitted(root: Path, paths: Iterable[Path]) -> list[Path]:
     return found
 
 
+def deleted(root: Path) -> list[Path]:
+    """Tracked files gone from the working tree and not committed as gone (each half of a rename
+    is its own entry: git pairs renames by similarity, which a note's uuid says better)."""
+    listed = run(root, "status", "--porcelain", "-z", "--no-renames", "--untracked-files=no", check=False).stdout
+    return [root / entry[3:] for entry in listed.split("\0")
+            if len(entry) > 3 and "D" in entry[:2] and not (root / entry[3:]).exists()]
+
+
 def identity(root: Path) -> tuple[str, ...]:
     return _identity_args(root)

@@ -18,9 +18,10 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from ..infra import git
-from ..infra.errors import BraniacError
-from ..infra.fsio import TEMP_SUFFIX, announcing, append_bytes
+from ..infra.errors import BraniacError, NoteError
+from ..infra.fsio import TEMP_SUFFIX, announcing, append_bytes, read_text
 from ..infra.notices import notice
+from ..vault import notes
 from ..vault.store import VaultStore
 
 RECORD = "uncommitted.log"
@@ -113,6 +114,37 @@ def commit_now(vault: VaultStore, paths: Iterable[Path], message: str) -> str | 
     clear_stale_index_lock(vault)
     files = {Path(p) for p in paths if not Path(p).is_dir()}   # never a whole folder swept in
     return head(vault) if git.commit_paths(vault.root, files, message) else None
+
+
+def keep_persons_edits(vault: VaultStore, targets: Iterable[Path], before: str) -> str | None:
+    """What a person changed and did not commit in the files a run is about to write, committed
+    as theirs first, so that undoing the run takes back only what braniac wrote. A note they
+    renamed or moved goes in whole, with the removal of the file it came from: half a rename
+    would leave two notes with one uuid in every commit after it."""
+    theirs = git.uncommitted(vault.root, [t for t in targets if t.is_file()])
+    if not theirs:
+        return None
+    theirs += sorted(_renamed_from(vault, theirs))
+    return commit_now(vault, theirs, f"braniac: your own edits to {len(theirs)} file(s), kept before {before}\n\n"
+                      + "\n".join(vault.relative(p) for p in sorted(theirs)[:200]) + "\n")
+
+
+def _renamed_from(vault: VaultStore, files: list[Path]) -> set[Path]:
+    """The tracked notes, removed and not committed as removed, whose uuid one of `files` carries."""
+    gone = [p for p in git.deleted(vault.root) if p.suffix == ".md"]
+    if not gone:
+        return set()
+    uuids = {_uuid(f) for f in files if f.suffix == ".md"} - {None}
+    return {p for p in gone if uuids and _uuid(p, git.show(vault.root, "HEAD", vault.relative(p))) in uuids}
+
+
+def _uuid(path: Path, text: str | None = None) -> str | None:
+    """A note's uuid (from `text`, else from the file), or None."""
+    try:
+        text = read_text(path) if text is None else text
+        return notes.parse(text, path=path).uuid or None
+    except (NoteError, OSError):
+        return None
 
 
 def clear_stale_index_lock(vault: VaultStore) -> None:

@@ -76,10 +76,7 @@ def keep_persons_edits(vault: "VaultStore", targets: set[Path]) -> None:
     """What a person changed and did not commit in the files this run will write (a line they
     added to a note, a note of theirs promotion writes into): committed as theirs first, so that
     undoing the promotion takes back only what braniac wrote, never their edits."""
-    theirs = git.uncommitted(vault.root, [t for t in targets if t.is_file() and t != vault.stm_path])
-    if theirs:
-        commits.commit_now(vault, theirs, f"braniac: your own edits to {len(theirs)} file(s), kept before promotion\n\n"
-                           + "\n".join(vault.relative(p) for p in sorted(theirs)[:200]) + "\n")
+    commits.keep_persons_edits(vault, targets - {vault.stm_path}, "promotion")
 
 
 def remember_targets(vault: "VaultStore", targets: set[Path]) -> None:
