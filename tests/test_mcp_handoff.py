@@ -39,6 +39,22 @@ def test_the_handoff_survives_promotion(vault: Vault):
     assert "Last session's handoff" in text and "Sketched the garden plan." in text
 
 
+def test_a_wrap_up_is_archived_but_files_no_claim_or_note(vault: Vault):
+    vault.remember("We decided to use Postgres for the analytics project.")
+    vault.wrap_up("Talked about Postgres and the TLS certificate with Ana.", open_loops=["renew TLS cert"],
+                  next_step="check staging")
+    assert vault.promote(force=True).status == "done"
+    concrete = vault.root / "memory/long_term/concrete"
+    notes = {p.relative_to(concrete).as_posix(): p.read_text(encoding="utf-8")
+             for p in concrete.rglob("*.md") if p.name != "_index.md"}
+    assert any("Postgres for the analytics project" in text for text in notes.values()), notes
+    assert not any("Session wrap-up" in text or "Next step" in text for text in notes.values()), notes
+    assert not {"topics/next.md", "people/ana.md", "topics/tls.md"} & set(notes), sorted(notes)
+    events = vault.root / "memory/long_term/events"
+    assert any("Session wrap-up: Talked about Postgres" in p.read_text(encoding="utf-8") for p in events.rglob("*.md"))
+    assert vault.orient().handoff.summary == "Talked about Postgres and the TLS certificate with Ana."
+
+
 def test_recall_on_the_command_line_logs_like_a_turn(vault: Vault):
     write_note(vault, "memory/long_term/concrete/lisbon.md", "Lisbon", "Ana rides the 28 tram in Lisbon.")
     found = run_cli("--vault", vault.root, "recall", "which tram does Ana ride?", "--json")

@@ -143,10 +143,15 @@ def wrap_up(vault: "VaultStore", summary: str, open_loops: list[str] | tuple[str
 
 # ---------------------------------------------------------------------- reading the packet's parts
 
+def is_wrap_up(fields: dict[str, str]) -> bool:
+    """Is this event an assistant's wrap-up of a session (a handoff, not something the person said)?"""
+    return fields.get("User", "").startswith(WRAP_UP) and fields.get("Thoughts", "").strip() == THOUGHTS
+
+
 def _handoff(event_id: str, fields: dict[str, str]) -> Handoff | None:
-    said = fields.get("User", "")
-    if not said.startswith(WRAP_UP) or fields.get("Thoughts", "").strip() != THOUGHTS:
+    if not is_wrap_up(fields):
         return None
+    said = fields.get("User", "")
     summary, loops, step = [], [], ""
     for line in said[len(WRAP_UP):].split("\n"):
         if line.startswith(OPEN_LOOPS):

@@ -16,6 +16,7 @@ from ...model.offline.sentences import sentences
 from ...model.types import Claim, EventRecord, NoteDraft
 from ...search.index import SearchIndex
 from ...vault.claims import CHANGED, FACTS, HISTORY, Fact, FactNote, compare, contradicts, stated_values, unmentioned
+from ..handoff import is_wrap_up
 from ...vault.layout import FOLDER_INDEX, event_day, event_order, newest_event, RESTRUCTURED_TIERS as NOTE_TIERS  # events are archived, not drafted
 from ...vault.notes import slugify
 from .places import note_path
@@ -53,6 +54,12 @@ def make_drafts(vault: "VaultStore", model: "MemoryModel", events: list[EventRec
                 report: PromotionReport) -> list[NoteDraft]:
     """The validated drafts of the notes these events go into (the rest is rejected and logged)."""
     titles = known_titles(vault)
+    # an assistant's wrap-up of a session is a handoff for the next one (orient reads it), kept in
+    # the archive and the day's digest; what the session was about was remembered as it was said,
+    # and "Next step: …" is no topic ("Next") to file a note under
+    events = [e for e in events if not is_wrap_up(e.fields)]
+    if not events:
+        return []
     try:
         candidates = model.analyze(events, titles)
     except BraniacError as exc:
