@@ -175,6 +175,24 @@ def test_doctor_json_and_exit_codes(vault):
     assert text.stderr.strip().endswith("problem(s) found")
 
 
+def test_a_link_in_what_was_said_keeps_the_vault_healthy_once_archived(vault):
+    """A person's message with a relative link ("[the setup guide](docs/setup.md)") or one out of
+    the vault is archived word for word: doctor names it as a warning, never a problem nothing fixes."""
+    vault.remember("The setup steps for the billing repo are in [the setup guide](docs/setup.md).")
+    vault.remember("My old notes were at [home](/etc/passwd).")
+    vault.promote(force=True)
+    result = run_cli("--vault", vault.root, "doctor", "--json")
+    assert result.returncode == 0, result.stdout
+    data = json.loads(result.stdout)
+    said = [w["reason"] for w in data["warnings"] if w["path"].startswith("memory/long_term/events/")]
+    assert "link 'docs/setup.md' in what was said opens no note (kept as said)" in said, data
+    assert "link '/etc/passwd' in what was said opens no note (kept as said)" in said, data
+    # a link braniac wrote (the day's digest citing an event) that does not resolve is still a problem
+    digest = next((vault.ltm_root / "events").rglob("digest.md"))
+    digest.write_text(digest.read_text(encoding="utf-8").replace("Z.md)", "Z-gone.md)"), encoding="utf-8")
+    assert run_cli("--vault", vault.root, "doctor").returncode == 1
+
+
 def test_stats_json(vault):
     run_cli("--vault", vault.root, "remember", "one")
     run_cli("--vault", vault.root, "remember", "two")

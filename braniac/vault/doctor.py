@@ -11,7 +11,7 @@ from ..infra.errors import NoteError, STMError
 from ..infra.fsio import (beside_its_note, holds_a_save, inside, is_regular_file, is_symlink_loop, kept_beside, real_path,
                          stale_temp_files, uuid_home)
 from ..infra import git
-from .layout import FOLDER_INDEX, is_event_id, is_memory_name, printable_id
+from .layout import FOLDER_INDEX, event_id_of_file, is_event_id, is_memory_name, printable_id
 from .links import WIKILINK_STYLE, Link, prose_links
 from .moves import pending
 from .wikilinks import Resolver, find_wikilinks
@@ -159,11 +159,16 @@ def _check_stm(vault: "VaultStore", add) -> None:
 
 
 def _check_links(vault: "VaultStore", path: Path, body: str, add) -> None:
+    # an archived event keeps what was said word for word: a link the person wrote in it
+    # ("[the setup guide](docs/setup.md)") is theirs to mean, not braniac's to resolve or repair
+    said = event_id_of_file(path.name) is not None and path.is_relative_to(vault.ltm_root / "events")
     for link in prose_links(body):
         if link.is_external or not link.target:
             continue
         target = link.resolve(path)
-        if not inside(vault.root, target):
+        if said and not link.uuid and not is_event_id(link.text) and not (inside(vault.root, target) and target.exists()):
+            add(path, f"link '{link.target}' in what was said opens no note (kept as said)", "warning")
+        elif not inside(vault.root, target):
             add(path, f"link '{link.target}' leaves the vault")
         elif not target.exists() and _persons_wikilink(link):
             add(path, f"wikilink '[[{link.target}]]' opens no file (Obsidian would create it)", "warning")
