@@ -69,3 +69,23 @@ def test_a_note_in_a_persons_own_folder_is_recalled_and_answers(vault):
     # an _index.md guides people and organization: never an answer
     with _on(3):
         assert not any(e.path.endswith("_index.md") for e in vault.recall("recipes pancakes").excerpts)
+
+
+def test_a_value_the_person_corrected_in_a_note_comes_before_what_they_had_said(vault):
+    with _on(2):
+        vault.remember("I work at Acme as a backend engineer.")
+        vault.remember("The staging server runs on port 8080.")
+        vault.promote(force=True)
+    note = next(vault.root.glob("memory/long_term/concrete/*/acme.md"))
+    note.write_text(note.read_text(encoding="utf-8").replace("backend engineer", "staff engineer"), encoding="utf-8")
+    with _on(3):
+        excerpts = vault.recall("What is my job at Acme?").excerpts
+        answer = vault.ask("What is my job at Acme?").answer
+    assert "staff engineer" in excerpts[0].text, excerpts
+    said = next(e for e in excerpts if "backend engineer" in e.text)
+    assert "_(history — superseded on" in said.text, said
+    assert answer.index("staff engineer") < answer.index("backend engineer"), answer
+    # a claim braniac wrote in other words of its event is no correction of it
+    from braniac.vault.claims import corrects
+    assert not corrects("I work at Acme as a backend engineer.", "Works at Acme as a backend engineer.")
+    assert not corrects("I went to a support group yesterday.", "I went to a support group yesterday (2026-03-01).")

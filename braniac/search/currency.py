@@ -18,6 +18,8 @@ about and the value given up (vault/reversals.py).
 from __future__ import annotations
 
 import re
+from datetime import datetime, timezone
+from pathlib import Path
 
 from ..vault import claims, relations, stm
 from ..vault.reversals import says_given_up
@@ -48,12 +50,13 @@ def statement(text: str) -> str:
 
 
 def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset(),
-                 measured: frozenset[str] = frozenset()) -> None:
+                 measured: frozenset[str] = frozenset(), root: Path | None = None) -> None:
     """Reorder and label in place (see the module's docstring). `asked`: the question's own
     terms; two long statements that both answer it, each with a number the other lacks, the
     newer one saying it changed or restating the count, are one thing with a new value
     (vault/value_changes.py). `measured`: the measures it asks for (infra/measures.py), of
-    which a newer value said to have changed replaces the older ("Down to 79 kg now")."""
+    which a newer value said to have changed replaces the older ("Down to 79 kg now"). `root`:
+    the vault's, to date a claim the person corrected by hand (_corrected)."""
     _bring_replacements(passages)
     best = sorted((p for p in passages if p.score > 0 and p.cites), key=lambda p: -p.score)[:CURRENCY_POOL]
     # "I sold the Civic" holds no word of "what car do I drive?", nor "I moved to Porto" of
@@ -90,6 +93,8 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset(),
                 edges.append((i, j))
                 thing[j] += " " + thing[i] if thing[i] not in thing[j] else ""
                 until[i] = min(until.get(i, when[j][:10]), when[j][:10])
+    if root is not None:
+        _corrected(best, facts, root, edges, until)
     if not until:
         return
     # older first: each newer statement rises just above every older one it replaces
@@ -109,6 +114,25 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset(),
             day = min((d for words, d in old_events[p.event] if words <= p.words), default=None)
         if day and not claims.SUPERSEDED_ON.search(p.text) and HISTORY_LABEL.format(date=day) not in p.text:
             p.text = _labelled(p.text, day)
+
+
+def _corrected(best: list[Passage], facts: list[claims.Fact], root: Path, edges: list[tuple[int, int]],
+               until: dict[int, str]) -> None:
+    """A claim that gives another value than the very event it cites was corrected by the person
+    in their note ("staff engineer" where they had said "backend engineer"): the note is the
+    truth now, and the event what was said then, history from the day the note was last written."""
+    for j, claim in enumerate(best):
+        if claim.text.startswith("### ") or not facts[j].text:
+            continue
+        for i, said in enumerate(best):
+            if said.text.startswith("### ") and said.event in claim.cites and facts[i].text and \
+                    claims.corrects(facts[i].text, facts[j].text):
+                try:
+                    day = datetime.fromtimestamp((root / claim.path).stat().st_mtime, timezone.utc).date().isoformat()
+                except OSError:
+                    continue
+                edges.append((i, j))
+                until[i] = min(until.get(i, day), day)
 
 
 def _bring_replacements(passages: list[Passage]) -> None:

@@ -128,7 +128,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
             p.score = 0.0   # what was just said is the queries' context: it enters by the prompt's own words
     lift_standing(passages)
     lift_applying(passages, own_terms, prompt)
-    rank_current(passages, own_terms, measured)
+    rank_current(passages, own_terms, measured, vault.root)
     lift_parts(passages, prompt, weights)
     lift_sides(passages, prompt, own_terms)
     chosen = distinct(sorted(passages, key=lambda p: -p.score), limit, weights)
