@@ -86,6 +86,6 @@ def test_a_value_the_person_corrected_in_a_note_comes_before_what_they_had_said(
     assert "_(history — superseded on" in said.text, said
     assert answer.index("staff engineer") < answer.index("backend engineer"), answer
     # a claim braniac wrote in other words of its event is no correction of it
-    from braniac.vault.claims import corrects
+    from braniac.vault.corrections import corrects
     assert not corrects("I work at Acme as a backend engineer.", "Works at Acme as a backend engineer.")
     assert not corrects("I went to a support group yesterday.", "I went to a support group yesterday (2026-03-01).")

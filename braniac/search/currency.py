@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 
 from ..vault import claims, relations, stm
+from ..vault.corrections import corrects
 from ..vault.reversals import says_given_up
 from ..vault.value_changes import replaced_for_the_question
 from ..vault.layout import event_order, newest_event
@@ -126,7 +127,7 @@ def _corrected(best: list[Passage], facts: list[claims.Fact], root: Path, edges:
             continue
         for i, said in enumerate(best):
             if said.text.startswith("### ") and said.event in claim.cites and facts[i].text and \
-                    claims.corrects(facts[i].text, facts[j].text):
+                    corrects(facts[i].text, facts[j].text):
                 try:
                     day = datetime.fromtimestamp((root / claim.path).stat().st_mtime, timezone.utc).date().isoformat()
                 except OSError:
