@@ -82,3 +82,28 @@ def test_a_question_that_asks_for_the_value_now_finds_the_statement_that_gives_i
          promoted=False)
     quoted = _answer(vault, "What car do I drive now?")
     assert quoted and "Golf" in quoted[0][0], quoted
+
+
+def _facts_and_history(vault, name: str) -> tuple[str, str]:
+    text = next(vault.root.glob(f"memory/long_term/concrete/*/{name}")).read_text(encoding="utf-8")
+    facts = text.split("## Facts", 1)[1].split("\n## ", 1)[0]
+    history = text.split("## History", 1)[1].split("\n## ", 1)[0] if "## History" in text else ""
+    return facts, history
+
+
+@pytest.mark.parametrize("each", [False, True])
+def test_a_note_keeps_the_new_value_as_current_and_the_old_in_history(vault, each):
+    said = [((2025, 3, 2), "The MVP deadline is June 30."), ((2025, 3, 3), "The flight to Tokyo cost 850 euros."),
+            ((2025, 4, 2), "The MVP deadline slipped to July 15."),
+            ((2025, 4, 3), "The hotel in Tokyo is now 120 euros a night after the discount.")]
+    if each:
+        for one in said:
+            _say(vault, one, promoted=True)
+    else:
+        _say(vault, *said, promoted=True)
+    facts, history = _facts_and_history(vault, "mvp.md")
+    assert "July 15" in facts and "June 30" not in facts, facts
+    assert "June 30" in history and "superseded on 2025-04-02" in history, history
+    # a flight and a hotel in one city are two things, though both cost euros
+    facts, history = _facts_and_history(vault, "tokyo.md")
+    assert "850 euros" in facts and "120 euros" in facts and not history.strip(), (facts, history)

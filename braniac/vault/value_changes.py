@@ -13,7 +13,7 @@ from functools import lru_cache
 from ..infra import measures, textutil
 from ..infra.date_spans import MONTH_NAMES
 from ..infra.relative_times import CALENDAR_WORDS
-from .claims import as_said
+from .claims import CHANGED, Fact, as_said, compare, contradicts
 from .reversals import gives_up, takes_back
 
 # words by which a statement says a number is not the old one any more: verbs of change
@@ -48,6 +48,21 @@ def replaced_for_the_question(old: str, new: str, asked: frozenset[str],
     # is read as any other, by the person's own thing (_both_mine)
     changed = measures.replaces(old, new, measured, asked) or changed_for_the_question(old, new, asked)
     return changed and not _another_of_mine(old, new, asked) or takes_back(old, new, asked) or gives_up(old, new)
+
+
+def replaces_claim(old: str, new: str) -> bool:
+    """Does a newer claim replace an older one of the same note, as promotion files them? One
+    thing with another value (claims' own reading), or the rules read against a question, with
+    the words the two share standing for it: "My rent is 900 euros a month" / "My landlord raised
+    the rent again, so now I pay 1,050", "The MVP deadline is June 30" / "… slipped to July 15"."""
+    if compare(Fact(old), Fact(new)) == CHANGED or contradicts(Fact(old), Fact(new)):
+        return True
+    # the words of the thing (not its units): "the flight to Tokyo cost 850 euros" and "the hotel
+    # in Tokyo is now 120 euros a night" share a name and a unit, not a thing
+    said_old, said_new = (textutil.terms(as_said(t)) - _UNITS - _PER for t in (old, new))
+    shared = said_old & said_new
+    return bool(shared) and 2 * len(shared) >= min(len(said_old), len(said_new)) and \
+        replaced_for_the_question(old, new, frozenset(shared))
 
 
 def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:

@@ -15,7 +15,8 @@ from ...model.offline.promotion import relate
 from ...model.offline.sentences import sentences
 from ...model.types import Claim, EventRecord, NoteDraft
 from ...search.index import SearchIndex
-from ...vault.claims import CHANGED, FACTS, HISTORY, Fact, FactNote, compare, contradicts, stated_values, unmentioned
+from ...vault.claims import FACTS, HISTORY, Fact, FactNote, stated_values, unmentioned
+from ...vault.value_changes import replaces_claim
 from ..handoff import is_wrap_up
 from ...vault.layout import FOLDER_INDEX, event_day, event_order, newest_event, RESTRUCTURED_TIERS as NOTE_TIERS  # events are archived, not drafted
 from ...vault.notes import slugify
@@ -121,7 +122,7 @@ def carry_updates(drafts: list[NoteDraft]) -> None:
         for new, b in stated:
             if event_order(newest_event(new.sources)) <= event_order(newest_event(old.sources)) or new.text == old.text:
                 continue
-            if compare(a, b) == CHANGED or contradicts(a, b):
+            if replaces_claim(a.text, b.text):
                 newer_of.setdefault(old.text, []).append(new)
     if not newer_of:
         return

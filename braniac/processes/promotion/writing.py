@@ -24,6 +24,7 @@ from ...vault.folders import ensure_folder
 from ...vault.layout import ARCHIVE, digest_summary, event_day, event_order
 from ...vault.links import plain, rebase
 from ...vault.moves import Move, apply_moves
+from ...vault.value_changes import replaces_claim
 from .places import Places, note_path
 from .report import PromotionReport, reject
 from .safe_text import defuse
@@ -107,6 +108,19 @@ def archive_event(vault: "VaultStore", event: stm.Event, written: set[Path]) -> 
     written.add(path)
 
 
+def _replaced_in(note: FactNote, claim) -> str | None:
+    """The current claim of the note that this newer one replaces by the rules a question is read
+    with (value_changes.replaces_claim), which the note's own merge does not know: its text."""
+    if not claim.sources or not all(isinstance(s, str) for s in claim.sources):
+        return None
+    newest = event_order(max(claim.sources, key=event_order))
+    for old in note.facts():
+        if old.sources and event_order(max(old.sources, key=event_order)) < newest and old.text != claim.text \
+                and replaces_claim(old.text, claim.text):
+            return old.text
+    return None
+
+
 def write_note(vault: "VaultStore", draft: NoteDraft, drafts: list[NoteDraft], places: Places,
                report: PromotionReport, written: set[Path]) -> None:
     """Create the draft's note or merge its claims (and links to related drafts) into it."""
@@ -129,7 +143,8 @@ def write_note(vault: "VaultStore", draft: NoteDraft, drafts: list[NoteDraft], p
             # a skill's steps are a list: "Set clear goals" does not replace "Set daily goals"
             # unless the model says it does
             steps = draft.kind == "skills" and not claim.supersedes
-            outcome = note.merge(Fact(claim.text, list(claim.sources)), vault, supersedes=claim.supersedes, log=steps)
+            supersedes = claim.supersedes or (None if steps else _replaced_in(note, claim))
+            outcome = note.merge(Fact(claim.text, list(claim.sources)), vault, supersedes=supersedes, log=steps)
             outcomes[outcome] = outcomes.get(outcome, 0) + 1
         _link_related(vault, note, draft, drafts, places)
         if note.render() == before:
