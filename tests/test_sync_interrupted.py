@@ -6,11 +6,14 @@ import re
 import shutil
 import subprocess
 import sys
+from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
 
 from braniac import Vault
+from braniac.infra import clock
+from braniac.infra.fsio import TEMP_SUFFIX
 
 from helpers import clean_env, run_cli
 
@@ -164,3 +167,109 @@ def test_a_note_renamed_and_changed_in_the_same_line_on_two_machines_waits_for_t
     assert done.exit_code == 0 and done.sent, done.describe()
     assert _with_uuid(b.root, GARDEN) == [names[1]]
     assert "Said on a: the plumber" in (b.root / "memory/short_term.md").read_text()
+
+
+# `braniac ARGS` that kills itself (SIGKILL) right after the nth step of what comes between its
+# fetch and its merge (where it renumbers event ids): a git call, or a file linked, unlinked or
+# replaced in the vault
+RENUMBER_KILLER = """
+import os, signal, sys
+from braniac.infra import git
+nth, vault = int(sys.argv[1]), os.path.realpath(sys.argv[3])
+seen = {"on": False, "count": 0}
+
+def step():
+    if seen["on"]:
+        seen["count"] += 1
+        if seen["count"] == nth:
+            os.kill(os.getpid(), signal.SIGKILL)
+
+def wrap_git(call):
+    def run(root, *args, check=True):
+        seen["on"] = seen["on"] and "merge" not in args
+        result = call(root, *args, check=check)
+        step()
+        seen["on"] = seen["on"] or "fetch" in args
+        return result
+    return run
+
+git.run, git.run_quiet = wrap_git(git.run), wrap_git(git.run_quiet)
+
+def wrap_os(name):
+    call = getattr(os, name)
+    def changed(first, *rest, **options):
+        result = call(first, *rest, **options)
+        path = os.path.realpath(rest[0] if rest else first)
+        if path.startswith(vault + os.sep) and not path.startswith((vault + "/.git/", vault + "/.braniac/")):
+            step()
+        return result
+    setattr(os, name, changed)
+
+for name in ("replace", "link", "unlink"):
+    wrap_os(name)
+from braniac.app.cli import main
+sys.argv = ["braniac", *sys.argv[2:]]
+main()
+"""
+
+
+def _same_seconds_on_both(a: Vault, b: Vault) -> None:
+    """Both machines remember two things in the same two moments (the same two event ids) and
+    promote them; A's are pushed, so B's sync renumbers B's."""
+    at = datetime(2025, 3, 4, 10, 0, 0, tzinfo=timezone.utc)
+    for vault, side, drink in ((a, "A", "tea"), (b, "B", "coffee")):
+        with clock.frozen(at):
+            vault.remember(f"Ana likes {drink} (said on {side}).")
+            vault.remember(f"Ana moved to Braga (told {side}).")
+        with clock.frozen(at + timedelta(hours=1)):
+            assert vault.promote(force=True).status == "done"
+    assert a.sync().sent
+
+
+def _cited_events(root: Path, text: str) -> list[str]:
+    """What the archived events cited by the claim holding `text` say (their `**User:**` lines)."""
+    note = next(p for p in (root / "memory/long_term").rglob("*.md") if "/events/" not in p.as_posix()
+                and text in p.read_text() and "## Facts" in p.read_text())
+    line = next(line for line in note.read_text().splitlines() if text in line)
+    said = []
+    for target in re.findall(r"\]\(([^)\s]+\.md)", line):
+        event = (note.parent / target).resolve()
+        said.append(next(x for x in event.read_text().splitlines() if x.startswith("**User:**")) if event.exists() else "")
+    return said
+
+
+@pytest.mark.slow   # a real killed sync per step of renumbering
+def test_a_sync_killed_while_it_renumbers_event_ids_is_finished_by_the_next(shared, tmp_path):
+    _, a, b = shared
+    _same_seconds_on_both(a, b)
+    reference = tmp_path / "reference"   # the same sync, never interrupted (not pushed)
+    shutil.copytree(b.root, reference, symlinks=True)
+    done = Vault(reference).sync(push=False)
+    assert sorted(done.renumbered.values()) == ["2025-03-04T10:00:00.002Z", "2025-03-04T10:00:00.003Z"]
+    assert _cited_events(reference, "likes coffee") == ['**User:** "Ana likes coffee (said on B)."']
+    before = git(b.root, "rev-parse", "HEAD")
+    subjects = git(reference, "log", "--format=%s", f"{before}..HEAD")
+    assert "renumber events" in subjects and "changes made on this machine" not in subjects
+    step = 0
+    while True:
+        step += 1
+        assert step < 80, "the renumbering never ran to its end"
+        killed_vault = tmp_path / f"killed-{step}"
+        shutil.copytree(b.root, killed_vault, symlinks=True)
+        killed = subprocess.run([sys.executable, "-c", RENUMBER_KILLER, str(step), "--vault", str(killed_vault),
+                                 "sync", "--no-push"], env=clean_env(), capture_output=True, text=True, timeout=120)
+        if killed.returncode == 0:
+            break          # past the merge: every step before it was a kill point
+        assert killed.returncode == -9, killed.stderr
+        again = Vault(killed_vault).sync(push=False)
+        assert again.exit_code == 0, (step, again.describe())
+        # the same files and commits as the sync that was never killed: no half-renumbered
+        # citation was committed as "changes made on this machine", none points at A's event
+        # (but for the temp file a writer killed between its link and its unlink leaves: git-ignored)
+        left = {rel: text for rel, text in files_of(killed_vault).items() if not rel.endswith(TEMP_SUFFIX)}
+        assert _unstamped(left) == _unstamped(files_of(reference)), step
+        assert git(killed_vault, "log", "--format=%s", f"{before}..HEAD") == subjects, step
+        assert _cited_events(killed_vault, "likes coffee") == ['**User:** "Ana likes coffee (said on B)."'], step
+        assert git(killed_vault, "status", "--porcelain") == ""
+        assert not (killed_vault / ".braniac/sync/renumber.json").exists()
+    assert step > 10   # (each file moved and rewritten, the commit)

@@ -8,23 +8,31 @@ everywhere it is named (its Event Log heading, its archived file and that file's
 citation, `sources` list and access-log line), in a commit of its own. The rule is the same on
 every machine (whoever merges renumbers their own, not yet shared, events), so shared history is
 never rewritten and no citation ever points at the other machine's event.
+
+The plan (old -> new) is journaled under `.braniac/sync/` before the first file changes, and
+every step can be done again: a sync killed midway is finished by the next one (`finish_pending`)
+before it commits anything else, so no half-renumbered citation is ever committed or pushed.
 """
 from __future__ import annotations
 
+import json
 import re
 from datetime import timedelta
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...infra import clock, git
-from ...infra.fsio import create_file, read_text, remove_file, update_text
+from ...infra.fsio import atomic_write, create_file, read_text, remove_file, update_text
+from ...infra.notices import notice
 from ...vault.claims import stable_uuid
 from ...vault.layout import EVENT_ID, LONG_TERM, SHORT_TERM, event_id_of_file, event_order, event_rel
 
 if TYPE_CHECKING:
     from ...vault.store import VaultStore
 
+SUBJECT = "braniac: sync: renumber events whose ids another machine also used"
 _HEADING = re.compile(r"^### (\S+)[ \t]*$", re.MULTILINE)
+_PAIR = re.compile(r"^(\S+) -> (\S+)$", re.MULTILINE)
 
 
 def ids_at(root: Path, commit: str | None) -> set[str]:
@@ -56,40 +64,104 @@ def next_free(event_id: str, taken: set[str]) -> str:
     return candidate
 
 
-def renumber(vault: "VaultStore", ids: set[str], taken: set[str]) -> dict[str, str]:
+def renumber(vault: "VaultStore", ids: set[str], taken: set[str], theirs: str) -> dict[str, str]:
     """Give each of these local events the next id free everywhere; returns old -> new. The
-    caller holds the LTM and STM locks and commits the changed files."""
+    caller holds the LTM and STM locks, commits `files_changed` and then calls `forget`."""
     renamed: dict[str, str] = {}
     for old in sorted(ids, key=event_order):   # the new ids keep the events' order in time
         new = next_free(old, taken | set(renamed.values()))
         taken.add(new)
         renamed[old] = new
-    if not renamed:
-        return renamed
-    # the archived files first: the uuid of an archived event is derived from its id
-    uuids = {stable_uuid("event", old): stable_uuid("event", new) for old, new in renamed.items()}
-    for old, new in renamed.items():
-        source = vault.root / event_rel(old)
-        if source.exists():
-            create_file(vault.root / event_rel(new), _replaced(read_text(source), renamed, uuids))
-            remove_file(source)
-    needles = [*renamed, *(old.replace(":", "-") for old in renamed), *uuids]
-    grep = git.run(vault.root, "grep", "-l", "-z", "-F", *[a for n in needles for a in ("-e", n)],
-                   "--", "memory", "system", "logs", check=False).stdout
-    for rel in filter(None, grep.split("\0")):
-        update_text(vault.root / rel, lambda text: _replaced(text, renamed, uuids))
+    if renamed:
+        # durable before the first move; `theirs` tells a journal a merge has overtaken (stale)
+        atomic_write(journal_path(vault), json.dumps({"renamed": renamed, "theirs": theirs}))
+        _apply(vault, renamed)
     return renamed
 
 
-def _replaced(text: str, renamed: dict[str, str], uuids: dict[str, str]) -> str:
+def finish_pending(vault: "VaultStore") -> dict[str, str]:
+    """The renumbering a killed sync journaled, done to the end (old -> new; empty if none).
+    The caller holds the locks, commits `files_changed` and calls `forget`."""
+    try:
+        data = json.loads(journal_path(vault).read_text(encoding="utf-8"))
+        renamed = {str(old): str(new) for old, new in data["renamed"].items()
+                   if EVENT_ID.match(str(old)) and EVENT_ID.match(str(new))}
+        theirs = str(data["theirs"])
+    except FileNotFoundError:
+        return {}
+    except (OSError, ValueError, KeyError, TypeError, AttributeError) as exc:
+        notice(f"set aside an unreadable record of an interrupted sync ({exc}); `braniac doctor` "
+               "lists any citation it had left unfinished")
+        forget(vault)
+        return {}
+    merged = git.run(vault.root, "merge-base", "--is-ancestor", theirs, "HEAD", check=False).returncode == 0
+    if merged:   # merged since without braniac (`git pull`): the old ids may now name the other machine's events
+        notice("an interrupted sync's renumbering of " + ", ".join(sorted(renamed)) + " was overtaken by a merge "
+               "made without braniac sync and is not finished; `braniac doctor` lists what it left")
+        forget(vault)
+        return {}
+    _apply(vault, renamed)
+    return renamed
+
+
+def _apply(vault: "VaultStore", renamed: dict[str, str]) -> None:
+    """Each step again on what a killed run left: an id already replaced is not found again."""
+    uuids = _uuids(renamed)
+    # the archived files first: the uuid of an archived event is derived from its id
+    for old, new in renamed.items():
+        source = vault.root / event_rel(old)
+        if source.exists():
+            # (False when the copy was made before a kill: the copy is whole, so the old file goes)
+            create_file(vault.root / event_rel(new), replaced(read_text(source), renamed))
+            remove_file(source)
+    for rel in _naming(vault, [*renamed, *(old.replace(":", "-") for old in renamed), *uuids]):
+        update_text(vault.root / rel, lambda text: replaced(text, renamed))
+
+
+def files_changed(vault: "VaultStore", renamed: dict[str, str]) -> set[Path]:
+    """Every file a renumbering changed: the archived events under both names, and every tracked
+    file that names a new id (whether this run or a killed one rewrote it)."""
+    names = {event_rel(i) for pair in renamed.items() for i in pair}
+    needles = [*renamed.values(), *(new.replace(":", "-") for new in renamed.values()), *_uuids(renamed).values()]
+    return {vault.root / rel for rel in names | set(_naming(vault, needles))}
+
+
+def forget(vault: "VaultStore") -> None:
+    """The journal goes once the renumbering is committed."""
+    journal_path(vault).unlink(missing_ok=True)
+
+
+def journal_path(vault: "VaultStore") -> Path:
+    return vault.state_dir / "sync" / "renumber.json"
+
+
+def message(renamed: dict[str, str]) -> str:
+    return f"{SUBJECT}\n\n" + "\n".join(f"{old} -> {new}" for old, new in sorted(renamed.items()))
+
+
+def recorded(subject: str, body: str) -> dict[str, str]:
+    """old -> new, as a renumbering's commit message lists them (empty for any other commit)."""
+    if subject != SUBJECT:
+        return {}
+    return {old: new for old, new in _PAIR.findall(body) if EVENT_ID.match(old) and EVENT_ID.match(new)}
+
+
+def replaced(text: str, renamed: dict[str, str]) -> str:
+    """`text` with each old id (as an id, in a file name, in the archived file's uuid) the new one."""
     # an id ends in `Z` and starts with its year, so it is never part of another id
     for old, new in renamed.items():
         text = text.replace(old, new).replace(old.replace(":", "-"), new.replace(":", "-"))
-    for old, new in uuids.items():
+    for old, new in _uuids(renamed).items():
         text = text.replace(old, new)
     return text
 
 
-def files_named(renamed: dict[str, str]) -> set[str]:
-    """The archived files a renumbering moved (both names), for the commit."""
-    return {event_rel(i) for pair in renamed.items() for i in pair}
+def _uuids(renamed: dict[str, str]) -> dict[str, str]:
+    return {stable_uuid("event", old): stable_uuid("event", new) for old, new in renamed.items()}
+
+
+def _naming(vault: "VaultStore", needles: list[str]) -> list[str]:
+    """The tracked files under memory/, system/ and logs/ that hold one of `needles`."""
+    grep = git.run(vault.root, "grep", "-l", "-z", "-F", *[a for n in needles for a in ("-e", n)],
+                   "--", "memory", "system", "logs", check=False).stdout
+    return list(filter(None, grep.split("\0")))

@@ -16,7 +16,7 @@ from ...infra import git
 from ...infra.errors import BraniacError, LockBusy
 from ...infra.fsio import create_file, locked, read_text, update_text
 from ...search.index import SearchIndex
-from ..commits import commit_leftovers
+from ..commits import commit_leftovers, commit_now
 from . import renumber as numbering
 from .repair import after_merge
 from .report import RemoteSyncReport
@@ -66,6 +66,10 @@ def _sync(vault: "VaultStore", report: RemoteSyncReport, push: bool) -> None:
     if git.merge_in_progress(root) and not _finish_merge(vault, report):
         return
     commit_leftovers(vault)   # what a killed promotion or organization left uncommitted
+    with locked(vault.lock_path("stm"), what="short-term memory"):
+        # event ids a killed sync had begun to renumber: finished before anything else is
+        # committed, so no commit holds a citation half moved to the new id
+        _commit_renumbering(vault, report, numbering.finish_pending(vault))
     for attempt in range(1, ATTEMPTS + 1):
         report.attempts = attempt
         with locked(vault.lock_path("stm"), what="short-term memory"):
@@ -119,9 +123,7 @@ def _merge(vault: "VaultStore", report: RemoteSyncReport, theirs: str) -> None:
         return
     collisions, taken = numbering.colliding(root, base, ours, theirs)
     if collisions:
-        report.renumbered.update(numbering.renumber(vault, collisions, taken))
-        _commit_all(vault, "braniac: sync: renumber events whose ids another machine also used\n\n"
-                    + "\n".join(f"{old} -> {new}" for old, new in sorted(report.renumbered.items())))
+        _commit_renumbering(vault, report, numbering.renumber(vault, collisions, taken, theirs))
         ours = git.rev(root, "HEAD")
     changed = set(git.changed_between(root, base, ours)) | set(git.changed_between(root, base, theirs))
     merged = git.run_quiet(root, *git.identity(root), "merge", "-q", "--no-ff", "--no-commit", "--no-edit", theirs, check=False)
@@ -193,6 +195,14 @@ def _commit_merge(vault: "VaultStore", report: RemoteSyncReport) -> str:
     git.run_quiet(vault.root, *git.identity(vault.root), "commit", "-q", "--no-edit", "-m",
                   f"braniac: sync with {report.remote}/{report.branch}")
     return git.rev(vault.root, "HEAD")[:12]
+
+
+def _commit_renumbering(vault: "VaultStore", report: RemoteSyncReport, renamed: dict[str, str]) -> None:
+    if not renamed:
+        return
+    report.renumbered.update(renamed)
+    commit_now(vault, numbering.files_changed(vault, renamed), numbering.message(renamed))
+    numbering.forget(vault)   # only once committed: a kill before this finishes it next time
 
 
 def _commit_all(vault: "VaultStore", message: str) -> str | None:
