@@ -217,10 +217,10 @@ def _same_seconds_on_both(a: Vault, b: Vault) -> None:
     """Both machines remember two things in the same two moments (the same two event ids) and
     promote them; A's are pushed, so B's sync renumbers B's."""
     at = datetime(2025, 3, 4, 10, 0, 0, tzinfo=timezone.utc)
-    for vault, side, drink in ((a, "A", "tea"), (b, "B", "coffee")):
+    for vault, side, drink, other in ((a, "A", "tea", "Rui sold his boat"), (b, "B", "coffee", "Lia plays the cello")):
         with clock.frozen(at):
             vault.remember(f"Ana likes {drink} (said on {side}).")
-            vault.remember(f"Ana moved to Braga (told {side}).")
+            vault.remember(f"{other} (told {side}).")
         with clock.frozen(at + timedelta(hours=1)):
             assert vault.promote(force=True).status == "done"
     assert a.sync().sent

@@ -12,6 +12,7 @@ from braniac.vault.layout import event_order
 
 from helpers import run_cli
 from test_organize import LTM, build_scenario, check_links, doctor_problems, tree_bytes
+from test_sync_interrupted import _cited_events, _same_seconds_on_both
 
 
 def git(root: Path, *args: str) -> str:
@@ -216,3 +217,51 @@ def test_a_claim_a_later_run_moved_to_history_goes_with_its_undone_source(tmp_pa
     cli(root, "undo", first, code=1)
     assert "Lisbon" not in ana.read_text() and "lives in Porto now" in ana.read_text()
     assert doctor_problems(root) == []
+
+
+def test_undo_of_a_promotion_follows_the_event_ids_a_later_sync_renumbered(shared):
+    _, a, b = shared
+    _same_seconds_on_both(a, b)     # both made ids 10:00:00Z and 10:00:00.001Z; A pushed
+    run = git(b.root, "rev-parse", "HEAD").strip()                    # B's promotion
+    renumbered = b.sync().renumbered
+    assert renumbered == {"2025-03-04T10:00:00Z": "2025-03-04T10:00:00.002Z",
+                          "2025-03-04T10:00:00.001Z": "2025-03-04T10:00:00.003Z"}
+    events = b.root / "memory/long_term/events/2025/03/04"
+
+    report = b.undo(run)
+    assert sorted(report.events, key=event_order) == list(renumbered.values())
+    # back in short-term memory under the ids they have now (the old ones name A's events)
+    back = {e.id: e.raw for e in stm.parse((b.root / "memory/short_term.md").read_text()).events}
+    assert sorted(back, key=event_order) == list(renumbered.values())
+    assert "coffee (said on B)" in back["2025-03-04T10:00:00.002Z"] and "told B" in back["2025-03-04T10:00:00.003Z"]
+    # the claims, archived copies and digest lines of B's promotion are gone; A's all stay
+    long_term = {p.relative_to(b.root).as_posix(): p.read_text() for p in (b.root / LTM).rglob("*.md")
+                 if p.name != "_index.md"}   # (a manifest line's description is not the run's to take back)
+    assert not [rel for rel, text in long_term.items() if "on B)" in text or "told B)" in text]
+    assert not list(events.glob("*.002Z.md")) and not list(events.glob("*.003Z.md"))
+    assert "said on A" in (events / "2025-03-04T10-00-00Z.md").read_text()
+    assert [line for line in (events / "digest.md").read_text().splitlines() if "Ana likes" in line] == [
+        "- 10:00 — Ana likes tea (said on A). ([2025-03-04T10:00:00Z](2025-03-04T10-00-00Z.md))"]
+    assert doctor_problems(b.root) == [] and braniac_changes(b.root) == ""
+
+    # promoted again, they are archived under their ids, not dropped as archived already
+    assert b.promote(force=True).status == "done"
+    assert _cited_events(b.root, "likes coffee") == ['**User:** "Ana likes coffee (said on B)."']
+
+
+def test_a_claim_of_the_run_goes_from_a_note_renamed_since_though_a_sync_renumbered_its_source(shared):
+    _, a, b = shared
+    _same_seconds_on_both(a, b)
+    run = git(b.root, "rev-parse", "HEAD").strip()
+    assert b.sync().renumbered
+    people = b.root / LTM / "concrete/people"
+    person = ("-c", "user.name=person", "-c", "user.email=person@example.org")
+    git(b.root, "mv", str(people / "ana.md"), str(people / "ana-maria.md"))   # renamed by the person
+    git(b.root, *person, "commit", "-q", "-m", "Ana's full name")
+
+    b.undo(run)
+    # the claim braniac wrote, citing only an event back in short-term memory, goes whole (the
+    # sync renumbered its citation; braniac's line all the same), A's claim stays
+    facts = [line for line in (people / "ana-maria.md").read_text().splitlines() if line.startswith("- ")]
+    assert [line for line in facts if "Ana likes" in line] == [
+        "- 2025-03-04 — Ana likes tea (said on A). ([2025-03-04T10:00:00Z](../../events/2025/03/04/2025-03-04T10-00-00Z.md))"]

@@ -10,7 +10,8 @@ from ...infra import git
 from ...infra.errors import NoteError
 from ...infra.fsio import read_text
 from .merge import take_back
-from ...vault.layout import FOLDER_INDEX
+from ...vault.layout import FOLDER_INDEX, event_id_of_file, event_rel
+from ..sync.renumber import replaced
 from .runs import PROMOTION, WorkerRun
 
 if TYPE_CHECKING:
@@ -46,7 +47,9 @@ def changes(vault: "VaultStore", run: WorkerRun) -> list[tuple[str, str, str]]:
     return found
 
 
-def plan(vault: "VaultStore", run: WorkerRun) -> list[Action]:
+def plan(vault: "VaultStore", run: WorkerRun, renamed: dict[str, str] | None = None) -> list[Action]:
+    """`renamed`: the event ids sync renumbered since the run (runs.renumbered_since); the run is
+    taken back as if it had used them, as the files it wrote name them now."""
     stm_rel = vault.relative(vault.stm_path)
     logs = vault.relative(vault.logs_dir) + "/"
     actions = []
@@ -57,8 +60,17 @@ def plan(vault: "VaultStore", run: WorkerRun) -> list[Action]:
             continue   # the logs record what happened (reads, a rotation): history, not memory
         before = git.show(vault.root, f"{run.commit}^", old) if status != "A" else None
         after = git.show(vault.root, run.commit, new) if status != "D" else None
+        if renamed:
+            old, new = renamed_path(old, renamed), renamed_path(new, renamed)
+            before, after = (replaced(t, renamed) if t is not None else None for t in (before, after))
         actions.append(_decide(vault, status, vault.root / old, vault.root / new, before, after))
     return actions
+
+
+def renamed_path(rel: str, renamed: dict[str, str]) -> str:
+    """An archived event's path under the id it has now."""
+    event_id = event_id_of_file(rel.rsplit("/", 1)[-1])
+    return event_rel(renamed[event_id]) if event_id in renamed and rel == event_rel(event_id) else rel
 
 
 def _current(path: Path) -> tuple[str | None, os.stat_result | None]:

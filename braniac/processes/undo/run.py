@@ -20,7 +20,7 @@ from ..commits import commit_now, keep_persons_edits
 from .dangling import citing, drop_links_to
 from .plan import CREATE, MOVE_BACK, REMOVE, WRITE, Action, plan
 from .report import UndoReport
-from .runs import PROMOTION, UNDOES, lines_written, resolve
+from .runs import PROMOTION, UNDOES, lines_written, renumbered_since, resolve
 from .short_term import give_back, what_the_run_took
 
 if TYPE_CHECKING:
@@ -30,8 +30,9 @@ if TYPE_CHECKING:
 def undo(vault: "VaultStore", run_ref: str | None = None, *, dry_run: bool = False) -> UndoReport:
     with locked(vault.lock_path("ltm"), what="long-term memory (a promotion or organization is running)"):
         run = resolve(vault, run_ref)
-        actions = plan(vault, run)
-        taken = what_the_run_took(vault, run) if run.kind == PROMOTION else None
+        renamed = renumbered_since(vault, run)   # the run's event ids a later sync changed
+        actions = plan(vault, run, renamed)
+        taken = what_the_run_took(vault, run, renamed) if run.kind == PROMOTION else None
         report = UndoReport(run=run, dry_run=dry_run)
         report.add(vault, actions)
         if taken is not None:
@@ -41,7 +42,7 @@ def undo(vault: "VaultStore", run_ref: str | None = None, *, dry_run: bool = Fal
         # their uncommitted edits in these files go in a commit of their own: the undo's commit
         # takes in the whole file, and `git revert` of the undo must not take their edits back
         keep_persons_edits(vault, _to_be_written(vault, actions), "undo")
-        written = _apply(vault, actions, lines_written(vault, run))
+        written = _apply(vault, actions, lines_written(vault, run, renamed))
         report.removed = sorted(r for r in report.removed if not (vault.root / r).exists())
         if taken is not None and not taken.empty:
             report.events = give_back(vault, taken)

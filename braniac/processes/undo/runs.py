@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 
 from ...infra import git
 from ...infra.errors import InputError
+from ..sync import renumber as renumbering
 
 if TYPE_CHECKING:
     from ...vault.store import VaultStore
@@ -72,10 +73,10 @@ def list_runs(vault: "VaultStore", *, limit: int = 20) -> list[WorkerRun]:
     return runs
 
 
-def lines_written(vault: "VaultStore", run: WorkerRun) -> set[str]:
+def lines_written(vault: "VaultStore", run: WorkerRun, renamed: dict[str, str] | None = None) -> set[str]:
     """Every line braniac's runs added from `run` on (its line endings cut): a line not among them
     is one the person wrote or changed. Renames are followed, so a note a run moved does not
-    count the person's lines in it as braniac's."""
+    count the person's lines in it as braniac's; so are event ids sync renumbered (`renamed`)."""
     out = git.run(vault.root, "log", f"--format={_RECORD}%s", "-p", "-U0", "-M", "--no-color", "--no-ext-diff",
                   f"{run.commit}~1..HEAD", "--", ".").stdout
     found: set[str] = set()
@@ -84,7 +85,27 @@ def lines_written(vault: "VaultStore", run: WorkerRun) -> set[str]:
         if _kind(subject) is not None:
             found.update(line[1:].rstrip("\r") for line in patch.split("\n")
                          if line.startswith("+") and not line.startswith("+++ "))
+    if renamed:
+        found |= {renumbering.replaced(line, renamed) for line in found}
     return found
+
+
+def renumbered_since(vault: "VaultStore", run: WorkerRun) -> dict[str, str]:
+    """old -> new of the event ids `braniac sync` renumbered on this machine after `run` (another
+    machine had made the same id), so the run's events are found under the ids they have now.
+    Only commits made on top of the run count: a renumbering the other machine made, merged in
+    since, was of its own events, not of this run's."""
+    out = git.run(vault.root, "log", "--reverse", "--ancestry-path", f"--format=%s{_FIELD}%b{_RECORD}",
+                  f"{run.commit}..HEAD").stdout
+    renamed: dict[str, str] = {}
+    for record in out.split(_RECORD):
+        subject, _, body = record.strip("\n").partition(_FIELD)
+        for old, new in renumbering.recorded(subject, body).items():
+            # an id renumbered twice (a third machine) is followed to the last one
+            earlier = [k for k, v in renamed.items() if v == old]
+            for key in earlier or [old]:
+                renamed[key] = new
+    return renamed
 
 
 def require_repo(vault: "VaultStore") -> None:

@@ -10,6 +10,7 @@ from ...infra import git
 from ...infra.fsio import locked, update_text
 from ...vault import stm
 from ..promotion.short_term import set_summary
+from ..sync.renumber import replaced
 from .runs import WorkerRun
 
 if TYPE_CHECKING:
@@ -28,12 +29,16 @@ class ShortTermChange:
         return not self.events and not self.items
 
 
-def what_the_run_took(vault: "VaultStore", run: WorkerRun) -> ShortTermChange:
+def what_the_run_took(vault: "VaultStore", run: WorkerRun, renamed: dict[str, str] | None = None) -> ShortTermChange:
+    """`renamed`: event ids sync renumbered since the run; its events come back under the new ones
+    (the old id may name another machine's event now)."""
     rel = vault.relative(vault.stm_path)
     before_text = git.show(vault.root, f"{run.commit}^", rel)
     after_text = git.show(vault.root, run.commit, rel)
     if before_text is None or after_text is None:
         return ShortTermChange()
+    if renamed:
+        before_text, after_text = replaced(before_text, renamed), replaced(after_text, renamed)
     before, after = stm.parse(before_text), stm.parse(after_text)
     kept_ids = {e.id for e in after.events}
     change = ShortTermChange(events=[e for e in reversed(before.events) if e.id not in kept_ids],
