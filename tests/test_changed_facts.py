@@ -107,3 +107,40 @@ def test_a_note_keeps_the_new_value_as_current_and_the_old_in_history(vault, eac
     # a flight and a hotel in one city are two things, though both cost euros
     facts, history = _facts_and_history(vault, "tokyo.md")
     assert "850 euros" in facts and "120 euros" in facts and not history.strip(), (facts, history)
+
+
+@pytest.mark.parametrize("promoted", [False, True])
+@pytest.mark.parametrize("old, new, question, current", [
+    ("I use Chrome as my browser.", "I use Firefox now instead of Chrome.", "Which browser do I use?", "Firefox"),
+    ("Tom is my best friend.", "Sam is my best friend now, Tom and I drifted apart.", "Who is my best friend?", "Sam"),
+    ("The weekly standup is in room Orion.", "The standup moved to room Vega.", "Which room is the standup in?", "Vega"),
+    ("We use Slack for team chat.", "We use Teams for team chat now.", "What do we use for team chat?", "Teams"),
+    ("We're going to Japan in October.", "We cancelled the Japan trip.", "Are we going to Japan?", "cancelled"),
+    ("The wedding is on September 6.", "They postponed the wedding to October 11.", "When is the wedding?", "October 11"),
+])
+def test_a_change_said_in_words_makes_the_old_statement_history(vault, promoted, old, new, question, current):
+    _say(vault, ((2025, 3, 2), old), ((2025, 3, 3), "The plumber comes on Monday."),
+         ((2025, 9, 1), new), promoted=promoted)
+    quoted = _answer(vault, question)
+    assert quoted and current in quoted[0][0] and "superseded" not in quoted[0][1], quoted
+    assert all(s.endswith("superseded on 2025-09-01") for t, s in quoted if t == old), quoted
+
+
+@pytest.mark.parametrize("promoted", [False, True])
+@pytest.mark.parametrize("old, new, question", [
+    ("We have 2 cats.", "Now both cats sleep on my bed.", "How many cats do we have?"),
+    ("I have 2 cats.", "My sister now has 3 cats.", "How many cats do I have?"),
+    ("We're going to Japan in October.", "Tom cancelled his trip to Japan.", "Are we going to Japan?"),
+    ("Leo goes to school at Escola Verde.", "Leo's best friend moved from Escola Verde to a school in Braga.",
+     "Where does Leo go to school?"),
+    ("My team has 5 engineers.", "The design team has 8 people now.", "How many engineers are on my team?"),
+    ("We use Slack for the team chat.", "We moved the design files from Slack to Figma for the team.",
+     "What do we use for the team chat?"),
+    ("I use Chrome as my browser.", "I also use Firefox now for testing.", "Which browser do I use?"),
+    ("I live in Lisbon.", "We might move to Porto now that the job is settled.", "Where do I live?"),
+])
+def test_words_of_change_about_another_thing_or_someone_else_change_nothing(vault, promoted, old, new, question):
+    _say(vault, ((2025, 3, 2), old), ((2025, 9, 1), new), promoted=promoted)
+    quoted = _answer(vault, question)
+    assert old in [t for t, _ in quoted], quoted
+    assert not any("superseded" in s for t, s in quoted if t == old), quoted

@@ -311,7 +311,7 @@ class _Read:
     mentions: frozenset[str]       # every word and value: what the text mentions
     stems: frozenset[str]          # stemmed content words
     value_stems: int               # how many of those belong to values
-    subjects: frozenset[str]       # the names it is about (_subjects)
+    subjects: frozenset[str]       # the names it is about (subjects)
 
     def unmentioned_in(self, other: "_Read") -> set[str]:
         return {v for v in self.values if v not in other.mentions and not (" " in v and v in other.lowered)}
@@ -339,15 +339,18 @@ def _read(text: str) -> _Read:
     stems = frozenset(textutil.stem(w) for w in textutil.content_words(plain))
     in_values = {textutil.stem(w) for v in found for w in textutil.words(v)}
     return _Read(plain.lower(), found, frozenset(textutil.words(plain)) | found, stems, len(stems & in_values),
-                 _subjects(plain))
+                 subjects(plain))
 
 
 # a name the person's own word for someone or something goes with: "my cat Luna", "my sister Ana"
-_NAMED_AFTER = re.compile(r"\b(?:my|our|his|her|their)\s+(?:[a-z]+\s+){0,2}?([A-Z][\w'’-]*)")
-_OPENING = re.compile(r"^\W*(?:[A-Za-z'’]+\W+){0,2}?$")   # at most two words before the name
+_NAMED_AFTER = re.compile(r"\b(?i:my|our|his|her|their)\s+(?:[a-z]+\s+){0,2}?([A-Z][\w'’-]*)")
+# what may stand before the name a statement opens with: a speaker's label, a time, a connective
+# ("Then Ana visited…", "Yesterday, Rui moved…"); never a subject and its verb ("We use Slack")
+_OPENING = re.compile(r"^\W*(?:(?:then|yesterday|today|tonight|so|and|but|also|later|now|meanwhile|anyway|well|"
+                      r"oh|ok|okay|finally|actually|apparently|sadly|luckily)\W+){0,2}$", re.I)
 
 
-def _subjects(plain: str) -> frozenset[str]:
+def subjects(plain: str) -> frozenset[str]:
     """The names a statement is about: one it opens with ("Ana visited Faro", "Caroline: I went…")
     and one put after the person's word for someone ("my cat Luna"); each by its first word."""
     names = textutil.entities(plain)

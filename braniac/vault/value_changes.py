@@ -15,6 +15,7 @@ from ..infra.date_spans import MONTH_NAMES
 from ..infra.relative_times import CALENDAR_WORDS
 from .claims import CHANGED, Fact, as_said, compare, contradicts
 from .reversals import gives_up, takes_back
+from .word_changes import changed_in_words
 
 # words by which a statement says a number is not the old one any more: verbs of change
 # ("improved to 78%", "was adjusted to 1,350") and, weaker, hints ("has now reached 165", "became")
@@ -46,8 +47,17 @@ def replaced_for_the_question(old: str, new: str, asked: frozenset[str],
     (reversals.py), a measure said to have changed (infra/measures.py)."""
     # "How old am I?": measures know whose; a value given without its unit ("so now I pay 1,050")
     # is read as any other, by the person's own thing (_both_mine)
-    changed = measures.replaces(old, new, measured, asked) or changed_for_the_question(old, new, asked)
+    changed = measures.replaces(old, new, measured, asked) or changed_for_the_question(old, new, asked) \
+        or _changed_in_words(old, new, asked)
     return changed and not _another_of_mine(old, new, asked) or takes_back(old, new, asked) or gives_up(old, new)
+
+
+def _changed_in_words(old: str, new: str, asked: frozenset[str]) -> bool:
+    """word_changes.py's rule, with what changed_for_the_question asks of a question too: "a
+    month" names no thing, and another thing of the kind ("the logs project" / "the analytics
+    project") is no change."""
+    asked = asked - _PER if asked - _PER else asked
+    return changed_in_words(old, new, asked) and not _qualified_otherwise(old, new, asked)
 
 
 def replaces_claim(old: str, new: str) -> bool:

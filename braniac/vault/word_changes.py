@@ -1,0 +1,128 @@
+"""A change said in words, with no number to compare: "I use Firefox now instead of Chrome",
+"Sam is my best friend now", "The standup moved to room Vega", "We cancelled the Japan trip",
+"Actually my favorite color is blue". Read against the question (value_changes.py): both
+statements hold its words, the newer says its value changed and names something the older does
+not, and it is the person's own (not "Tom cancelled his trip", not "I also use Firefox")."""
+from __future__ import annotations
+
+import re
+
+from ..infra import textutil
+from ..infra.past_clauses import says_what_was_done
+from .claims import as_said, subjects
+
+# how a newer statement says the older one no longer holds
+_SAYS_CHANGED = re.compile(r"\b(?:now|instead|no longer|any ?more|switched|swapped|moved|changed (?:my|our) minds?|"
+                           r"scrap(?:ped)?|actually|cancel(?:l?ed)?|call(?:ed)? off|withdr[ea]w|turned down|"
+                           r"postponed|drifted apart|broke up|quit|replaced|traded)\b")
+# a statement that adds to the older one, or tells of the past, changes nothing
+_ADDS = re.compile(r"\b(?:also|too|as well|another|in addition|besides|used to|back in|when i was)\b")
+_NOT_YET = re.compile(r"\b(?:might|may|maybe|thinking (?:about|of)|considering|if|should|would|could|joke)\b")
+_THE_PERSONS = re.compile(r"^\W*(?:i|we|my|our|i['’]m|we['’]re|i['’]ve|we['’]ve|i['’]ll|we['’]ll)\b", re.I)
+_POSSESSED = re.compile(r"^\W*(?:[A-Z][\w-]*['’]s|his|her|their)\s+\w+")
+# another thing carried somewhere: "We moved the design files from Slack to Figma"
+_MOVED_A_THING = re.compile(r"\b(?:moved|switched|changed|swapped|migrated)\s+(?:the|our|my|all)\s+((?:[\w-]+\s+){1,3}?)"
+                            r"(?:from|to|over|into)\b")
+_NOW = re.compile(r"\bnow\b")
+# "I haven't changed my mind", "we didn't cancel": no change
+_DENIED = re.compile(r"\b(?:haven['’]t|have not|hasn['’]t|didn['’]t|did not|don['’]t|do not|never|not)\s+(?:\w+\s+)?"
+                     r"(?:changed|switched|moved|cancel\w*|quit|replaced)\b")
+# a commitment told in the past tense is still a state ("I signed up for the marathon"); another
+# past verb tells of one occasion, which a later "now" does not undo
+_COMMITTED = re.compile(r"\b(?:decided|chose|agreed|planned|settled on|picked|booked|signed up|registered)\b", re.I)
+_NOT_A_CHANGE = re.compile(r"\b(?:from|for|until|till|by|up to|right|as of|just) now\b")   # a time, not a change
+_SAME = re.compile(r"\b(?:the same|still|as usual|unchanged|as always)\b")
+# someone of the person's, who has things of their own: "My daughter now weighs 18 kg"
+_KIN = re.compile(r"^\W*(?:my|our)\s+(?:\w+\s+)?(?:sister|brother|mom|mum|dad|mother|father|wife|husband|son|daughter|"
+                  r"partner|girlfriend|boyfriend|friend|kids?|child|children|parents|roommate|flatmate|colleague|"
+                  r"neighbou?r|boss|manager|cousin|aunt|uncle)s?\b", re.I)
+ASKED_SHARE = 0.6         # the question's words the older statement holds
+NEWER_SHARE = 0.4         # and the newer one
+
+
+def changed_in_words(old: str, new: str, asked: frozenset[str]) -> bool:
+    """Does the newer statement give another value of what the question asks, in words?"""
+    if not asked:
+        return False
+    old, new = as_said(old), as_said(new)
+    lowered = _NOT_A_CHANGE.sub(" ", new.lower())
+    if textutil.numbers(old) and not _SAYS_CHANGED.search(_NOW.sub(" ", lowered)):
+        # a number and only a "now": the number's own rules read it ("3 kids now" is no dog, and
+        # "Now both cats sleep on my bed" no other count of cats)
+        return False
+    if not _SAYS_CHANGED.search(lowered) or _ADDS.search(lowered) or _NOT_YET.search(lowered) or \
+            _SAME.search(lowered) or _DENIED.search(lowered):
+        return False
+    if says_what_was_done(old) and not _COMMITTED.search(old):
+        return False   # "I went to a support group yesterday": an occasion, not a value
+    if _KIN.match(new) and not _KIN.match(old) or _POSSESSED.match(new) and not _POSSESSED.match(old):
+        return False   # "My sister now has 3 cats", "Leo's best friend moved…": theirs
+    was_terms, now_terms = textutil.terms(old), textutil.terms(new)
+    if len(asked & was_terms) < ASKED_SHARE * len(asked) or len(asked & now_terms) < NEWER_SHARE * len(asked):
+        return False
+    # someone else's: the newer opens with a name where the older opened with none ("We're going to
+    # Japan" / "Tom cancelled his trip"); "Tom is my best friend" / "Sam is… now" name the value
+    mine, theirs = subjects(old), subjects(new)
+    if theirs and not mine and _THE_PERSONS.match(old):
+        return False
+    if _qualified_otherwise(old.lower(), lowered, asked) or _a_part_of(old.lower(), lowered, asked) or \
+            _named_otherwise(old, new, asked):
+        return False
+    moved = _MOVED_A_THING.search(lowered)
+    if moved and not textutil.terms(moved.group(1)) & asked:
+        return False
+    change_words = {textutil.stem(w) for w in textutil.content_words(" ".join(_SAYS_CHANGED.findall(lowered)))}
+    # a value of its own: a word the older does not say, beyond the question's and the change's
+    return bool(now_terms - was_terms - asked - change_words)
+
+
+_DETERMINERS = frozenset({"my", "our", "the", "a", "an"})
+
+
+def _qualified_otherwise(old: str, new: str, asked: frozenset[str]) -> bool:
+    """The newer names another thing of the kind asked about: "the design team has 8 people now"
+    after "my team has 5 engineers", "the analytics project" after "the logs project"."""
+    def qualifiers(text: str) -> dict[str, set[str]]:
+        found: dict[str, set[str]] = {}
+        for m in re.finditer(r"\b(my|our|the|a|an)\s+(?:([a-z]+)\s+)?([a-z]+)\b", text):
+            word = textutil.stem(m.group(3))
+            if word in asked:
+                qualifier = m.group(2) if m.group(2) and textutil.content_words(m.group(2)) else m.group(1)
+                found.setdefault(word, set()).add(qualifier)
+        return found
+    # a word before the thing says which one ("my dentist appointment" is not "my hair appointment");
+    # "the Montessori school" / "the public school" read so too: missing a change beats inventing one
+    was, now = qualifiers(old), qualifiers(new)
+    return any(not now[w] & was[w] and now[w] - _DETERMINERS and (was[w] - _DETERMINERS or was[w] & {"my", "our"})
+               for w in was.keys() & now.keys())
+
+
+_PART = re.compile(r"\b(?:the|my|our|a|an)\s+(?:[a-z]+\s+)?([a-z]+)\s+([a-z]+)(?=\s*[:,.;]|\s+(?:will|is|was|has|are|needs|got)\b)")
+_OWNED = re.compile(r"\b([a-z]+)['’]s\s+(?:[a-z]+\s+)?([a-z]+)")
+
+
+def _a_part_of(old: str, new: str, asked: frozenset[str]) -> bool:
+    """The newer is about a part or a side of the thing the older is not: "the shed door: it will
+    slide" or "the shed's cedar roof" after "the garden shed"."""
+    for pattern in (_PART, _OWNED):
+        for m in pattern.finditer(new):
+            thing, part = textutil.stem(m.group(1)), m.group(2)
+            if thing in asked and part not in old and textutil.content_words(part) and \
+                    not _SAYS_CHANGED.fullmatch(part) and textutil.stem(part) not in asked:
+                return True
+    return False
+
+
+# a name after the thing says which one: "my meeting with Tom" is not "my meeting with Ana"
+_WITH_NAME = re.compile(r"\b([a-z]+)\s+(?:with|for|of|at)\s+([A-Z][\w'’-]*)")
+
+
+def _named_otherwise(old: str, new: str, asked: frozenset[str]) -> bool:
+    def named(text: str) -> dict[str, set[str]]:
+        found: dict[str, set[str]] = {}
+        for m in _WITH_NAME.finditer(text):
+            if textutil.stem(m.group(1)) in asked:
+                found.setdefault(textutil.stem(m.group(1)), set()).add(m.group(2))
+        return found
+    was, now = named(old), named(new)
+    return any(not was[w] & now[w] for w in was.keys() & now.keys())
