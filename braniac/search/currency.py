@@ -25,7 +25,7 @@ from ..vault import claims, relations, stm
 from ..vault.corrections import corrects
 from ..vault.reversals import says_given_up
 from ..vault.value_changes import replaced_for_the_question
-from ..vault.layout import event_order, newest_event
+from ..vault.layout import LONG_TERM, event_order, newest_event
 from .passages import Passage
 
 CURRENCY_POOL = 24        # the best passages compared with each other (the top of the context; pairs: n²/2)
@@ -123,8 +123,8 @@ def _corrected(best: list[Passage], facts: list[claims.Fact], root: Path, edges:
     in their note ("staff engineer" where they had said "backend engineer"): the note is the
     truth now, and the event what was said then, history from the day the note was last written."""
     for j, claim in enumerate(best):
-        if claim.text.startswith("### ") or not facts[j].text:
-            continue
+        if claim.text.startswith("### ") or not facts[j].text or claim.path.startswith(f"{LONG_TERM}/events/"):
+            continue   # a digest's line is braniac's own wording of the event, never the person's
         for i, said in enumerate(best):
             if said.text.startswith("### ") and said.event in claim.cites and facts[i].text and \
                     corrects(facts[i].text, facts[j].text):

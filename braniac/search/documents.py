@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import hashlib
 import os
+import re
 import time
 from pathlib import Path
 
@@ -80,11 +81,19 @@ def kind_of(rel: str) -> str:
     return "other"
 
 
+_TEMPLATES = re.compile(r"_?templates?", re.I)
+
+
 def answers(kind: str, path: str) -> bool:
     """Can a note of this kind answer a prompt? Long-term memory's tiers, and the notes a person
     keeps in folders of their own under memory/long_term/ ("recipes/pancakes.md"); not the
     _index.md files, which guide people and organization, nor what is archived."""
-    return kind in TIERS or kind == "other" and path.startswith(LONG_TERM + "/")
+    if kind in TIERS:
+        return True
+    parts = path.split("/")
+    # a file beside the tiers (a README of the vault) or in a templates folder ("{{city}}") guides
+    return kind == "other" and parts[:2] == _LONG_TERM_PARTS and len(parts) > 3 and \
+        not any(_TEMPLATES.fullmatch(p) for p in parts[2:-1])
 
 
 def indexable(rel: str) -> bool:

@@ -183,14 +183,14 @@ def entity_folder(name: str, event_texts: list[str], speakers: set[str], in_code
 
 def _known_as(name: str) -> str:
     """A name nothing around it explains ("Paid Carlos back on Venmo", "Tokyo for five days"): a
-    place or a person if the name lists know it as the one and not the other ("Austin", "Mary"
-    are both); a given name that is also a word ("Will", "Hope") says nothing."""
+    place if the place list knows it and no one is named so ("Sydney", "Denver" are given names
+    too, if rare ones); a person if it is one common given name and no place ("Austin", "Mary"
+    are both). A given name that is also a word ("Will", "Hope") says nothing, nor does one that
+    opens a longer name ("Victoria Station", "Tim Hortons")."""
     words = name.split()
     place = is_place_name(name)
-    given = len(words) <= 3 and all(w[:1].isupper() for w in words) and is_given_name(words[0]) \
-        and not (len(words) == 1 and textutil.is_common_word(name))
-    if place and not given and not is_given_name(words[0]):
+    if place and not is_given_name(words[0], floor=0):
         return "places"
-    if given and not place:
+    if len(words) == 1 and not place and is_given_name(name) and not textutil.is_common_word(name):
         return "people"
     return "topics"
