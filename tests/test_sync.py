@@ -12,6 +12,7 @@ import pytest
 
 from braniac import Vault
 from braniac.infra import clock
+from braniac.infra.errors import BraniacError
 from braniac.processes.sync.stm_merge import merge_short_term
 from braniac.vault import notes, stm
 from braniac.vault.claims import FACTS, HISTORY, FactNote
@@ -20,7 +21,7 @@ from helpers import assert_clean_error, clean_env, run_cli
 
 PERSON = ("-c", "user.name=person", "-c", "user.email=person@example.org")   # the person's own git identity
 
-MARKERS = re.compile(r"^(<{7}|={7}|>{7})( |$)", re.MULTILINE)
+MARKERS = re.compile(r"^(<{7,}|={7,}|>{7,})( |$)", re.MULTILINE)   # (git nests: 8 and more)
 
 
 def git(root: Path, *args: str) -> str:
@@ -262,3 +263,22 @@ def test_a_note_promoted_into_on_both_machines_keeps_every_claim_and_citation(tm
     assert set(facts[0].sources) == {e0, e1, e2} and facts[1].sources == [e3]
     assert len(merged.related) == 1 and merged.note.text("updated_at") == "2025-03-03T11:00:00Z"
     assert set(merged.note.meta["sources"]) == {e0, e1, e2, e3}
+
+
+@pytest.mark.parametrize("width", [7, 8], ids=["plain", "nested"])
+def test_git_markers_left_in_memory_are_seen_whatever_their_length(tmp_path, width):
+    # git writes 8-character markers for a line both machines changed in a note each renamed
+    vault, _ = Vault.init(tmp_path / "v")
+    vault = Vault(vault.root)
+    conflict = (f"{'<' * width} HEAD:memory/long_term/mine/garden-b.md\nBasil (B).\n{'=' * width}\nBasil (A).\n"
+                f"{'>' * width} 2eb404ba:memory/long_term/mine/garden-a.md\n")
+    note = vault.root / "memory/long_term/concrete/garden.md"
+    note.write_text("---\nuuid: 7d1c0a52-3333-4b7e-9a57-3c2d1e0f9a01\ncreated_at: 2025-03-01T10:00:00Z\n"
+                    "updated_at: 2025-03-01T10:00:00Z\ntags: []\nemotion: neutral\n---\n# Garden\n\n" + conflict)
+    stm_path = vault.root / "memory/short_term.md"
+    stm_path.write_text(stm_path.read_text().replace("## Event Log\n", "## Event Log\n\n" + conflict, 1))
+    with pytest.raises(BraniacError, match="git conflict"):
+        vault.remember("Said while the markers were there.")
+    assert "Said while" not in stm_path.read_text()
+    found = {f.path for f in vault.doctor() if f.severity == "problem" and "conflict" in f.reason}
+    assert found == {"memory/long_term/concrete/garden.md", "memory/short_term.md"}

@@ -17,7 +17,7 @@ from braniac.infra.fsio import TEMP_SUFFIX
 
 from helpers import clean_env, run_cli
 
-MARKERS = re.compile(r"^(<{7}|={7}|>{7})( |$)", re.MULTILINE)
+MARKERS = re.compile(r"^(<{7,}|={7,}|>{7,})( |$)", re.MULTILINE)   # (git nests: 8 and more)
 
 # `braniac ARGS` that kills itself (SIGKILL, nothing cleaned up) right after the nth git call or
 # file replacement in the vault, counted from the `git merge` on
@@ -162,11 +162,21 @@ def test_a_note_renamed_and_changed_in_the_same_line_on_two_machines_waits_for_t
         said = [line for line in result.stderr.splitlines() if "search index" not in line]
         assert len(said) == 1 and all(name in said[0] for name in names), result.stderr
         assert (b.root / ".git/MERGE_HEAD").exists() and _with_uuid(b.root, GARDEN) == names
-    (b.root / names[0]).unlink()    # the person keeps one of the two
+    (b.root / names[0]).unlink()    # the person keeps one of the two...
+    kept = b.root / names[1]
+    assert MARKERS.search(kept.read_text())    # (git's markers of 8 characters: a conflict in a rename)
+    waits = b.sync()                           # ...and has not taken git's markers out of it yet
+    assert waits.exit_code == 1 and waits.conflicts == [names[1]] and not waits.sent, waits.describe()
+    assert (b.root / ".git/MERGE_HEAD").exists() and (b.root / names[0]).exists() is False
+    assert names[1] in {f.path for f in b.doctor() if f.severity == "problem"}
+    kept.write_text("".join(line for line in kept.read_text().splitlines(keepends=True)
+                            if not MARKERS.match(line) and "in April" not in line))
     done = b.sync()
     assert done.exit_code == 0 and done.sent, done.describe()
     assert _with_uuid(b.root, GARDEN) == [names[1]]
+    assert "north bed." in kept.read_text() and not MARKERS.search(kept.read_text())
     assert "Said on a: the plumber" in (b.root / "memory/short_term.md").read_text()
+    assert a.sync().exit_code == 0 and files_of(a.root) == files_of(b.root)
 
 
 # `braniac ARGS` that kills itself (SIGKILL) right after the nth step of what comes between its

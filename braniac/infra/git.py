@@ -3,6 +3,7 @@ plumbing `braniac sync` shares a vault through (fetch, merge, conflicts, push)."
 from __future__ import annotations
 
 import os
+import re
 import shutil
 import subprocess
 import time
@@ -193,6 +194,23 @@ def merge_in_progress(root: Path) -> bool:
         return False
     where = run(root, "rev-parse", "--git-path", "MERGE_HEAD", check=False).stdout.strip()
     return bool(where) and (Path(root) / where).exists()
+
+
+# git writes markers of 7 characters, and longer ones for a conflict inside another (8 for the
+# line both machines changed in a note each renamed): any length from 7 on is git's
+_MARKER_LINE = re.compile(r"^(<{7,}|>{7,})( |$)", re.MULTILINE)
+_MARKED_BLOCK = re.compile(r"^<{7,} .*\n(?:.*\n)*?={7,}\n(?:.*\n)*?>{7,}( |$)", re.MULTILINE)
+
+
+def marker_line(text: str) -> bool:
+    """Whether any line of a conflict git wrote is left (the file is not resolved yet)."""
+    return _MARKER_LINE.search(text) is not None
+
+
+def marked_conflict(text: str) -> bool:
+    """Whether a whole conflict as git writes it is in the text (<<<, ===, >>> in that order):
+    stricter, for files a person's own `>>>>>>>` line may be in."""
+    return _MARKED_BLOCK.search(text) is not None
 
 
 def unmerged(root: Path) -> dict[str, set[int]]:

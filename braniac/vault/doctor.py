@@ -8,8 +8,8 @@ from typing import TYPE_CHECKING
 
 from . import folder_index, notes
 from ..infra.errors import NoteError, STMError
-from ..infra.fsio import (beside_its_note, holds_a_save, inside, is_regular_file, is_symlink_loop, kept_beside, real_path,
-                         stale_temp_files, uuid_home)
+from ..infra.fsio import (beside_its_note, holds_a_save, inside, is_regular_file, is_symlink_loop, kept_beside, read_text,
+                         real_path, stale_temp_files, uuid_home)
 from ..infra import git
 from .layout import FOLDER_INDEX, event_id_of_file, is_event_id, is_memory_name, printable_id
 from .links import WIKILINK_STYLE, Link, prose_links
@@ -49,6 +49,7 @@ def check(vault: "VaultStore") -> list[Finding]:
     uuids: dict[str, Path] = {}
     holders: dict[str, int] = {}             # uuid -> how many files carry it
     copies: list[tuple[Path, str]] = []      # files named as conflict copies, and their uuids
+    marked: list[Path] = []                  # files holding a conflict git wrote
     resolver = Resolver.of_vault(vault.root)
     for path in _walk_all(vault, add):
         if path == vault.stm_path:
@@ -59,6 +60,8 @@ def check(vault: "VaultStore") -> list[Finding]:
             add(path, _reason(exc, path))
             continue
         in_ltm = path.is_relative_to(vault.ltm_root)
+        if git.marked_conflict(note.frontmatter_text + note.body):
+            marked.append(path)
         if in_ltm or note.meta:
             for reason in note.problems():
                 add(path, reason)
@@ -85,10 +88,23 @@ def check(vault: "VaultStore") -> list[Finding]:
                       f"crossed; merge what you need into {original.name}, then delete this file", "warning")
 
     _check_folders(vault, add, uuids)
+    waiting: set[str] = set()
     if git.merge_in_progress(vault.root):   # a sync left files changed on both machines in the same lines
-        for rel in sorted(git.unmerged(vault.root)):
+        waiting = set(git.unmerged(vault.root))
+        for rel in sorted(waiting):
             add(rel, "git conflict from `braniac sync`: edit it to keep what you want (remove the <<<<<<< "
                      "======= >>>>>>> lines), then run `braniac sync`")
+    if vault.stm_path.is_file():
+        try:
+            if git.marked_conflict(read_text(vault.stm_path)):
+                marked.append(vault.stm_path)
+        except (OSError, NoteError):
+            pass      # (the STM check says why it cannot be read)
+    for path in marked:
+        # committed with its markers (by hand, or by a braniac that took them for text): no merge waits
+        if vault.relative(path) not in waiting:
+            add(path, "holds a git conflict (<<<<<<< ======= >>>>>>> lines): edit it to keep what you want "
+                      "and remove those lines")
     for temp in stale_temp_files(vault.root):
         if holds_a_save(temp):
             add(temp, "temp file holding a save braniac was giving back when it was stopped: `braniac doctor "

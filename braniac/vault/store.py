@@ -236,7 +236,7 @@ class VaultStore:
 
         with locked(self.lock_path("stm"), timeout=STM_LOCK_WAIT, what="short-term memory"):
             current = read_text(path, limit=STM_MAX_BYTES)  # clear error for binary / huge / non-UTF-8 files
-            if _CONFLICT.search(current):
+            if git.marked_conflict(current):
                 raise STMError(f"{path}: short-term memory holds a git conflict from `braniac sync`; edit it "
                                "(remove the <<<<<<< ======= >>>>>>> lines), then run `braniac sync`")
             update_text(path, change)
@@ -305,9 +305,6 @@ class VaultStore:
             return marker.read_text(encoding="utf-8").strip() or None
         except FileNotFoundError:
             return None
-
-
-_CONFLICT = re.compile(r"^<{7} .*\n(?:.*\n)*?={7}\n(?:.*\n)*?>{7} ", re.MULTILINE)
 
 
 def _uuid_or_none(path: Path) -> str | None:

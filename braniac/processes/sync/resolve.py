@@ -51,6 +51,10 @@ def resolve_conflicts(vault: "VaultStore") -> Resolution:
     for pair in _renamed_twice(vault.root, unmerged):
         handled |= set(pair)
         old, mine, other = pair
+        kept = _marked_name(vault.root, mine, other)
+        if kept:
+            out.conflicts.append(kept)      # one name kept, git's markers still in it
+            continue
         if _merge_renamed(vault, old, mine, other):
             out.resolved.append(mine)
             out.renamed.append(f"{other} -> {mine}")
@@ -176,6 +180,18 @@ def _side(root: Path, stage: int, commit: str, rel: str) -> str | None:
     # git's stages 2 and 3 of a note renamed twice both hold its own line merge (markers and
     # all): each side's text is the one its commit holds
     return git.show(root, commit, rel) if commit else git.stage_text(root, stage, rel)
+
+
+def _marked_name(root: Path, mine: str, other: str) -> str | None:
+    """The one name the person kept of a note renamed twice, while it still holds git's markers
+    (its text is git's line merge of both sides): no name goes until they are taken out."""
+    kept = [rel for rel in (mine, other) if (root / rel).exists()]
+    if len(kept) != 1:
+        return None
+    try:
+        return kept[0] if git.marker_line(read_text(root / kept[0])) else None
+    except NoteError:
+        return None
 
 
 def _merge_renamed(vault: "VaultStore", old: str, mine: str, other: str) -> bool:

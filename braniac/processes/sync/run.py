@@ -9,7 +9,6 @@ next `braniac sync` finds it resolved and finishes it.
 """
 from __future__ import annotations
 
-import re
 from typing import TYPE_CHECKING
 
 from ...infra import git
@@ -27,7 +26,6 @@ if TYPE_CHECKING:
 
 ATTEMPTS = 5          # pushes tried when other machines keep pushing first
 ATTRIBUTES = ("logs/*.log merge=union",)   # lines a plain `git pull` merges right too
-_MARKER = re.compile(r"^(<{7}|>{7})( |$)", re.MULTILINE)
 _RETRY = ("rejected", "fetch first", "non-fast-forward", "cannot lock ref", "failed to update ref",
           "failed to lock")
 
@@ -154,7 +152,7 @@ def _finish_merge(vault: "VaultStore", report: RemoteSyncReport) -> bool:
             if rel in resolution.held:
                 continue          # one note still under two names: the person keeps one
             try:
-                resolved = not _MARKER.search(read_text(root / rel))
+                resolved = not git.marker_line(read_text(root / rel))
             except (OSError, BraniacError):
                 resolved = not (root / rel).exists()
             if resolved:
