@@ -87,6 +87,27 @@ def test_undo_of_an_older_promotion_brings_its_events_back_and_keeps_all_that_ca
     assert doctor_problems(root) == []
 
 
+def test_git_revert_of_an_undo_keeps_what_was_remembered_before_the_undo(tmp_path):
+    root = tmp_path / "vault"
+    Vault.init(root, use_git=True)
+    for text in ("My sister Ana lives in Porto.", "Ana likes jasmine tea."):
+        cli(root, "remember", text)
+    promoted = stm_ids(root)
+    cli(root, "promote", "--force")
+    run = git(root, "rev-parse", "HEAD").strip()
+    said = cli(root, "remember", "Ana's dog is called Biscuit.").stdout     # not committed
+    later = stm_ids(root)
+    assert said and later and git(root, "status", "--porcelain", "--", "memory/short_term.md")
+
+    cli(root, "undo", run)
+    assert sorted(stm_ids(root)) == sorted(later + promoted)
+    git(root, "revert", "--no-edit", "HEAD")          # undoing the undo, as the README says
+    assert stm_ids(root) == later, "the event remembered before the undo stays; the promoted ones go again"
+    assert "Ana's dog is called Biscuit." in (root / "memory/short_term.md").read_text()
+    assert git(root, "log", "-1", "--format=%s", "HEAD~2").strip() == "braniac: short-term memory before undo"
+    assert doctor_problems(root) == []
+
+
 def test_undo_of_an_organization_moves_notes_back_and_keeps_a_later_edit(tmp_path):
     s = build_scenario(tmp_path / "vault", use_git=True)
     root = s.vault.root

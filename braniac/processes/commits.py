@@ -19,7 +19,7 @@ from typing import Iterable, Iterator
 
 from ..infra import git
 from ..infra.errors import BraniacError, NoteError
-from ..infra.fsio import TEMP_SUFFIX, announcing, append_bytes, read_text
+from ..infra.fsio import TEMP_SUFFIX, announcing, append_bytes, read_text, settled_stat
 from ..infra.notices import notice
 from ..vault import notes
 from ..vault.store import VaultStore
@@ -114,6 +114,15 @@ def commit_now(vault: VaultStore, paths: Iterable[Path], message: str) -> str | 
     clear_stale_index_lock(vault)
     files = {Path(p) for p in paths if not Path(p).is_dir()}   # never a whole folder swept in
     return head(vault) if git.commit_paths(vault.root, files, message) else None
+
+
+def keep_short_term(vault: VaultStore, before: str) -> str | None:
+    """Short-term memory as it stands, in a commit of its own before a run rewrites it: `remember`
+    and reflection never commit, and `git revert` of the run must not take what they wrote back.
+    A save in place under way is waited for first: the commit is a whole version of the file."""
+    with contextlib.suppress(OSError):
+        settled_stat(vault.stm_path)
+    return commit_now(vault, {vault.stm_path}, f"braniac: short-term memory before {before}")
 
 
 def keep_persons_edits(vault: VaultStore, targets: Iterable[Path], before: str) -> str | None:

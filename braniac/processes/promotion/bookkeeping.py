@@ -48,13 +48,13 @@ def checkpoint(vault: "VaultStore") -> None:
     uncommitted) before writing anything, so that `git revert` of the promotion's own commit
     brings the events back into short-term memory instead of losing them. A save in place
     under way is waited for first: the checkpoint is a whole version of the file."""
-    with contextlib.suppress(OSError):
-        settled_stat(vault.stm_path)
     if WorkerCommits(vault, WORKER).recorded() is not None:
+        with contextlib.suppress(OSError):
+            settled_stat(vault.stm_path)
         commits.commit_leftovers(vault, also={vault.stm_path}, worker=WORKER)
     else:
         commits.commit_leftovers(vault)   # an interrupted organize run's, if any
-        commits.commit_now(vault, {vault.stm_path}, "braniac: short-term memory before promotion")
+        commits.keep_short_term(vault, "promotion")
 
 
 def commit_leftovers(vault: "VaultStore", config: "Config") -> str | None:

@@ -16,7 +16,7 @@ from ...search.index import update_after_write
 from ...vault import moves
 from ...vault.folders import refresh_indexes
 from ...vault.layout import FOLDER_INDEX
-from ..commits import commit_now, keep_persons_edits
+from ..commits import commit_now, keep_persons_edits, keep_short_term
 from .dangling import citing, drop_links_to
 from .plan import CREATE, MOVE_BACK, REMOVE, WRITE, Action, plan
 from .report import UndoReport
@@ -39,8 +39,10 @@ def undo(vault: "VaultStore", run_ref: str | None = None, *, dry_run: bool = Fal
             report.events = [e.id for e in taken.events]
         if dry_run:
             return report
-        # their uncommitted edits in these files go in a commit of their own: the undo's commit
-        # takes in the whole file, and `git revert` of the undo must not take their edits back
+        # what is uncommitted in these files goes in commits of its own: the undo's commit takes
+        # in the whole file, and `git revert` of the undo must not take those edits back
+        if taken is not None and not taken.empty:
+            keep_short_term(vault, "undo")
         keep_persons_edits(vault, _to_be_written(vault, actions), "undo")
         written = _apply(vault, actions, lines_written(vault, run, renamed))
         report.removed = sorted(r for r in report.removed if not (vault.root / r).exists())
