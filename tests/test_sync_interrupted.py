@@ -2,6 +2,7 @@
 Real git, a bare remote on disk; the killed sync is a real process that SIGKILLs itself."""
 from __future__ import annotations
 
+import json
 import re
 import shutil
 import subprocess
@@ -283,3 +284,26 @@ def test_a_sync_killed_while_it_renumbers_event_ids_is_finished_by_the_next(shar
         assert git(killed_vault, "status", "--porcelain") == ""
         assert not (killed_vault / ".braniac/sync/renumber.json").exists()
     assert step > 10   # (each file moved and rewritten, the commit)
+
+
+@pytest.mark.parametrize("journal", ["onto-another-event", "onto-itself", "not-a-commit"])
+def test_a_renumbering_record_that_does_not_fit_the_vault_changes_nothing(shared, journal):
+    _, a, _ = shared
+    at = datetime(2025, 3, 4, 10, 0, 0, tzinfo=timezone.utc)
+    with clock.frozen(at):
+        first, second = a.remember("Ana likes tea.").id, a.remember("Rui sold his boat.").id
+    with clock.frozen(at + timedelta(hours=1)):
+        assert a.promote(force=True).status == "done"
+    assert a.sync().sent and first != second
+    before = files_of(a.root)
+    renamed, theirs = {"onto-another-event": ({first: second}, "0" * 40), "onto-itself": ({first: first}, "0" * 40),
+                       "not-a-commit": ({first: "2025-03-04T10:00:00.009Z"}, "--all")}[journal]
+    record = a.root / ".braniac/sync/renumber.json"
+    record.parent.mkdir(parents=True, exist_ok=True)
+    record.write_text(json.dumps({"renamed": renamed, "theirs": theirs}))
+    result = run_cli("--vault", a.root, "sync")
+    assert result.returncode == 0, result.stdout + result.stderr
+    assert files_of(a.root) == before and not record.exists()
+    assert "does not fit this vault" in result.stderr      # set aside, and said so
+    assert "renumber" not in git(a.root, "log", "-1", "--format=%s")
+    assert [f for f in a.doctor() if f.severity == "problem"] == []

@@ -22,6 +22,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from ...infra import clock, git
+from ...infra.errors import NoteError
 from ...infra.fsio import atomic_write, create_file, read_text, remove_file, update_text
 from ...infra.notices import notice
 from ...vault.claims import stable_uuid
@@ -33,6 +34,7 @@ if TYPE_CHECKING:
 SUBJECT = "braniac: sync: renumber events whose ids another machine also used"
 _HEADING = re.compile(r"^### (\S+)[ \t]*$", re.MULTILINE)
 _PAIR = re.compile(r"^(\S+) -> (\S+)$", re.MULTILINE)
+_COMMIT = re.compile(r"[0-9a-f]{40}|[0-9a-f]{64}")
 
 
 def ids_at(root: Path, commit: str | None) -> set[str]:
@@ -94,6 +96,12 @@ def finish_pending(vault: "VaultStore") -> dict[str, str]:
                "lists any citation it had left unfinished")
         forget(vault)
         return {}
+    unfit = _unfit(vault, renamed, theirs)
+    if unfit:
+        notice(f"set aside a record of an interrupted sync that does not fit this vault ({unfit}); "
+               "nothing was renumbered, and `braniac doctor` lists any citation it had left unfinished")
+        forget(vault)
+        return {}
     merged = git.run(vault.root, "merge-base", "--is-ancestor", theirs, "HEAD", check=False).returncode == 0
     if merged:   # merged since without braniac (`git pull`): the old ids may now name the other machine's events
         notice("an interrupted sync's renumbering of " + ", ".join(sorted(renamed)) + " was overtaken by a merge "
@@ -102,6 +110,37 @@ def finish_pending(vault: "VaultStore") -> dict[str, str]:
         return {}
     _apply(vault, renamed)
     return renamed
+
+
+def _unfit(vault: "VaultStore", renamed: dict[str, str], theirs: str) -> str | None:
+    """Why a journal cannot be a renumbering this vault was killed in (None when it can be): a
+    sync gives each event an id free everywhere, so the new id names nothing but the event it
+    renumbered, and applying such a record would merge two events into one name (or delete one)."""
+    if not _COMMIT.fullmatch(theirs):
+        return f"{theirs[:60]!r} is no commit"
+    news = list(renamed.values())
+    if set(news) & set(renamed) or len(set(news)) != len(news):
+        return "an event id it renames is also a new id"
+    heads = set(_HEADING.findall(_text(vault.root / SHORT_TERM) or ""))
+    for old, new in renamed.items():
+        if old in heads and new in heads:
+            return f"{new} is another event of short-term memory"
+        source, target = (_text(vault.root / event_rel(i)) for i in (old, new))
+        # (a kill between the copy and the removal leaves both: the copy is then the same event)
+        if source is not None and target is not None and target != replaced(source, renamed):
+            return f"{new} is another archived event"
+    return None
+
+
+def _text(path: Path) -> str | None:
+    """A file's text; None when there is no such file, and for one that cannot be read as text
+    (no renumbering wrote it) a text no event's copy is."""
+    if not path.exists():
+        return None
+    try:
+        return read_text(path)
+    except NoteError:
+        return "\0"
 
 
 def _apply(vault: "VaultStore", renamed: dict[str, str]) -> None:
