@@ -518,7 +518,8 @@ def test_promotion_carries_a_value_said_later_in_the_same_second_to_the_note_of_
 def test_sync_renumbers_events_of_one_second_in_their_time_order(tmp_path):
     subprocess.run(["git", "init", "-q", str(tmp_path)], check=True)
     first, second = "2025-03-01T10:00:00Z", "2025-03-01T10:00:00.001Z"
-    renamed = renumber(SimpleNamespace(root=tmp_path), {first, second}, {first, second})
+    vault = SimpleNamespace(root=tmp_path, state_dir=tmp_path / ".braniac")
+    renamed = renumber(vault, {first, second}, {first, second}, "0" * 40)
     assert layout.event_order(renamed[first]) < layout.event_order(renamed[second]), renamed
 
 
