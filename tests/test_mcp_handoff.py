@@ -55,6 +55,21 @@ def test_a_wrap_up_is_archived_but_files_no_claim_or_note(vault: Vault):
     assert vault.orient().handoff.summary == "Talked about Postgres and the TLS certificate with Ana."
 
 
+def test_a_task_is_closed_by_saying_it_was_done_in_everyday_words(vault: Vault):
+    from braniac.vault import stm
+    vault.remember("Remind me to renew the TLS certificate.")
+    vault.remember("Remind me to pay the plumber.")
+    vault.remember("Remind me to call the dentist.")
+    vault.remember("Remind me to water the plants.")
+    vault.remember("I renewed the TLS certificate.")          # the task's verb, said done
+    vault.remember("We finally paid the plumber yesterday.")  # an irregular past
+    vault.remember("Done: call the dentist.")
+    vault.remember("I watered my neighbour's cat.")           # another thing: the plants stay to water
+    tasks = {t.text: t.done for t in vault.read_stm().items(stm.TASKS)}
+    assert tasks == {"renew the TLS certificate": True, "pay the plumber": True, "call the dentist": True,
+                     "water the plants": False}, tasks
+
+
 def test_recall_on_the_command_line_logs_like_a_turn(vault: Vault):
     write_note(vault, "memory/long_term/concrete/lisbon.md", "Lisbon", "Ana rides the 28 tram in Lisbon.")
     found = run_cli("--vault", vault.root, "recall", "which tram does Ana ride?", "--json")

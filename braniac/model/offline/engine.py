@@ -11,6 +11,7 @@ import re
 from typing import Iterator
 
 from ...infra import measures, textutil
+from ...infra.stemming import past_forms
 from ...vault import claims, relations, stm
 from ...vault.links import ANY_LINK
 from ...vault.value_changes import goes_on
@@ -38,7 +39,10 @@ _GOAL = re.compile(r"\b(?:my goal is to|my goal is|goal:|i want to|i'?m trying t
 # a decision, and a decision taken back ("I changed my mind: larch"), kept with its own words
 _FACT = re.compile(r"\b(?:(?:we decided(?: to| that)?|i decided(?: to| that)?|decision:|remember that|note that|fact:)\s+"
                    r"|(?:i|we)(?:'ve| have)? (?=changed (?:my|our) minds?\b))(.+?)(?:[.!?]|$)", re.I)
-_DONE = re.compile(r"\b(?:i(?:'ve)? (?:finished|completed|did|done)|done with|finished|completed)\s+(.+?)(?:[.!?]|$)", re.I)
+_DONE = re.compile(r"\b(?:i(?:'ve)? (?:finished|completed|did|done)|done with|finished|completed)\s+(.+?)(?:[.!?]|$)"
+                   r"|(?:^|[.!?]\s+)done:\s*(.+?)(?:[.!?]|$)", re.I)
+# "I renewed the TLS certificate" closes "renew the TLS certificate": the task's verb, said done
+_DID = re.compile(r"\b(?:i|we)\s+(?:(?:have|'ve|’ve|just|finally|already)\s+)*([a-z]+)\s+(.+?)(?:[.!?;]|$)", re.I)
 
 
 class OfflineModel:
@@ -187,12 +191,17 @@ class OfflineModel:
         reflection.tasks = [_clean(m) for m in _TASK.findall(statements)]
         reflection.goals = [_clean(m) for m in _GOAL.findall(statements)]
         reflection.facts = [_clean(m) for m in _FACT.findall(statements)]
-        finished = [_clean(m) for m in _DONE.findall(statements)]
-        if finished and short_term:
+        finished = [_clean(a or b) for a, b in _DONE.findall(statements)]
+        did = [(textutil.stem(m.group(1).lower()), m.group(2)) for m in _DID.finditer(statements)
+               if m.group(1).lower() in past_forms() or m.group(1).lower().endswith("ed")]
+        if (finished or did) and short_term:
             open_tasks = [i.text for i in stm.parse(short_term).items(stm.TASKS) if i.done is False]
             for task in open_tasks:
                 task_words = set(textutil.content_words(task))
-                if any(textutil.overlap(task_words, f) >= 0.6 for f in finished):
+                verb, _, rest = task.strip().partition(" ")
+                done_it = any(stem == textutil.stem(verb.lower()) and textutil.overlap(set(textutil.content_words(rest)), what) >= 0.6
+                              for stem, what in did)
+                if done_it or any(textutil.overlap(task_words, f) >= 0.6 for f in finished):
                     reflection.done_tasks.append(task)
         return reflection
 
