@@ -17,7 +17,8 @@ from pathlib import Path
 from typing import Callable
 
 from .infra.config import ModelConfig
-from .infra.errors import ConfigError, InputError, STMError
+from .infra.errors import ConfigError, InputError, LockBusy, STMError
+from .infra.fsio import locked
 from .model import MemoryModel, configured_model
 from .model.embeddings import Embedder
 from .model.offline import OfflineModel
@@ -49,6 +50,10 @@ from .vault import stm
 from .vault.doctor import Finding
 from .vault.layout import TIERS
 from .vault.store import StoredEvent, VaultStore
+
+
+# how long doctor waits for a promotion or organization running to end (seconds)
+DOCTOR_WAITS = 10.0
 
 
 class Vault(VaultStore):
@@ -179,8 +184,16 @@ class Vault(VaultStore):
 
     # ------------------------------------------------------------------ health and numbers
     def doctor(self) -> list[Finding]:
-        """`braniac doctor`: every problem (and warning) found, each with file and reason."""
-        return doctor_module.check(self)
+        """`braniac doctor`: every problem (and warning) found, each with file and reason. It
+        waits (DOCTOR_WAITS s at most) for a promotion or organization running to end: what such
+        a run has half written is no problem of the vault's, and the run completes it."""
+        try:
+            with locked(self.lock_path("ltm"), timeout=DOCTOR_WAITS, what="long-term memory"):
+                return doctor_module.check(self)
+        except LockBusy:
+            return doctor_module.check(self) + [Finding(
+                "", f"a promotion or organization was still running after {DOCTOR_WAITS:g} s: a file it is "
+                    "writing may show as a problem until it ends", "warning")]
 
     def repair(self, *, dry_run: bool = False) -> RepairReport:
         """`braniac doctor --fix`: repair what needs no guess (notes and folders made by hand,

@@ -163,3 +163,22 @@ def test_sigkill_during_remember_keeps_whole_events(vault):
     with fsio.locked(vault.lock_path("stm"), timeout=5):    # killed holders released the lock
         pass
     assert vault.remember("after the storm").id
+
+
+def test_doctor_waits_for_a_promotion_running_and_reports_what_it_left(vault):
+    """A run holds the long-term memory lock while its files are half written; doctor, started
+    meanwhile, reads the vault once the run has ended (not the half state as a problem)."""
+    half = vault.ltm_root / "concrete" / "half.md"
+    holder = subprocess.Popen([sys.executable, "-c", textwrap.dedent(f"""
+        import time, pathlib
+        from braniac.infra.fsio import locked
+        with locked(pathlib.Path({str(vault.lock_path("ltm"))!r})):
+            pathlib.Path({str(half)!r}).write_text("---\\nuuid: x\\n---\\nhalf written\\n")
+            print("held", flush=True)
+            time.sleep(1.5)
+            pathlib.Path({str(half)!r}).unlink()
+    """)], stdout=subprocess.PIPE, text=True, env=clean_env())
+    assert holder.stdout.readline().strip() == "held"
+    findings = vault.doctor()
+    holder.wait(timeout=30)
+    assert not [f for f in findings if f.severity == "problem"], findings
