@@ -33,6 +33,16 @@ def test_a_value_changed_twice_gives_the_last_and_both_before_it_as_history(vaul
     assert all("superseded" in s for t, s in quoted if "10 mg" in t), quoted
 
 
+def _current_then_history(vault, promoted: bool, old: str, new: str, question: str, current: str) -> None:
+    """`old`, then `new` half a year later: the answer gives `current` first, and `old` as history
+    from the day `new` was said."""
+    _say(vault, ((2025, 3, 2), old), ((2025, 3, 3), "The plumber comes on Monday."),
+         ((2025, 9, 1), new), promoted=promoted)
+    quoted = _answer(vault, question)
+    assert quoted and current in quoted[0][0] and "superseded" not in quoted[0][1], quoted
+    assert all(s.endswith("superseded on 2025-09-01") for t, s in quoted if t == old), quoted
+
+
 @pytest.mark.parametrize("promoted", [False, True])
 @pytest.mark.parametrize("old, new, question, current", [
     ("I have 2 cats.", "I have 3 cats now.", "How many cats do I have?", "3 cats"),
@@ -44,11 +54,7 @@ def test_a_value_changed_twice_gives_the_last_and_both_before_it_as_history(vaul
 ])
 def test_a_count_the_person_has_or_a_value_without_its_unit_replaces_the_old(vault, promoted, old, new,
                                                                                question, current):
-    _say(vault, ((2025, 3, 2), old), ((2025, 3, 3), "The plumber comes on Monday."),
-         ((2025, 9, 1), new), promoted=promoted)
-    quoted = _answer(vault, question)
-    assert quoted and current in quoted[0][0] and "superseded" not in quoted[0][1], quoted
-    assert all(s.endswith("superseded on 2025-09-01") for t, s in quoted if t == old), quoted
+    _current_then_history(vault, promoted, old, new, question, current)
 
 
 @pytest.mark.parametrize("promoted", [False, True])
@@ -119,11 +125,7 @@ def test_a_note_keeps_the_new_value_as_current_and_the_old_in_history(vault, eac
     ("The wedding is on September 6.", "They postponed the wedding to October 11.", "When is the wedding?", "October 11"),
 ])
 def test_a_change_said_in_words_makes_the_old_statement_history(vault, promoted, old, new, question, current):
-    _say(vault, ((2025, 3, 2), old), ((2025, 3, 3), "The plumber comes on Monday."),
-         ((2025, 9, 1), new), promoted=promoted)
-    quoted = _answer(vault, question)
-    assert quoted and current in quoted[0][0] and "superseded" not in quoted[0][1], quoted
-    assert all(s.endswith("superseded on 2025-09-01") for t, s in quoted if t == old), quoted
+    _current_then_history(vault, promoted, old, new, question, current)
 
 
 @pytest.mark.parametrize("promoted", [False, True])

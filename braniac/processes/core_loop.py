@@ -7,11 +7,10 @@ Reflection of the exchange into short-term memory is handed to a Reflector after
 """
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Callable
 
-from ..vault import access_log, stm
+from ..vault import access_log
 from ..vault.layout import SHORT_TERM
 from ..infra import clock
 from ..infra.config import Config
@@ -25,8 +24,7 @@ from ..model.embeddings import Embedder
 from ..search.index import SearchIndex
 from ..search.meaning import Meaning
 from ..search.retrieval import retrieve
-from .handoff import is_wrap_up
-from .working_memory import CHARS_PER_TOKEN, Conversation, fit, stm_entries
+from .working_memory import CHARS_PER_TOKEN, Conversation, fit, said_lately, stm_entries
 
 if TYPE_CHECKING:
     from ..model import MemoryModel
@@ -143,27 +141,3 @@ class CoreLoop:
             turn.answer += " [interrupted]"
         self.conversation.add(prompt, turn.answer)
         return turn
-
-
-_FIELD = re.compile(r"^\*\*([\w ]+):\*\*")
-
-
-def said_lately(short_term: str) -> list[str]:
-    """Short-term memory's events as what the person said (`### id` and the User field): not
-    braniac's answer or thoughts, not a turn that only asked something (the question is no
-    memory, and its answer quoted others), not an assistant's wrap-up of a session."""
-    out = []
-    for event in stm.parse(short_term).events:
-        fields = event.fields
-        said = fields.get("User", "").strip()
-        if not said or is_wrap_up(fields) or all(s.rstrip().endswith("?") for s in re.split(r"(?<=[.!?])\s+", said)):
-            continue
-        lines, keep = [], True
-        for line in event.raw.strip().split("\n"):
-            field = _FIELD.match(line)
-            if field:
-                keep = field.group(1) == "User"
-            if keep or not lines:
-                lines.append(line)
-        out.append("\n".join(lines))
-    return out

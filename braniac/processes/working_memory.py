@@ -8,10 +8,12 @@ identity and the prompt are never cut.
 """
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field
 
 from ..vault import stm
 from ..model.types import STMEntry, WorkingMemory
+from .handoff import is_wrap_up
 
 CHARS_PER_TOKEN = 4  # a deliberately rough estimate; no tokenizer import on the hot path
 
@@ -42,6 +44,19 @@ class Conversation:
 def _clip(text: str, limit: int) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def said_lately(stm_text: str) -> list[str]:
+    """Short-term memory's events as what the person said (`### id` and the User field): not
+    braniac's answer or thoughts, not a turn that only asked something (the question is no
+    memory, and its answer quoted others), not an assistant's wrap-up of a session."""
+    out = []
+    for event in stm.parse(stm_text).events:
+        fields = event.fields
+        said = fields.get("User", "").strip()
+        if said and not is_wrap_up(fields) and not all(s.rstrip().endswith("?") for s in re.split(r"(?<=[.!?])\s+", said)):
+            out.append(stm.render_event(event.id, {"User": fields["User"]}).strip())
+    return out
 
 
 def stm_entries(stm_text: str) -> list[STMEntry]:

@@ -15,7 +15,7 @@ from ..infra.date_spans import MONTH_NAMES
 from ..infra.relative_times import CALENDAR_WORDS
 from .claims import CHANGED, Fact, as_said, compare, contradicts
 from .reversals import gives_up, takes_back
-from .word_changes import changed_in_words
+from .word_changes import KIN, changed_in_words
 
 # words by which a statement says a number is not the old one any more: verbs of change
 # ("improved to 78%", "was adjusted to 1,350") and, weaker, hints ("has now reached 165", "became")
@@ -162,9 +162,7 @@ def _named_by(lowered: str, word: str) -> set[str]:
 # the thing with no one's name on it, changed by someone who serves the person: "My landlord raised
 # the rent to 950" (not "Tom's landlord raised the rent", "my landlord raised the rent for new
 # tenants to 950", "my company raised the salary band", "my sister moved the appointment")
-_KIN = ("sister|brother|mom|mum|dad|mother|father|wife|husband|son|daughter|partner|girlfriend|boyfriend|friend|"
-        "kids?|child|children|parents|roommate|flatmate|colleague|neighbou?r")   # people with things of their own
-_MY_AGENT = re.compile(rf"\bmy\s+(?!(?:{_KIN})\b)[a-z]+\s+{_CHANGING}"
+_MY_AGENT = re.compile(rf"\bmy\s+(?!(?:{KIN})\b)[a-z]+\s+{_CHANGING}"
                        r"\s+(?:the\s+|our\s+)?([a-z]+)(?=\s+(?:to|by|again|up|down)\b|\s*[,.;!?]|\s*$)")
 
 
