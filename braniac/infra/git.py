@@ -267,3 +267,16 @@ def deleted(root: Path) -> list[Path]:
 
 def identity(root: Path) -> tuple[str, ...]:
     return _identity_args(root)
+
+
+def committed_unchanged(root: Path, rel: str) -> int | None:
+    """When the last commit that changed `rel` was made (seconds since the epoch), if the file
+    is as that commit left it; None when it is untracked, changed since, or there is no repo."""
+    if not available() or not (root / ".git").exists():
+        return None
+    last = run(root, "log", "-1", "--format=%ct", "--", rel, check=False)
+    if last.returncode != 0 or not last.stdout.strip().isdigit():
+        return None
+    if run(root, "diff", "--quiet", "HEAD", "--", rel, check=False).returncode != 0:
+        return None
+    return int(last.stdout.strip())

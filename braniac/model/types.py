@@ -20,6 +20,9 @@ class Excerpt:
     title: str
     text: str
     score: float = 0.0
+    # when a passage that cites no event was last written (a note the person keeps), spelled as
+    # an event id: what a later statement can make history, or what can make an earlier one so
+    written: str | None = None
 
 
 @dataclass

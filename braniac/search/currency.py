@@ -18,14 +18,15 @@ about and the value given up (vault/reversals.py).
 from __future__ import annotations
 
 import re
-from datetime import datetime, timezone
 from pathlib import Path
 
 from ..vault import claims, relations, stm
 from ..vault.corrections import corrects
 from ..vault.reversals import says_given_up
 from ..vault.value_changes import replaced_for_the_question
+from ..vault.written import last_written
 from ..vault.layout import LONG_TERM, event_order, newest_event
+from .documents import kind_of
 from .passages import Passage
 
 CURRENCY_POOL = 24        # the best passages compared with each other (the top of the context; pairs: n²/2)
@@ -59,14 +60,16 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset(),
     which a newer value said to have changed replaces the older ("Down to 79 kg now"). `root`:
     the vault's, to date a claim the person corrected by hand (_corrected)."""
     _bring_replacements(passages)
-    best = sorted((p for p in passages if p.score > 0 and p.cites), key=lambda p: -p.score)[:CURRENCY_POOL]
+    dated = {id(p): newest_event(p.cites) if p.cites else written(p, root) for p in passages if p.score > 0}
+    best = sorted((p for p in passages if dated.get(id(p))), key=lambda p: -p.score)[:CURRENCY_POOL]
     # "I sold the Civic" holds no word of "what car do I drive?", nor "I moved to Porto" of
     # "where do I live?": they join the comparison
     best += [p for p in passages if p.score <= 0 and p.cites and may_replace(statement(p.text))][:GIVEN_UP_POOL]
     if len(best) < 2:
         return
-    best.sort(key=lambda p: event_order(newest_event(p.cites)))   # oldest first: a later one can replace it
-    when = [newest_event(p.cites) for p in best]
+    when = [dated.get(id(p)) or newest_event(p.cites) for p in best]
+    order = sorted(range(len(best)), key=lambda i: event_order(when[i]))   # oldest first: a later one can replace it
+    best, when = [best[i] for i in order], [when[i] for i in order]
     facts = [claims.Fact(statement(p.text)) for p in best]
     until: dict[int, str] = {}                            # index in best -> the day it was superseded
     for i, p in enumerate(best):
@@ -117,6 +120,14 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset(),
             p.text = _labelled(p.text, day)
 
 
+def written(p: Passage, root: Path | None) -> str | None:
+    """When a passage of a note the person keeps themselves (a folder of their own, a note that
+    cites no event) was last written, as an event id is spelled: "rent is 900" in their finances
+    note gives way to a later "now I pay 1,050", and stands over an earlier one."""
+    when = last_written(root, p.path) if root is not None and kind_of(p.path) == "other" else None
+    return when.strftime("%Y-%m-%dT%H:%M:%SZ") if when else None
+
+
 def _corrected(best: list[Passage], facts: list[claims.Fact], root: Path, edges: list[tuple[int, int]],
                until: dict[int, str]) -> None:
     """A claim that gives another value than the very event it cites was corrected by the person
@@ -128,10 +139,10 @@ def _corrected(best: list[Passage], facts: list[claims.Fact], root: Path, edges:
         for i, said in enumerate(best):
             if said.text.startswith("### ") and said.event in claim.cites and facts[i].text and \
                     corrects(facts[i].text, facts[j].text):
-                try:
-                    day = datetime.fromtimestamp((root / claim.path).stat().st_mtime, timezone.utc).date().isoformat()
-                except OSError:
+                when = last_written(root, claim.path)
+                if when is None:
                     continue
+                day = when.date().isoformat()
                 edges.append((i, j))
                 until[i] = min(until.get(i, day), day)
 

@@ -7,12 +7,19 @@ window that matches the prompt (excerpts.py): what is compared is what enters.
 What a passage taken holds is what it remembers: an archived exchange holds the person's words,
 not the answer, which may quote memories (with their event ids, or in its own words) and must
 not stand in for them. And an exchange repeats one taken when the person's words do: a question
-asked again and again enters once.
+asked again and again enters once. A number is part of what a passage holds: "My rent is 900
+euros a month" repeats no "…now I pay 1,050 euros a month", it is the value that changed.
 """
 from __future__ import annotations
 
+import re
+
+from ..infra import textutil
+from .currency import statement
 from .excerpts import trim_answer
 from .passages import Passage, content_terms, said_terms
+
+_DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 def distinct(passages: list[Passage], limit: int, weights: dict[str, float]) -> list[Passage]:
@@ -44,7 +51,7 @@ def distinct(passages: list[Passage], limit: int, weights: dict[str, float]) -> 
             if len(p.words - known) < 0.25 * max(len(p.words), 1):
                 continue  # the same events, and hardly a word more
         # what it holds is what it remembers: an answer of braniac's quoting a memory holds not it
-        own = said_terms(p.text, p.words)
+        own = said_terms(p.text, p.words) | _numbers(p.text)
         if _repeats(own, held, postings):
             continue
         held.append(own)
@@ -56,6 +63,12 @@ def distinct(passages: list[Passage], limit: int, weights: dict[str, float]) -> 
         if len(chosen) >= max_passages:
             break
     return chosen
+
+
+def _numbers(text: str) -> frozenset[str]:
+    """The numbers a passage states, as terms of their own ("#900"); the days it is dated by
+    (a claim's opening date, "week of 2023-05-29") are when, not what."""
+    return frozenset(f"#{n}" for n in textutil.numbers(statement(text)) if not _DAY.match(n))
 
 
 def _repeats(words: frozenset[str], held: list[frozenset[str]], postings: dict[str, list[int]]) -> bool:

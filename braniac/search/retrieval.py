@@ -47,7 +47,7 @@ from ..infra import clock, measures, textutil
 from ..infra.date_spans import date_spans
 from ..model.types import Excerpt
 from ..vault.layout import SHORT_TERM, event_rel
-from .currency import rank_current, statement
+from .currency import rank_current, statement, written
 from .day_events import day_events, event_folder
 from .documents import answers
 from .replacements import bring_replacements
@@ -137,7 +137,7 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
         # an archived event names itself (its ### id); other notes' titles are said once
         title = "" if passage.path == last_path or passage.text.startswith("### ") else passage.title
         excerpts.append(Excerpt(uuid=passage.uuid, path=passage.path, title=title, text=passage.text,
-                                score=passage.score))
+                                score=passage.score, written=None if passage.cites else written(passage, vault.root)))
         last_path = passage.path
     used = list(dict.fromkeys(e.path for e in excerpts))
     return Retrieved(excerpts, used)

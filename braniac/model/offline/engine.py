@@ -112,6 +112,7 @@ class OfflineModel:
                                    event.id, said=said, matched=score > 0, order=0.05 + MINE * own, mine=own))
         for rank, excerpt in enumerate(wm.excerpts):
             said, when, superseded = evidence(excerpt.text)
+            when = when or excerpt.written
             if said:
                 until = claims.SUPERSEDED_ON.search(excerpt.text) if superseded else None
                 score = relevance(excerpt.title + " " + said)
