@@ -146,3 +146,44 @@ def test_words_of_change_about_another_thing_or_someone_else_change_nothing(vaul
     quoted = _answer(vault, question)
     assert old in [t for t, _ in quoted], quoted
     assert not any("superseded" in s for t, s in quoted if t == old), quoted
+
+
+# Found by a second review of everyday changes (134 stories, 2026-11-27) -------------------------
+
+@pytest.mark.parametrize("promoted", [False, True])
+@pytest.mark.parametrize("old, new, question, current", [
+    # a move to a city's name ("we moved to Slack" stays a team's tool)
+    ("I live in Rotterdam.", "We moved to Utrecht last weekend.", "Where do I live?", "Utrecht"),
+    # "from now on" says it changed ("for now" does not)
+    ("The kids' swimming lessons are on Saturday mornings.", "Swimming lessons are on Sunday mornings from now on.",
+     "When are the kids' swimming lessons?", "Sunday"),
+    # two capitals name something ("GP" was no word of the question, nor "GPs" of the statement)
+    ("My GP is Dr. Meyer.", "I switched GPs, my doctor is Dr. Okafor now.", "Who is my GP?", "Okafor"),
+])
+def test_a_move_to_a_city_from_now_on_and_a_gp_are_changes(vault, promoted, old, new, question, current):
+    _current_then_history(vault, promoted, old, new, question, current)
+
+
+@pytest.mark.parametrize("promoted", [False, True])
+def test_someone_else_switching_leaves_my_value_current(vault, promoted):
+    _say(vault, ((2025, 3, 2), "I take the 7:15 train to work."),
+         ((2025, 9, 1), "My neighbour switched to the 8:05 train."), promoted=promoted)
+    quoted = _answer(vault, "Which train do I take to work?")
+    assert quoted and "7:15" in quoted[0][0] and not any("superseded" in s for _, s in quoted), quoted
+
+
+@pytest.mark.parametrize("promoted", [False, True])
+def test_another_value_no_rule_reads_as_a_change_comes_after_the_newer_unlabelled(vault, promoted):
+    """"these days" is no word of change braniac reads: neither is history, the newer comes first."""
+    _say(vault, ((2025, 3, 2), "I start work at 9 am."),
+         ((2025, 9, 1), "I'm starting work at 8 am these days to beat traffic."), promoted=promoted)
+    quoted = _answer(vault, "What time do I start work?")
+    assert quoted and "8 am" in quoted[0][0] and not any("superseded" in s for _, s in quoted), quoted
+    with _at(2025, 9, 10):
+        recalled = [e.text for e in vault.recall("What time do I start work?").excerpts]
+    assert "8 am" in recalled[0] and not any("superseded" in t for t in recalled), recalled
+    # another thing of the kind is no newer value: the home wifi stays first
+    _say(vault, ((2025, 3, 2), "Our wifi at home is called Nest-5G."),
+         ((2025, 9, 2), "The office wifi is called Corp-Guest."), promoted=promoted)
+    quoted = _answer(vault, "What's the home wifi called?")
+    assert quoted and "Nest-5G" in quoted[0][0], quoted

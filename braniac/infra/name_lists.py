@@ -1,7 +1,8 @@
 """Two name lists the offline engine files a named thing by when nothing around it says what it
 is: the world's places (countries, US states, continents, cities of 150,000 people or more) and
 common given names (`lexicon/`, made by `bench/make_name_lists.py`; sources in
-`lexicon/COPYING-names`). Read on first use: the chat turn never reads them."""
+`lexicon/COPYING-names`). Read on first use: promotion reads both, a chat turn the places only
+for "we moved to <name>" (relations.py)."""
 from __future__ import annotations
 
 import gzip

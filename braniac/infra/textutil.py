@@ -60,9 +60,19 @@ def words(text: str) -> list[str]:
     return [w[:-2] if w[-2:] == "'s" and w not in STOP_WORDS else w for w in lowered]
 
 
+_ACRONYM = re.compile(r"\b([A-Z]{2})s?\b")
+_NOT_ACRONYMS = frozenset({"am", "pm", "ok"})
+
+
 def content_words(text: str, min_length: int = 3) -> list[str]:
-    """Lowercase words that carry meaning: no stop words, no short tokens."""
-    return [w for w in words(text) if len(w) >= min_length and w not in STOP_WORDS and not w.isdigit()]
+    """Lowercase words that carry meaning: no stop words, no short tokens, except two capitals
+    that name something ("my GP", "I switched GPs", "HR"; not "IT", which reads as a stop word)."""
+    found = [w for w in words(text) if len(w) >= min_length and w not in STOP_WORDS and not w.isdigit()]
+    if min_length != 3 or not _ACRONYM.search(text):
+        return found
+    short = {a.lower() for a in _ACRONYM.findall(text)} - _NOT_ACRONYMS - STOP_WORDS
+    return [w[:2] if len(w) == 3 and w[:2] in short and w[2] == "s" else w
+            for w in words(text) if (len(w) >= min_length or w in short) and w not in STOP_WORDS and not w.isdigit()]
 
 
 def keywords(text: str, limit: int = 12) -> list[str]:

@@ -24,6 +24,7 @@ from ..vault import claims, relations, stm
 from ..vault.corrections import corrects
 from ..vault.reversals import says_given_up
 from ..vault.value_changes import replaced_for_the_question
+from ..vault.word_changes import restated
 from ..vault.written import last_written
 from ..vault.layout import LONG_TERM, event_order, newest_event
 from .documents import kind_of
@@ -77,6 +78,7 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset(),
         if marked:
             until[i] = marked.group(1)
     edges: list[tuple[int, int]] = []                     # (older, newer) statements of one thing
+    restatements: list[tuple[int, int]] = []              # (older, newer) values of one thing, no change read
     # what a statement that replaced another speaks of: its words and those of what it replaced
     # ("My doctor raised the lisinopril to 20 mg" is the "I take 10 mg of lisinopril" it replaced,
     # so "…lowered my lisinopril to 15 mg" replaces it in turn, though it never says "take")
@@ -97,8 +99,14 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset(),
                 edges.append((i, j))
                 thing[j] += " " + thing[i] if thing[i] not in thing[j] else ""
                 until[i] = min(until.get(i, when[j][:10]), when[j][:10])
+            elif restated(facts[i].text, facts[j].text, asked):
+                restatements.append((i, j))
     if root is not None:
         _corrected(best, facts, root, edges, until)
+    # another value that no rule reads as a change: the newer first, neither labelled
+    for i, j in restatements:
+        if i not in until and j not in until and best[j].score <= best[i].score:
+            best[j].score = best[i].score * 1.001 + 1e-9
     if not until:
         return
     # older first: each newer statement rises just above every older one it replaces

@@ -7,6 +7,7 @@ import re
 from functools import lru_cache
 
 from ..infra import textutil
+from ..infra.name_lists import is_place_name
 from ..infra.relative_times import CALENDAR_WORDS
 
 _VALUE_VERB = re.compile(r"^(?P<subject>.+?)\b(?P<verb>is|are|was|lives? in|works? at|works? as|moved (?:from (?:[\w'’.-]+ ){1,3}?)?to|prefers?|likes"
@@ -198,9 +199,20 @@ def relation_of(text: str) -> tuple[str, str, str] | None:
         return None if last in _PERSON or _LONG_AGO.search(text) else (subject, "is", f"on {value}")
     if verb == "moved to" and _LONG_AGO.search(text):
         return None   # "Back in 2010 I moved to London"
-    if verb == "moved to" and last == "we" and not (_A_HOME.match(value.strip()) or _NEW_HOME.search(text)):
-        return None   # "we moved to Slack" is a team's tool; "…to a flat in Porto", "…, the new flat is bigger" a home
+    if verb == "moved to" and last == "we" and not (_A_HOME.match(value.strip()) or _NEW_HOME.search(text)
+                                                     or _a_place(value)):
+        return None   # "we moved to Slack" is a team's tool; "…to a flat in Porto", "…, the new flat is bigger",
+        #               "…to Utrecht last weekend" a home
     return subject, _RELATION.get(verb, verb), value
+
+
+def _a_place(value: str) -> bool:
+    """Does the value open with the name of a place of the world ("Utrecht last weekend", "New York")?"""
+    names = re.match(r"(?:[A-Z][\w'’-]*\s+)*[A-Z][\w'’-]*", value.strip())
+    if not names:
+        return False
+    words = names.group(0).split()
+    return any(is_place_name(" ".join(words[:n])) for n in range(len(words), 0, -1))
 
 
 # what a preference is about, after the thing preferred: "tea | in the morning"

@@ -15,7 +15,7 @@ from ..infra.date_spans import MONTH_NAMES
 from ..infra.relative_times import CALENDAR_WORDS
 from .claims import CHANGED, Fact, as_said, compare, contradicts
 from .reversals import gives_up, takes_back
-from .word_changes import KIN, changed_in_words
+from .word_changes import KIN, changed_in_words, someone_elses
 
 # words by which a statement says a number is not the old one any more: verbs of change
 # ("improved to 78%", "was adjusted to 1,350") and, weaker, hints ("has now reached 165", "became")
@@ -49,7 +49,9 @@ def replaced_for_the_question(old: str, new: str, asked: frozenset[str],
     # is read as any other, by the person's own thing (_both_mine)
     changed = measures.replaces(old, new, measured, asked) or changed_for_the_question(old, new, asked) \
         or _changed_in_words(old, new, asked)
-    return changed and not _another_of_mine(old, new, asked) or takes_back(old, new, asked) or gives_up(old, new)
+    # (not "My neighbour switched to the 8:05 train" after "I take the 7:15 train to work")
+    return changed and not _another_of_mine(old, new, asked) and not someone_elses(as_said(old), as_said(new)) \
+        or takes_back(old, new, asked) or gives_up(old, new)
 
 
 def _changed_in_words(old: str, new: str, asked: frozenset[str]) -> bool:
@@ -218,8 +220,9 @@ def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: f
         breaks = [b.end() for b in _CLAUSE_BREAK.finditer(lowered)]
         said_something = [i for i, (_, w) in enumerate(tokens) if _says_something(w)]
         for match in matches:
-            if _NOT_A_HINT.search(lowered[max(0, match.start() - 8):match.start()]):
-                continue   # "three days from now", "for now": a time, not a change
+            if _NOT_A_HINT.search(lowered[max(0, match.start() - 8):match.start()]) and \
+                    not lowered.startswith(" on", match.end()):
+                continue   # "three days from now", "for now": a time, not a change ("from now on" is one)
             first = bisect_left(said_something, bisect_left(starts, match.end()))
             ahead = [tokens[i][1] for i in said_something[first:first + NEAR_CHANGE]]
             if any(textutil.numbers(word) & fresh for word in ahead):

@@ -16,7 +16,8 @@ _SAYS_CHANGED = re.compile(r"\b(?:now|instead|no longer|any ?more|switched|swapp
                            r"scrap(?:ped)?|actually|cancel(?:l?ed)?|call(?:ed)? off|withdr[ea]w|turned down|"
                            r"postponed|drifted apart|broke up|quit|replaced|traded)\b")
 # a statement that adds to the older one, or tells of the past, changes nothing
-_ADDS = re.compile(r"\b(?:also|too|as well|another|in addition|besides|used to|back in|when i was)\b")
+# ("too" as "also" ends a clause: "I got a Kobo too, for…", not "every two weeks was too much")
+_ADDS = re.compile(r"\b(?:also|too(?=\s*(?:[,.;:!?]|$))|as well|another|in addition|besides|used to|back in|when i was)\b")
 _NOT_YET = re.compile(r"\b(?:might|may|maybe|thinking (?:about|of)|considering|if|should|would|could|joke)\b")
 _THE_PERSONS = re.compile(r"^\W*(?:i|we|my|our|i['’]m|we['’]re|i['’]ve|we['’]ve|i['’]ll|we['’]ll)\b", re.I)
 _POSSESSED = re.compile(r"^\W*(?:[A-Z][\w-]*['’]s|his|her|their)\s+\w+")
@@ -30,13 +31,18 @@ _DENIED = re.compile(r"\b(?:haven['’]t|have not|hasn['’]t|didn['’]t|did no
 # a commitment told in the past tense is still a state ("I signed up for the marathon"); another
 # past verb tells of one occasion, which a later "now" does not undo
 _COMMITTED = re.compile(r"\b(?:decided|chose|agreed|planned|settled on|picked|booked|signed up|registered)\b", re.I)
-_NOT_A_CHANGE = re.compile(r"\b(?:from|for|until|till|by|up to|right|as of|just) now\b")   # a time, not a change
+# a time, not a change ("from now on" is one)
+_NOT_A_CHANGE = re.compile(r"\b(?:from|for|until|till|by|up to|right|as of|just) now\b(?! on\b)")
 _SAME = re.compile(r"\b(?:the same|still|as usual|unchanged|as always)\b")
 # people of the person's, who have things of their own (value_changes reads them too)
 KIN = ("sister|brother|mom|mum|dad|mother|father|wife|husband|son|daughter|partner|girlfriend|boyfriend|friend|"
        "kids?|child|children|parents|roommate|flatmate|colleague|neighbou?r")
 # one of them as the subject: "My daughter now weighs 18 kg"
 _KINS = re.compile(rf"^\W*(?:my|our)\s+(?:\w+\s+)?(?:{KIN}|boss|manager|cousin|aunt|uncle)s?\b", re.I)
+# one of them changing the person's thing: "My boss moved the deadline to June 15"
+_CHANGES_A_THING = re.compile(r"^\W*(?:my|our)\s+(?:\w+\s+)?\w+\s+(?:has\s+|just\s+)?(?:\w+ed|set|cut|put)\s+(?:the|my|our)\b",
+                              re.I)
+_FIRST_PERSON = re.compile(r"\b(?:I|we)\b", re.I)
 ASKED_SHARE = 0.6         # the question's words the older statement holds
 NEWER_SHARE = 0.4         # and the newer one
 
@@ -56,7 +62,7 @@ def changed_in_words(old: str, new: str, asked: frozenset[str]) -> bool:
         return False
     if says_what_was_done(old) and not _COMMITTED.search(old):
         return False   # "I went to a support group yesterday": an occasion, not a value
-    if _KINS.match(new) and not _KINS.match(old) or _POSSESSED.match(new) and not _POSSESSED.match(old):
+    if someone_elses(old, new):
         return False   # "My sister now has 3 cats", "Leo's best friend moved…": theirs
     was_terms, now_terms = textutil.terms(old), textutil.terms(new)
     if len(asked & was_terms) < ASKED_SHARE * len(asked) or len(asked & now_terms) < NEWER_SHARE * len(asked):
@@ -78,6 +84,17 @@ def changed_in_words(old: str, new: str, asked: frozenset[str]) -> bool:
 
 
 _DETERMINERS = frozenset({"my", "our", "the", "a", "an"})
+
+
+def someone_elses(old: str, new: str) -> bool:
+    """Is the newer about a thing of someone else's where the older is about the person's? It
+    opens with one of their people ("My neighbour switched to the 8:05 train", "My sister now has
+    3 cats"), not one of them changing the person's thing ("My boss moved the deadline to June
+    15"), or with a thing of a name's ("Leo's best friend moved…"); and does not go on to say it of
+    the person ("Our third child was born, so now we have three kids")."""
+    if _KINS.match(new) and not _KINS.match(old):
+        return not _CHANGES_A_THING.match(new) and not _FIRST_PERSON.search(new)
+    return bool(_POSSESSED.match(new)) and not _POSSESSED.match(old)
 
 
 def _another_of_its_kind(old: str, new: str, asked: frozenset[str]) -> bool:
@@ -127,3 +144,32 @@ def _named_otherwise(old: str, new: str, asked: frozenset[str]) -> bool:
         return found
     was, now = named(old), named(new)
     return any(not was[w] & now[w] for w in was.keys() & now.keys())
+
+
+def restated(old: str, new: str, asked: frozenset[str]) -> bool:
+    """Does the newer statement give the thing the question asks about another value, though no
+    rule reads a change ("I start work at 9 am" / "I'm starting work at 8 am these days")? Then
+    neither is history, as braniac cannot tell that one replaced the other, but the newer comes
+    first: what a person says later about one thing is more often how it stands now. Not a maybe
+    ("I'm considering going up to 5 mg"), an addition, or someone else's ("My neighbour…")."""
+    old, new = as_said(old), as_said(new)
+    was_terms, now_terms = textutil.terms(old), textutil.terms(new)
+    shared = was_terms & now_terms & asked
+    # both about what is asked, alike: they hold most of the question's words either holds
+    if not shared or 2 * len(shared) < len((was_terms | now_terms) & asked) or \
+            2 * len(was_terms & now_terms) < min(len(was_terms), len(now_terms)):
+        return False
+    # the newer opens with the thing the older spoke of: "The office wifi is called Corp-Guest" is
+    # another wifi than "Our wifi at home…", "The cafe in the museum opens at 8" another place
+    opening = next(iter(textutil.content_words(new)), "")
+    if not was_terms & asked <= now_terms or textutil.stem(opening) not in was_terms:
+        return False
+    lowered = new.lower()
+    if _ADDS.search(lowered) or _NOT_YET.search(lowered) or _SAME.search(lowered) or subjects(old) != subjects(new):
+        return False
+    if _another_of_its_kind(old.lower(), lowered, asked) or _named_otherwise(old, new, asked):
+        return False
+    if someone_elses(old, new):
+        return False
+    was, now = textutil.values(old), textutil.values(new)
+    return bool(was - now) and bool(now - was)

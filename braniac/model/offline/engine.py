@@ -16,7 +16,8 @@ from ...vault import claims, relations, stm
 from ...vault.links import ANY_LINK
 from ...vault.value_changes import goes_on
 from . import organization, promotion
-from .quotes import (ASKS_TASKS, ME, Quote, current, evidence, in_the_period, open_tasks, owner, periods_asked, replaced,
+from .quotes import (ASKS_TASKS, ME, Quote, current, evidence, in_the_period, newer_first, open_tasks, owner, periods_asked,
+                     replaced,
                      statements, without_the_period)
 from .sentences import sentences
 from ..organization_types import OrganizationPlan, OrganizationRequest
@@ -126,6 +127,7 @@ class OfflineModel:
         quotes = current([q for q in pool if q.matched and q.score >= floor])
         about = textutil.terms(wm.prompt)
         quotes += replaced(quotes, pool, about, asked)
+        newer_first(quotes, about)
         # what is current first; what it replaced after it, as history, however well it matches
         # the words of the question ("what did I decide…" / "I decided to use cedar")
         quotes.sort(key=lambda q: (q.superseded, -q.score - q.order))

@@ -12,6 +12,7 @@ from ...infra.relative_times import resolve_relative
 from ...vault import claims, relations, stm
 from ...vault.layout import EVENT_ID_IN_TEXT, event_day, is_digest_summary
 from ...vault.value_changes import replaced_for_the_question
+from ...vault.word_changes import restated
 from .sentences import sentences
 from ..types import WorkingMemory
 
@@ -80,6 +81,16 @@ def current(quotes: list[Quote]) -> list[Quote]:
                    for other in newer):
             kept.append(quote)
     return kept
+
+
+def newer_first(quotes: list[Quote], about: frozenset[str]) -> None:
+    """Of two current quotes that give one thing other values, though no rule reads that the
+    newer replaced the older (word_changes.restated), the newer comes first; neither is labelled."""
+    dated = sorted((q for q in quotes if q.when and not q.superseded), key=lambda q: _moment(q.when))
+    for i, old in enumerate(dated):
+        for new in dated[i + 1:]:
+            if _moment(new.when) > _moment(old.when) and restated(_said_then(old), _said_then(new), about):
+                new.score, new.order = max(new.score, old.score), max(new.order, old.order + 0.001)
 
 
 def replaced(quotes: list[Quote], pool: list[Quote], about: frozenset[str],
