@@ -18,7 +18,13 @@ from mcp_client import Connected, Raw, free_port, start_http, stdio, tool_call
 def served(tmp_path_factory):
     root = tmp_path_factory.mktemp("mcp-bad")
     vault, _ = Vault.init(root / "vault")
-    write_note(vault, "memory/long_term/concrete/lisbon.md", "Lisbon", "Ana lives in Lisbon.")
+    note = write_note(vault, "memory/long_term/concrete/lisbon.md", "Lisbon", "Ana lives in Lisbon.")
+    # the note's folder manifest is brought up to date once the folder has been quiet for a few
+    # seconds: done here, so that no test's snapshot sees the server do it (a slow run did)
+    quiet = time.time() - 60
+    os.utime(note, (quiet, quiet))
+    os.utime(note.parent, (quiet, quiet))
+    vault.adopt()
     (root / "secret.md").write_text("---\nuuid: 11111111-2222-4333-8444-555555555555\n---\nsecret outside\n")
     os.symlink(root / "secret.md", vault.root / "memory" / "long_term" / "concrete" / "escape.md")
     with Connected(stdio(vault.root)) as mcp:

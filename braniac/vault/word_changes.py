@@ -20,7 +20,7 @@ _SAYS_CHANGED = re.compile(r"\b(?:now|instead|no longer|any ?more|switched|swapp
 _ADDS = re.compile(r"\b(?:also|too(?=\s*(?:[,.;:!?]|$))|as well|another|in addition|besides|used to|back in|when i was)\b")
 _NOT_YET = re.compile(r"\b(?:might|may|maybe|thinking (?:about|of)|considering|if|should|would|could|joke)\b")
 _THE_PERSONS = re.compile(r"^\W*(?:i|we|my|our|i['’]m|we['’]re|i['’]ve|we['’]ve|i['’]ll|we['’]ll)\b", re.I)
-_POSSESSED = re.compile(r"^\W*(?:[A-Z][\w-]*['’]s|his|her|their)\s+\w+")
+_POSSESSED = re.compile(r"^\W*(?:([A-Z][\w-]*['’]s)|his|her|their)\s+\w+")
 # another thing carried somewhere: "We moved the design files from Slack to Figma"
 _MOVED_A_THING = re.compile(r"\b(?:moved|switched|changed|swapped|migrated)\s+(?:the|our|my|all)\s+((?:[\w-]+\s+){1,3}?)"
                             r"(?:from|to|over|into)\b")
@@ -94,7 +94,14 @@ def someone_elses(old: str, new: str) -> bool:
     the person ("Our third child was born, so now we have three kids")."""
     if _KINS.match(new) and not _KINS.match(old):
         return not _CHANGES_A_THING.match(new) and not _FIRST_PERSON.search(new)
-    return bool(_POSSESSED.match(new)) and not _POSSESSED.match(old)
+    owner = _POSSESSED.match(new)
+    if not owner or _POSSESSED.match(old):
+        return False
+    # "Tom's wife had a baby, so Tom now has three kids" after "Tom has two kids": the newer goes on
+    # to say it of Tom himself (not "Leo's best friend moved…" after "Leo goes to school at…")
+    name = owner.group(1)
+    return not (name and re.search(r"\b" + re.escape(name[:-2]) + r"\b(?!['’]s)", new[owner.end():])
+                and re.search(r"\b" + re.escape(name[:-2]) + r"\b", old))
 
 
 def _another_of_its_kind(old: str, new: str, asked: frozenset[str]) -> bool:
