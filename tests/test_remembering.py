@@ -1295,6 +1295,27 @@ def test_a_name_nothing_around_explains_is_filed_as_the_name_lists_know_it(vault
     assert not {p for p in found if p.endswith("/jordan.md") and not p.startswith("topics/")}, found
 
 
+def test_a_note_is_named_by_its_noun_not_by_the_verb_after_it(vault):
+    found = _promoted(vault, "The new printer keeps jamming on thick paper.",
+                      "The printer keeps jamming even with normal paper now.",
+                      "My knee hurts after every run longer than 10 km.",
+                      "My knee hurts on the stairs at work too.",
+                      "The widget uses too much memory on older phones.",
+                      "The widget uses the old weather API for its data.")
+    assert {"topics/printer.md", "topics/knee.md", "topics/widget.md"} <= found, found
+    assert not {p for p in found if any(verb in p for verb in ("keeps", "hurts", "uses"))}, found
+
+
+def test_a_given_name_that_is_also_a_word_is_known_by_what_its_bearer_does(vault):
+    found = _promoted(vault, "Will and I repainted the garage door on Sunday.",
+                      "Will thinks we need a second coat next weekend.",
+                      "Grace and her husband are expecting twins in June.",
+                      "Knitting two small blankets for Grace's twins.")
+    assert {"people/will.md", "people/grace.md"} <= found, found
+    grace = (vault.ltm_root / "concrete" / "people" / "grace.md").read_text(encoding="utf-8")
+    assert "expecting twins" in grace and "blankets" in grace, grace
+
+
 def test_a_sentence_does_not_end_after_dr_or_e_g(vault):
     found = _promoted(vault, "I finally saw Dr. Okafor about my knee, and she wants an MRI before the race.",
                       "The clinic of Dr. Okafor booked the MRI for Friday, e.g. before the long run.")

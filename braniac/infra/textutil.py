@@ -4,6 +4,7 @@ from __future__ import annotations
 import re
 from collections import Counter
 from functools import lru_cache
+from typing import Callable
 
 from .markdown_prose import TITLES, opens_sentence  # noqa: F401  (textutil.TITLES for callers)
 from .stemming import english_words, forms_by_word, irregular_base, stem  # noqa: F401  (textutil.stem for callers)
@@ -132,7 +133,8 @@ def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[
         name = match.group(1).strip(" '’-")
         parts = name.split()
         at_start = opens_sentence(text, match.start())
-        while parts and (parts[0].lower() in _SENTENCE_START_COMMON or is_calendar(parts[0]) or _contracted(parts[0])
+        # ("Will and I…" names Will where the texts know him: `known`)
+        while parts and (parts[0].lower() in _SENTENCE_START_COMMON and parts[0] not in known or is_calendar(parts[0]) or _contracted(parts[0])
                          or at_start and len(parts) > 1 and parts[0] not in known
                          and (is_common_word(parts[0]) or len(parts) == 2 and parts[1] in known
                               and not re.search(r"['’]s$", parts[0]) and _STANDS_ALONE.match(text, match.end()))):
@@ -159,7 +161,7 @@ def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[
                 (is_common_word(name) or _STANDS_ALONE.match(text, match.end())):
             continue  # a word that opens a sentence and stands alone ("Woah, …") is no evidence of a name
         for one in _pair(name):
-            if 2 <= len(one) <= MAX_NAME_CHARS and one.lower() not in STOP_WORDS:
+            if 2 <= len(one) <= MAX_NAME_CHARS and (one.lower() not in STOP_WORDS or one in known):
                 found.setdefault(one, None)
     return list(found)
 
@@ -203,13 +205,22 @@ def lowercase_uses(texts: list[str]) -> Counter:
 _MID_SENTENCE_NAME = re.compile(r"\b[a-z]+,?\s+([A-Z][\w'’-]+)")
 
 
-def names_in(texts: list[str]) -> set[str]:
-    """Capitalized words seen in the middle of a sentence: the text's own vocabulary of names."""
+# a sentence that opens with someone doing what people do: "Will and I repainted…", "Hope said…"
+_OPENS_WITH_SOMEONE = re.compile(r"(?:^|[.!?]\s+)([A-Z][a-z]+)\s+(?:and I\b|(?:said|says|thinks|thought|asked|asks|"
+                                 r"told|texted|called|wants|wanted|agreed|suggested|promised)\b)")
+
+
+def names_in(texts: list[str], *, given: Callable[[str], bool] = lambda word: False) -> set[str]:
+    """The texts' own vocabulary of names: capitalized words seen in the middle of a sentence
+    (a possessive's 's taken off: "for Grace's twins" knows Grace), and the given names (`given`)
+    that open a sentence as someone who does what people do ("Will and I…", "Hope said…")."""
     known: set[str] = set()
     for text in texts:
         for match in _MID_SENTENCE_NAME.finditer(text):
-            if match.group(1).lower() not in _CALENDAR and match.group(1).lower() not in STOP_WORDS:
-                known.add(match.group(1))
+            word = re.sub(r"['’]s$", "", match.group(1))
+            if word.lower() not in _CALENDAR and word.lower() not in STOP_WORDS:
+                known.add(word)
+        known |= {m.group(1) for m in _OPENS_WITH_SOMEONE.finditer(text) if given(m.group(1))}
     return known
 
 

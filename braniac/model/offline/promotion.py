@@ -13,6 +13,7 @@ import re
 from collections import Counter, defaultdict
 
 from ...infra import textutil
+from ...infra.name_lists import is_given_name
 from ...infra.markdown_prose import code_languages, code_words, without_code
 from ...vault.layout import event_day
 from ..types import Candidate, Claim, EventRecord, NoteDraft
@@ -93,7 +94,8 @@ def analyze(events: list[EventRecord], known_titles: list[str] = ()) -> list[Can
     # answer's code also holds letters and templates that name people and companies
     in_code = set().union(*(code_words(e.user) | code_languages(e.ai) for e in events))
     titles = [t for t in known_titles if t[:1].isupper()]
-    known = textutil.names_in(list(prose.values())) | set(titles) | {w for t in titles for w in t.split()}
+    known = textutil.names_in(list(prose.values()), given=is_given_name) | set(titles) | \
+        {w for t in titles for w in t.split()}
     lowercase = textutil.lowercase_uses(list(prose.values()))
     for event in events:
         speaker, said = said_by[event.id]

@@ -117,7 +117,7 @@ def topic_words(sentence: str) -> tuple[set[str], list[str]]:
         before = tokens[j] if j >= 0 else None
         after = tokens[i + 1] if i + 1 < len(tokens) else None
         opens = before is None or not before[0].isalnum()
-        if after is not None and _topic_word(after):
+        if after is not None and _topic_word(after) and not _verb_of(tokens, i + 1):
             phrase = f"{word} {after}"
             mentioned.add(phrase)
             if opens or before in _OPENERS:
@@ -129,6 +129,25 @@ def topic_words(sentence: str) -> tuple[set[str], list[str]]:
             nouns.append(word)         # not "a bunch of", "the number of": the thing comes after "of"
 
     return mentioned, nouns
+
+
+# what follows a verb rather than the second noun of a compound: an object, an -ing form, a
+# preposition, an adverb ("keeps jamming", "uses the API", "hurts after a run", "leaves at 6",
+# "uses too much memory")
+_AFTER_A_VERB = frozenset("""the a an my our your his her their its me us him them it this that
+on at in after before during every when while up down out off into onto from to with
+too so more less much again only just still already""".split())
+
+
+def _verb_of(tokens: list[str], k: int) -> bool:
+    """Is tokens[k] the verb of the noun before it ("the printer keeps jamming", "my knee hurts
+    after every run", "the widget uses the API"), not a compound's second noun ("the staging
+    server", "my pottery class")? A third person's -s form before what a verb takes."""
+    word = tokens[k]
+    if not word.endswith("s") or word.endswith(("ss", "us", "is", "ics")) or word in _OWN_PLURALS:
+        return False
+    following = tokens[k + 1] if k + 1 < len(tokens) else ""
+    return following in _AFTER_A_VERB or len(following) > 4 and following.endswith(("ing", "ly"))
 
 
 def shared_beyond(topic: str, ids: set[str], said_terms: dict[str, set[str]]) -> bool:
