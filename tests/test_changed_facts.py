@@ -154,13 +154,18 @@ def test_words_of_change_about_another_thing_or_someone_else_change_nothing(vaul
 @pytest.mark.parametrize("old, new, question, current", [
     # a move to a city's name ("we moved to Slack" stays a team's tool)
     ("I live in Rotterdam.", "We moved to Utrecht last weekend.", "Where do I live?", "Utrecht"),
-    # "from now on" says it changed ("for now" does not)
+    # "from now on" says it changed ("for now" does not), as do "these days", "scratch that", "going with"
+    ("I start work at 9 am.", "I'm starting work at 8 am these days to beat traffic.", "What time do I start work?",
+     "8 am"),
+    ("We decided to use Postgres as the database for the new app.",
+     "Scratch that, we're going with SQLite as the database for the new app.",
+     "What database did we decide on for the new app?", "SQLite"),
     ("The kids' swimming lessons are on Saturday mornings.", "Swimming lessons are on Sunday mornings from now on.",
      "When are the kids' swimming lessons?", "Sunday"),
     # two capitals name something ("GP" was no word of the question, nor "GPs" of the statement)
     ("My GP is Dr. Meyer.", "I switched GPs, my doctor is Dr. Okafor now.", "Who is my GP?", "Okafor"),
 ])
-def test_a_move_to_a_city_from_now_on_and_a_gp_are_changes(vault, promoted, old, new, question, current):
+def test_everyday_words_of_change_make_the_old_value_history(vault, promoted, old, new, question, current):
     _current_then_history(vault, promoted, old, new, question, current)
 
 
@@ -174,9 +179,9 @@ def test_someone_else_switching_leaves_my_value_current(vault, promoted):
 
 @pytest.mark.parametrize("promoted", [False, True])
 def test_another_value_no_rule_reads_as_a_change_comes_after_the_newer_unlabelled(vault, promoted):
-    """"these days" is no word of change braniac reads: neither is history, the newer comes first."""
+    """No word says it changed: neither is history, the newer comes first."""
     _say(vault, ((2025, 3, 2), "I start work at 9 am."),
-         ((2025, 9, 1), "I'm starting work at 8 am these days to beat traffic."), promoted=promoted)
+         ((2025, 9, 1), "I start work at 8 am to beat the traffic."), promoted=promoted)
     quoted = _answer(vault, "What time do I start work?")
     assert quoted and "8 am" in quoted[0][0] and not any("superseded" in s for _, s in quoted), quoted
     with _at(2025, 9, 10):

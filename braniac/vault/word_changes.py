@@ -14,7 +14,9 @@ from .claims import as_said, subjects
 # how a newer statement says the older one no longer holds
 _SAYS_CHANGED = re.compile(r"\b(?:now|instead|no longer|any ?more|switched|swapped|moved|changed (?:my|our) minds?|"
                            r"scrap(?:ped)?|actually|cancel(?:l?ed)?|call(?:ed)? off|withdr[ea]w|turned down|"
-                           r"postponed|drifted apart|broke up|quit|replaced|traded)\b")
+                           r"postponed|drifted apart|broke up|quit|replaced|traded|these days|nowadays|scratch that|"
+                           r"going with|after all|back to|switching|migrated|relocated|change of plans?|took over|"
+                           r"dropped)\b")
 # a statement that adds to the older one, or tells of the past, changes nothing
 # ("too" as "also" ends a clause: "I got a Kobo too, for…", not "every two weeks was too much")
 _ADDS = re.compile(r"\b(?:also|too(?=\s*(?:[,.;:!?]|$))|as well|another|in addition|besides|used to|back in|when i was)\b")
