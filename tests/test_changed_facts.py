@@ -192,3 +192,12 @@ def test_another_value_no_rule_reads_as_a_change_comes_after_the_newer_unlabelle
          ((2025, 9, 2), "The office wifi is called Corp-Guest."), promoted=promoted)
     quoted = _answer(vault, "What's the home wifi called?")
     assert quoted and "Nest-5G" in quoted[0][0], quoted
+
+
+def test_a_short_question_is_answered_by_a_statement_holding_one_telling_word_of_it(vault):
+    """"What app do I use for notes?" shares only "notes" with the statement: the answer quotes
+    it rather than say nothing is remembered; a generic word alone ("use") is no answer."""
+    _say(vault, ((2025, 3, 2), "I write my notes in Evernote."), ((2025, 3, 3), "We use a shared calendar."),
+         promoted=False)
+    quoted = _answer(vault, "What app do I use for notes?")
+    assert [t for t, _ in quoted] == ["I write my notes in Evernote."], quoted

@@ -26,6 +26,7 @@ from ..types import Candidate, EventRecord, NoteDraft, Reflection, WorkingMemory
 NAME = "offline"
 MINE = 0.3   # the lead of a statement whose subject the question asks about, over as relevant ones
 MAX_TOPIC_CHARS = 40   # the longest word a reflection names as a topic or a mention
+FEW_WORDS = 4   # a question this short is answered by a statement holding one telling word of it, when none holds two
 _CITATION = re.compile(rf"\s*\(({ANY_LINK}(?:,\s*)?)+\)")   # a claim's links to its events
 _PRONOUNS = {"it", "that", "this", "he", "she", "they", "them", "him", "her", "his", "hers", "their", "those", "these"}
 
@@ -125,6 +126,11 @@ class OfflineModel:
         floor = 0.0 if len(query) <= 2 else min(0.34, 1.5 / len(query))
         in_the_period(pool, wm, query, spans)
         quotes = current([q for q in pool if q.matched and q.score >= floor])
+        if not quotes and len(query) <= FEW_WORDS:
+            # none holds two of a short question's words: those that hold a telling one ("notes" of
+            # "What app do I use for notes?", not "use") rather than nothing remembered
+            telling = {w for w in query if w not in textutil.GENERIC_WORDS}
+            quotes = current([q for q in pool if q.matched and textutil.overlap(telling, q.said or q.text) > 0])
         about = textutil.terms(wm.prompt)
         quotes += replaced(quotes, pool, about, asked)
         newer_first(quotes, about)
