@@ -22,6 +22,21 @@ def _on(day: int, hour: int = 10):
     return clock.frozen(datetime(2026, 3, day, hour, tzinfo=timezone.utc))
 
 
+def test_what_was_just_said_enters_by_the_measure_asked_for_though_it_holds_no_word_of_it(vault):
+    """"Down to 86 kg these days" holds no word of "How much do I weigh?": the host got the old
+    weight alone, where `ask` (which reads short-term memory whole) had the new one."""
+    with _on(2):
+        vault.remember("I weigh 92 kg.")
+    with _on(20):
+        vault.remember("Down to 86 kg these days, the running is paying off.")
+        vault.remember("The plumber comes on Monday.")
+    with _on(24):
+        texts = [e.text for e in vault.recall("How much do I weigh?").excerpts]
+    assert "86 kg" in texts[0] and "superseded" not in texts[0], texts
+    assert [t for t in texts if "92 kg" in t][0].count("superseded on 2026-03-20") == 1, texts
+    assert not any("plumber" in t for t in texts), texts
+
+
 def test_recall_brings_what_was_just_said_and_makes_the_older_value_history(vault):
     with _on(2):
         vault.remember("My dentist appointment is on May 12.")

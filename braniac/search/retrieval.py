@@ -123,9 +123,13 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     _lift_measures(passages, measured, measures.holders_of(prompt))
     lift_speakers(passages, prompt)
     own_terms = frozenset(t for t, w in weights.items() if w >= 1.0)
+    holders = measures.holders_of(prompt)
     for p in passages:
-        if p.path == SHORT_TERM and not p.words & own_terms:
-            p.score = 0.0   # what was just said is the queries' context: it enters by the prompt's own words
+        # what was just said is the queries' context: it enters by the prompt's own words, or by
+        # giving the measure asked for ("Down to 86 kg these days" for "How much do I weigh?")
+        if p.path == SHORT_TERM and not p.words & own_terms and \
+                not (measured and measures.states(statement(p.text), measured, holders)):
+            p.score = 0.0
     lift_standing(passages)
     lift_applying(passages, own_terms, prompt)
     rank_current(passages, own_terms, measured, vault.root)
