@@ -154,9 +154,7 @@ def test_words_of_change_about_another_thing_or_someone_else_change_nothing(vaul
 @pytest.mark.parametrize("old, new, question, current", [
     # a move to a city's name ("we moved to Slack" stays a team's tool)
     ("I live in Rotterdam.", "We moved to Utrecht last weekend.", "Where do I live?", "Utrecht"),
-    # "from now on" says it changed ("for now" does not), as do "these days", "scratch that", "going with"
-    ("I start work at 9 am.", "I'm starting work at 8 am these days to beat traffic.", "What time do I start work?",
-     "8 am"),
+    # "from now on" says it changed ("for now" does not), as does "scratch that"
     ("We decided to use Postgres as the database for the new app.",
      "Scratch that, we're going with SQLite as the database for the new app.",
      "What database did we decide on for the new app?", "SQLite"),

@@ -1316,17 +1316,18 @@ def test_a_given_name_that_is_also_a_word_is_known_by_what_its_bearer_does(vault
     assert "expecting twins" in grace and "blankets" in grace, grace
 
 
-def test_a_language_one_learns_a_company_one_deals_with_and_a_friends_home_are_filed_so(vault):
+def test_a_language_one_learns_a_shop_and_a_friends_home_are_filed_so(vault):
     found = _promoted(vault, "I started learning Rust this week, the borrow checker is hard.",
                       "Rust's compiler errors are actually helpful once you read them.",
                       "Our team moved to Kotlin for the Android app.",
                       "Still learning Kotlin, the null safety rules trip me up.",
-                      "Opened a business account with Mercury for the consulting work.",
-                      "Mercury charges no monthly fee for the business account.",
                       "Book club met at Helen's place on Thursday.",
                       "Helen's pick for next month is a mystery novel.")
     assert {"topics/rust.md", "topics/kotlin.md", "people/helen.md"} <= found, found
-    assert not {"people/mercury.md", "places/mercury.md"} & found, found
+    # a shop is a place ("lunch at Nando's"), and what was learned of someone keeps them a person
+    found = _promoted(vault, "Had lunch at Nando's with the team.", "Nando's was packed again on Friday.",
+                      "I learned Priya is leaving the company in May.", "Priya said the handover starts Monday.")
+    assert {"people/priya.md"} <= found and "people/nando.md" not in found, found
 
 
 def test_a_sentence_does_not_end_after_dr_or_e_g(vault):

@@ -97,6 +97,7 @@ mon tue tues wed thu thur thurs fri sat sun today tomorrow yesterday""".split())
 
 
 _STANDS_ALONE = re.compile(r"\s*[,!?.]")
+_VERB_OF_A_REQUEST = re.compile(r"\s+(?:the|a|an|it|you|that|this|my|your|our|me|us|them|everyone)\b")
 _I_WITH_A_VERB = frozenset({"i'm", "i've", "i'd", "i'll"})
 
 
@@ -160,6 +161,8 @@ def entities(text: str, known: set[str] | frozenset[str] = frozenset()) -> list[
         if at_start and len(parts) == 1 and name not in known and \
                 (is_common_word(name) or _STANDS_ALONE.match(text, match.end())):
             continue  # a word that opens a sentence and stands alone ("Woah, …") is no evidence of a name
+        if at_start and len(parts) == 1 and is_common_word(name) and _VERB_OF_A_REQUEST.match(text, match.end()):
+            continue  # "Mark the date", "Hope it stops raining", "Will you…": a verb, though Mark is known
         for one in _pair(name):
             if 2 <= len(one) <= MAX_NAME_CHARS and (one.lower() not in STOP_WORDS or one in known):
                 found.setdefault(one, None)

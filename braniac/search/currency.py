@@ -88,7 +88,9 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset(),
             continue
         for j in range(i + 1, len(best)):
             new = best[j]
-            if event_order(when[j]) <= event_order(when[i]) or not facts[j].text:
+            # a note the person keeps is dated "written no later than" (written()): what it says may
+            # have been superseded since, but it supersedes nothing
+            if event_order(when[j]) <= event_order(when[i]) or not facts[j].text or not new.cites:
                 continue
             # one thing in other words shares most of its words (compare wants 80 %): cheap to rule out
             alike = claims.alike(old.words, new.words)
@@ -130,8 +132,8 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset(),
 
 def written(p: Passage, root: Path | None) -> str | None:
     """When a passage of a note the person keeps themselves (a folder of their own, a note that
-    cites no event) was last written, as an event id is spelled: "rent is 900" in their finances
-    note gives way to a later "now I pay 1,050", and stands over an earlier one."""
+    cites no event) was written at the latest, as an event id is spelled: "rent is 900" in their
+    finances note gives way to a later "now I pay 1,050" (vault/written.py)."""
     when = last_written(root, p.path) if root is not None and kind_of(p.path) == "other" else None
     return when.strftime("%Y-%m-%dT%H:%M:%SZ") if when else None
 

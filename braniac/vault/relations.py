@@ -207,12 +207,15 @@ def relation_of(text: str) -> tuple[str, str, str] | None:
 
 
 def _a_place(value: str) -> bool:
-    """Does the value open with the name of a place of the world ("Utrecht last weekend", "New York")?"""
+    """Does the value open with the name of a place of the world ("Utrecht last weekend", "New
+    York"), one that is no English word ("Reading", "Phoenix", "Mobile" are tools and plans as
+    often), and not for a while or a purpose ("Paris for the weekend", "Aurora for the database")?"""
     names = re.match(r"(?:[A-Z][\w'’-]*\s+)*[A-Z][\w'’-]*", value.strip())
-    if not names:
+    if not names or re.search(r"\bfor\b", value, re.I):
         return False
     words = names.group(0).split()
-    return any(is_place_name(" ".join(words[:n])) for n in range(len(words), 0, -1))
+    return any(is_place_name(" ".join(words[:n])) and not textutil.is_common_word(" ".join(words[:n]))
+               for n in range(len(words), 0, -1))
 
 
 # what a preference is about, after the thing preferred: "tea | in the morning"

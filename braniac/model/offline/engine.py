@@ -114,6 +114,7 @@ class OfflineModel:
                                    event.id, said=said, matched=score > 0, order=0.05 + MINE * own, mine=own))
         for rank, excerpt in enumerate(wm.excerpts):
             said, when, superseded = evidence(excerpt.text)
+            by_file = when is None and excerpt.written is not None
             when = when or excerpt.written
             if said:
                 until = claims.SUPERSEDED_ON.search(excerpt.text) if superseded else None
@@ -121,7 +122,7 @@ class OfflineModel:
                 own = mine(said, score)
                 pool.append(Quote(score, _best_sentences(said, query | context), excerpt.path, when, superseded,
                                    until.group(1) if until else None, said, score > 0, order=-rank * 0.01 + MINE * own,
-                                   mine=own))
+                                   mine=own, by_file=by_file))
         # a single shared word out of many is chance, not relevance
         floor = 0.0 if len(query) <= 2 else min(0.34, 1.5 / len(query))
         in_the_period(pool, wm, query, spans)

@@ -51,9 +51,7 @@ _PERSON_BEFORE = re.compile(r"\b(?:met|with|told|asked|call|called|(?:" + _ROLES
                             # "my in-laws Robert and Helen", "the twins Noah and Emma": the second too
                             r"\b(?:" + _ROLES + r")s?\s+[A-Z][\w'’-]*\s+(?:and|&)\s+$|" + _SAID_FROM_OR_TO, re.I)
 _WITH = re.compile(r"\bwith\s+$", re.I)
-# the words before a name that a thing or a company is as often after as a person
-_ANYONES = re.compile(r"\b(?:with|called|call|met)\s+$", re.I)
-_POSSESSIVE = re.compile(r"^['’]s\b")
+_SOMEONES_HOME = re.compile(r"^['’]s\s+(?:place|house|home|flat|apartment|parents|party)\b", re.I)
 _ARTICLE_BEFORE = re.compile(r"\b(?:the|a|an)\s+(?:[a-z][\w-]*\s+){0,2}$")   # "the tracking ", "a "
 # what is watched, read or played is a work or a game ("watched Jurassic Park", "played Valorant")
 # a project's or an operation's code name is a thing ("Project Phoenix", "Operation Tidy-up")
@@ -63,6 +61,8 @@ _WORK_BEFORE = re.compile(r"\b(?:watch(?:ed|ing)?|rewatch(?:ed|ing)?|read(?:ing)
 # what one learns, studies or practises is a language, a skill or a tool ("learning Rust",
 # "studying Italian"), not a person or a place
 _LEARNED_BEFORE = re.compile(r"\b(?:learn(?:s|ed|t|ing)?|stud(?:y|ies|ied|ying)|practi[cs](?:e|es|ed|ing))\s+$", re.I)
+# what was learned about someone: "I learned Priya is leaving", "I learnt Sofia got the job"
+_TOLD_AFTER = re.compile(r"^\s+(?:is|was|got|has|had|will|would|did|does|just|left|won|lost|quit)\b", re.I)
 # Work words before a name, a legal form or a kind of organization after it: a company, not a place
 # ("works at Unbabel" has the "at" of a place too).
 _ORG_BEFORE = re.compile(r"\b(?:works?|worked|working|job|jobs|intern(?:ed|ing|ship)?|employed|hired|interview(?:ed)?|"
@@ -136,10 +136,6 @@ def entity_folder(name: str, event_texts: list[str], speakers: set[str], in_code
     worked_with = brand or company   # a product or a company is worked "with" as often as a person
     org_votes = int(company)
     place_votes = person_votes = thing_votes = 0
-    # a name someone may bear: a given name, or no English word ("Tomas", "Kowalski"); "Mercury",
-    # "Orange", "Rust" are people only where more than a "with" or an 's says so
-    someone = is_given_name(words[0], floor=0) or not textutil.is_common_word(words[0]) or \
-        words[0].lower() in PERSON_NOUNS
     for text in event_texts:
         for match in re.finditer(re.escape(name), text):
             before = text[max(0, match.start() - 64): match.start()]
@@ -157,7 +153,8 @@ def entity_folder(name: str, event_texts: list[str], speakers: set[str], in_code
                 else:
                     thing_votes += 1       # a cat, a song, a boat: a thing with a name
             elif _MADE_IN.search(before) or _VERSION_AFTER.search(after) or _WORK_BEFORE.search(before[-24:]) \
-                    or _CODE_NAME_BEFORE.search(before[-16:]) or _LEARNED_BEFORE.search(before[-24:]):
+                    or _CODE_NAME_BEFORE.search(before[-16:]) or \
+                    _LEARNED_BEFORE.search(before[-24:]) and not _TOLD_AFTER.match(after):
                 thing_votes += 1
             elif _MADE_BY.search(before[-32:]):
                 # the maker of a work, if named as a person is ("Sara Bareilles", not "Pixar" or "Coldplay")
@@ -165,22 +162,16 @@ def entity_folder(name: str, event_texts: list[str], speakers: set[str], in_code
             elif _ORG_BEFORE.search(before[-24:]) or _ORG_AFTER.search(after):
                 org_votes += 1
             elif _PLACE_CUE.search(before[-48:]):
-                # "at Helen's place" is someone's home
-                if not _POSSESSIVE.match(after):
+                if _SOMEONES_HOME.match(after):
+                    person_votes += 1      # "at Helen's place" (not "at Nando's")
+                else:
                     place_votes += 1
-                elif someone:
-                    person_votes += 1
             elif _PERSON_BEFORE.search(before[-32:]):
-                # "with", "called", "met": a person's word, unless the name is an English word no one
-                # bears ("an account with Mercury", "Called Orange support")
-                person_votes += not (worked_with and _WITH.search(before[-32:])) and \
-                    (someone or not _ANYONES.search(before[-32:]))
+                person_votes += not (worked_with and _WITH.search(before[-32:]))
             elif _MOVED_IN_TIME.search(after):
                 thing_votes += 1           # "Standup moved to 10:00", "Pilates moved to Thursdays": a thing
-            elif _PERSON_AFTER.search(after) and not _ARTICLE_BEFORE.search(before[-40:]) and \
-                    (someone or not _POSSESSIVE.match(after)):
-                person_votes += 1          # "Ana and I", "Ana said"; not "the tracking ID and I", "a Master's",
-                #                            "Rust's compiler errors"
+            elif _PERSON_AFTER.search(after) and not _ARTICLE_BEFORE.search(before[-40:]):
+                person_votes += 1          # "Ana and I", "Ana said"; not "the tracking ID and I", "a Master's"
     versioned = bool(_VERSIONED.search(name))
     if brand or versioned:
         # "WebP", "LinkedIn", "ES2021", "HTML5": a product, a standard or a version, never a place

@@ -38,6 +38,8 @@ class Quote:
     matched: bool = True           # it holds a word of the question (or of the context standing in for it)
     order: float = 0.0             # a tiebreak: short-term memory first, then retrieval's rank
     mine: bool = False             # its subject is whom the question asks about (the person: "I live…")
+    by_file: bool = False          # `when` is when the person's own note was written at the latest:
+    #                                it may have been superseded since, but supersedes nothing
 
 
 def statements(said: str) -> str:
@@ -73,7 +75,7 @@ def current(quotes: list[Quote]) -> list[Quote]:
     one resting on the later event wins (a raw event that stated an older value gives way to
     the current claim)."""
     def age(q: Quote) -> tuple[int, str]:
-        return (0 if q.superseded else 1, _moment(q.when))
+        return (0 if q.superseded else 1, "" if q.by_file else _moment(q.when))
     kept = []
     for quote in quotes:
         newer = (other for other in quotes if other is not quote and age(other) > age(quote))
@@ -89,7 +91,8 @@ def newer_first(quotes: list[Quote], about: frozenset[str]) -> None:
     dated = sorted((q for q in quotes if q.when and not q.superseded), key=lambda q: _moment(q.when))
     for i, old in enumerate(dated):
         for new in dated[i + 1:]:
-            if _moment(new.when) > _moment(old.when) and restated(_said_then(old), _said_then(new), about):
+            if _moment(new.when) > _moment(old.when) and not new.by_file and \
+                    restated(_said_then(old), _said_then(new), about):
                 new.score, new.order = max(new.score, old.score), max(new.order, old.order + 0.001)
 
 
@@ -114,7 +117,7 @@ def replaced(quotes: list[Quote], pool: list[Quote], about: frozenset[str],
         # the first statement that replaced it: each step of a chain of changes is quoted, and
         # each ended the day the next was said (Lisbon, then Porto, then Braga)
         for new in oldest_first:
-            if _moment(new.when) <= _moment(old.when):
+            if _moment(new.when) <= _moment(old.when) or new.by_file:
                 continue
             now = stated[id(new)]
             alike = claims.alike(textutil.terms(was.text), textutil.terms(now.text))
