@@ -269,14 +269,23 @@ def identity(root: Path) -> tuple[str, ...]:
     return _identity_args(root)
 
 
-def committed_unchanged(root: Path, rel: str) -> int | None:
-    """When the last commit that changed `rel` was made (seconds since the epoch), if the file
-    is as that commit left it; None when it is untracked, changed since, or there is no repo."""
-    if not available() or not (root / ".git").exists():
-        return None
-    last = run(root, "log", "-1", "--format=%ct", "--", rel, check=False)
-    if last.returncode != 0 or not last.stdout.strip().isdigit():
-        return None
-    if run(root, "diff", "--quiet", "HEAD", "--", rel, check=False).returncode != 0:
-        return None
-    return int(last.stdout.strip())
+
+def committed_unchanged(root: Path, rels: list[str]) -> dict[str, int]:
+    """For each of `rels` that is as the last commit that changed it left it: when that commit
+    was made (seconds since the epoch). Untracked or changed files are left out; so is all when
+    there is no repo. Two git processes for all of them."""
+    if not rels or not available() or not (root / ".git").exists():
+        return {}
+    changed = run(root, "diff", "--name-only", "--relative", "HEAD", "--", *rels, check=False)
+    if changed.returncode != 0:
+        return {}
+    dirty = set(changed.stdout.splitlines())
+    history = run(root, "log", "--format=%x00%ct", "--name-only", "--relative", "--", *rels, check=False)
+    found: dict[str, int] = {}
+    when = None
+    for line in history.stdout.splitlines():
+        if line.startswith("\0"):
+            when = int(line[1:]) if line[1:].isdigit() else None
+        elif line and when is not None and line not in found:
+            found[line] = when
+    return {rel: t for rel, t in found.items() if rel in rels and rel not in dirty}

@@ -18,6 +18,7 @@ about and the value given up (vault/reversals.py).
 from __future__ import annotations
 
 import re
+from datetime import datetime
 from pathlib import Path
 
 from ..vault import claims, relations, stm
@@ -61,8 +62,15 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset(),
     which a newer value said to have changed replaces the older ("Down to 79 kg now"). `root`:
     the vault's, to date a claim the person corrected by hand (_corrected)."""
     _bring_replacements(passages)
-    dated = {id(p): newest_event(p.cites) if p.cites else written(p, root) for p in passages if p.score > 0}
-    best = sorted((p for p in passages if dated.get(id(p))), key=lambda p: -p.score)[:CURRENCY_POOL]
+    # the best statements: those resting on events, and the lines of notes the person keeps
+    best = sorted((p for p in passages if p.score > 0 and (p.cites or root is not None and kind_of(p.path) == "other")),
+                  key=lambda p: -p.score)[:CURRENCY_POOL]
+    cited = [newest_event(p.cites) for p in best if p.cites]
+    # (git is asked when a note's file says it is newer than what was said: maybe a checkout's date)
+    oldest = min(cited, key=event_order) if cited else None
+    own = written([p for p in best if not p.cites], root, oldest)
+    dated = {id(p): newest_event(p.cites) if p.cites else own.get(p.path) for p in best}
+    best = [p for p in best if dated[id(p)]]
     # "I sold the Civic" holds no word of "what car do I drive?", nor "I moved to Porto" of
     # "where do I live?": they join the comparison
     best += [p for p in passages if p.score <= 0 and p.cites and may_replace(statement(p.text))][:GIVEN_UP_POOL]
@@ -130,12 +138,18 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset(),
             p.text = _labelled(p.text, day)
 
 
-def written(p: Passage, root: Path | None) -> str | None:
-    """When a passage of a note the person keeps themselves (a folder of their own, a note that
-    cites no event) was written at the latest, as an event id is spelled: "rent is 900" in their
-    finances note gives way to a later "now I pay 1,050" (vault/written.py)."""
-    when = last_written(root, p.path) if root is not None and kind_of(p.path) == "other" else None
-    return when.strftime("%Y-%m-%dT%H:%M:%SZ") if when else None
+def written(passages: list[Passage], root: Path | None, after: str | None = None) -> dict[str, str]:
+    """path -> when each note the person keeps themselves (a folder of their own, a note that
+    cites no event) among these passages' was written at the latest, as an event id is spelled:
+    "rent is 900" in their finances note gives way to a later "now I pay 1,050"
+    (vault/written.py). Git's word is asked only when a file's own dates are later than the
+    event id `after`."""
+    rels = [p.path for p in passages if not p.cites and kind_of(p.path) == "other"]
+    if root is None or not rels:
+        return {}
+    git_after = datetime.fromisoformat(after[:19] + "+00:00") if after else None
+    return {rel: when.strftime("%Y-%m-%dT%H:%M:%SZ")
+            for rel, when in last_written(root, rels, git_after=git_after).items()}
 
 
 def _corrected(best: list[Passage], facts: list[claims.Fact], root: Path, edges: list[tuple[int, int]],
@@ -149,7 +163,7 @@ def _corrected(best: list[Passage], facts: list[claims.Fact], root: Path, edges:
         for i, said in enumerate(best):
             if said.text.startswith("### ") and said.event in claim.cites and facts[i].text and \
                     corrects(facts[i].text, facts[j].text):
-                when = last_written(root, claim.path)
+                when = last_written(root, [claim.path]).get(claim.path)
                 if when is None:
                     continue
                 day = when.date().isoformat()

@@ -137,11 +137,12 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     lift_sides(passages, prompt, own_terms)
     chosen = distinct(sorted(passages, key=lambda p: -p.score), limit, weights)
     excerpts, last_path = [], None
+    own = written(chosen, vault.root)
     for passage in chosen:
         # an archived event names itself (its ### id); other notes' titles are said once
         title = "" if passage.path == last_path or passage.text.startswith("### ") else passage.title
         excerpts.append(Excerpt(uuid=passage.uuid, path=passage.path, title=title, text=passage.text,
-                                score=passage.score, written=None if passage.cites else written(passage, vault.root)))
+                                score=passage.score, written=None if passage.cites else own.get(passage.path)))
         last_path = passage.path
     used = list(dict.fromkeys(e.path for e in excerpts))
     return Retrieved(excerpts, used)

@@ -20,23 +20,34 @@ _cache: dict[tuple[str, int, int], datetime] = {}
 _CACHE_SIZE = 4096
 
 
-def last_written(root: Path, rel: str) -> datetime | None:
-    path = root / rel
-    try:
-        st = path.stat()
-    except OSError:
-        return None
-    key = (str(path), st.st_mtime_ns, st.st_size)
-    if key not in _cache:
-        found = datetime.fromtimestamp(st.st_mtime, timezone.utc)
-        committed = git.committed_unchanged(root, rel)
-        if committed is not None:
-            found = min(found, datetime.fromtimestamp(committed, timezone.utc))
-        found = min([found, *_front_dates(path)])
-        if len(_cache) >= _CACHE_SIZE:
-            _cache.clear()
-        _cache[key] = found
-    return _cache[key]
+def last_written(root: Path, rels: list[str], *, git_after: datetime | None = None) -> dict[str, datetime]:
+    """Each note's date (those that cannot be read are left out); git is asked, once for all of
+    them, only about the files whose own dates are later than `git_after`, if given: of the
+    others, git could change nothing."""
+    out: dict[str, datetime] = {}
+    asked: list[tuple[str, tuple[str, int, int], datetime]] = []
+    for rel in dict.fromkeys(rels):
+        path = root / rel
+        try:
+            st = path.stat()
+        except OSError:
+            continue
+        key = (str(path), st.st_mtime_ns, st.st_size)
+        if key in _cache:
+            out[rel] = _cache[key]
+            continue
+        own = min([datetime.fromtimestamp(st.st_mtime, timezone.utc), *_front_dates(path)])
+        if git_after is not None and own <= git_after:
+            out[rel] = own   # (not kept: a later call may need git's word)
+        else:
+            asked.append((rel, key, own))
+    committed = git.committed_unchanged(root, [rel for rel, _key, _own in asked])
+    if len(_cache) + len(asked) >= _CACHE_SIZE:
+        _cache.clear()
+    for rel, key, own in asked:
+        when = committed.get(rel)
+        out[rel] = _cache[key] = min(own, datetime.fromtimestamp(when, timezone.utc)) if when is not None else own
+    return out
 
 
 def _front_dates(path: Path) -> list[datetime]:
