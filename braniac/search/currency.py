@@ -109,7 +109,7 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset(),
                 edges.append((i, j))
                 thing[j] += " " + thing[i] if thing[i] not in thing[j] else ""
                 until[i] = min(until.get(i, when[j][:10]), when[j][:10])
-            elif restated(facts[i].text, facts[j].text, asked):
+            elif old.words & new.words & asked and restated(facts[i].text, facts[j].text, asked):
                 restatements.append((i, j))
     if root is not None:
         _corrected(best, facts, root, edges, until)

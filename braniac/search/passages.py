@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 MAX_PASSAGE_CHARS = 1500
 ANSWER_WEIGHT = 0.2      # an assistant's answer word counts this much in an exchange's terms
-_ANSWER = "\n**AI:**"     # where an archived exchange's reply starts
+ANSWER = _ANSWER = "\n**AI:**"     # where an archived exchange's reply starts
 _PERSON = "**User:**"     # and the person's words
 _HEADING = re.compile(r"^#{1,6}\s")
 _LINK_ONLY = re.compile(rf"^[-*+]\s+{ANY_LINK}\s*(?:—.*)?$|^_\(none yet\)_$")
