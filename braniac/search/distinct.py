@@ -18,7 +18,8 @@ from .excerpts import trim_answer
 from .passages import ANSWER as _ANSWER, Passage, content_terms, said_terms
 
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-_WITH_A_DIGIT = re.compile(r"[^\s(\[]*\d[^\s)\]]*")   # (runs over every passage a turn weighs: a regex, not textutil.values)
+# (runs over every passage a turn weighs: one regex from each token's start, not textutil.values)
+_WITH_A_DIGIT = re.compile(r"(?<!\S)\S*\d\S*")
 _EDGE = "\"'“”‘’()[]{}<>,;:!?.*_`"
 _THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")   # "1,050" is 1050
 
