@@ -1301,8 +1301,11 @@ def test_a_note_is_named_by_its_noun_not_by_the_verb_after_it(vault):
                       "My knee hurts after every run longer than 10 km.",
                       "My knee hurts on the stairs at work too.",
                       "The widget uses too much memory on older phones.",
-                      "The widget uses the old weather API for its data.")
-    assert {"topics/printer.md", "topics/knee.md", "topics/widget.md"} <= found, found
+                      "The widget uses the old weather API for its data.",
+                      # what a thing is for names a compound: running shoes, though "shoes in" could be a verb's
+                      "My running shoes in the hallway smell awful.",
+                      "The running shoes on sale were a size too small.")
+    assert {"topics/printer.md", "topics/knee.md", "topics/widget.md", "topics/running-shoes.md"} <= found, found
     assert not {p for p in found if any(verb in p for verb in ("keeps", "hurts", "uses"))}, found
 
 

@@ -146,6 +146,8 @@ def _verb_of(tokens: list[str], k: int) -> bool:
     word = tokens[k]
     if not word.endswith("s") or word.endswith(("ss", "us", "is", "ics")) or word in _OWN_PLURALS:
         return False
+    if k and tokens[k - 1].endswith("ing"):
+        return False   # what a thing is for: "my running shoes in the hall", "the hiking boots on the shelf"
     following = tokens[k + 1] if k + 1 < len(tokens) else ""
     return following in _AFTER_A_VERB or len(following) > 4 and following.endswith(("ing", "ly"))
 
