@@ -58,11 +58,17 @@ def test_a_count_the_person_has_or_a_value_without_its_unit_replaces_the_old(vau
 
 
 @pytest.mark.parametrize("promoted", [False, True])
-def test_someone_elses_landlord_raising_the_rent_leaves_mine_current(vault, promoted):
-    _say(vault, ((2025, 3, 2), "My rent is 900 euros a month."),
-         ((2025, 9, 1), "Tom's landlord raised the rent to 1,300 euros."), promoted=promoted)
-    quoted = _answer(vault, "How much is my rent?")
-    assert quoted and "900" in quoted[0][0] and "superseded" not in quoted[0][1], quoted
+@pytest.mark.parametrize("mine, theirs, question, current", [
+    ("My rent is 900 euros a month.", "Tom's landlord raised the rent to 1,300 euros.", "How much is my rent?", "900"),
+    # (found by the second review of everyday changes, below)
+    ("I take the 7:15 train to work.", "My neighbour switched to the 8:05 train.", "Which train do I take to work?",
+     "7:15"),
+])
+def test_someone_elses_change_leaves_mine_current(vault, promoted, mine, theirs, question, current):
+    _say(vault, ((2025, 3, 2), mine), ((2025, 9, 1), theirs), promoted=promoted)
+    quoted = _answer(vault, question)
+    assert quoted and current in quoted[0][0] and "superseded" not in quoted[0][1], quoted
+    assert not any("superseded" in s for _, s in quoted), quoted
 
 
 def test_facts_about_two_people_or_two_pets_are_not_one_value_changed(vault):
@@ -154,10 +160,11 @@ def test_words_of_change_about_another_thing_or_someone_else_change_nothing(vaul
 @pytest.mark.parametrize("old, new, question, current", [
     # a move to a city's name ("we moved to Slack" stays a team's tool)
     ("I live in Rotterdam.", "We moved to Utrecht last weekend.", "Where do I live?", "Utrecht"),
-    # "from now on" says it changed ("for now" does not), as does "scratch that"
+    # "scratch that" takes a decision back
     ("We decided to use Postgres as the database for the new app.",
      "Scratch that, we're going with SQLite as the database for the new app.",
      "What database did we decide on for the new app?", "SQLite"),
+    # "from now on" says it changed ("for now" does not)
     ("The kids' swimming lessons are on Saturday mornings.", "Swimming lessons are on Sunday mornings from now on.",
      "When are the kids' swimming lessons?", "Sunday"),
     # two capitals name something ("GP" was no word of the question, nor "GPs" of the statement)
@@ -165,14 +172,6 @@ def test_words_of_change_about_another_thing_or_someone_else_change_nothing(vaul
 ])
 def test_everyday_words_of_change_make_the_old_value_history(vault, promoted, old, new, question, current):
     _current_then_history(vault, promoted, old, new, question, current)
-
-
-@pytest.mark.parametrize("promoted", [False, True])
-def test_someone_else_switching_leaves_my_value_current(vault, promoted):
-    _say(vault, ((2025, 3, 2), "I take the 7:15 train to work."),
-         ((2025, 9, 1), "My neighbour switched to the 8:05 train."), promoted=promoted)
-    quoted = _answer(vault, "Which train do I take to work?")
-    assert quoted and "7:15" in quoted[0][0] and not any("superseded" in s for _, s in quoted), quoted
 
 
 @pytest.mark.parametrize("promoted", [False, True])

@@ -269,7 +269,6 @@ def identity(root: Path) -> tuple[str, ...]:
     return _identity_args(root)
 
 
-
 def committed_unchanged(root: Path, rels: list[str]) -> dict[str, int]:
     """For each of `rels` that is as the last commit that changed it left it: when that commit
     was made (seconds since the epoch). Untracked or changed files are left out; so is all when

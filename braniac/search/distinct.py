@@ -14,14 +14,11 @@ from __future__ import annotations
 
 import re
 
+from ..infra import textutil
 from .excerpts import trim_answer
-from .passages import ANSWER as _ANSWER, Passage, content_terms, said_terms
+from .passages import ANSWER, Passage, content_terms, said_terms
 
 _DAY = re.compile(r"\d{4}-\d{2}-\d{2}")
-# (runs over every passage a turn weighs: one regex from each token's start, not textutil.values)
-_WITH_A_DIGIT = re.compile(r"(?<!\S)\S*\d\S*")
-_EDGE = "\"'“”‘’()[]{}<>,;:!?.*_`"
-_THOUSANDS = re.compile(r"(?<=\d),(?=\d{3}\b)")   # "1,050" is 1050
 
 
 def distinct(passages: list[Passage], limit: int, weights: dict[str, float]) -> list[Passage]:
@@ -71,10 +68,9 @@ def _numbers(text: str) -> frozenset[str]:
     """The numbers a passage states, as terms of their own ("#900"), not an assistant's answer's;
     the days it is dated by (its heading, a claim's opening date and citations, "week of
     2023-05-29") are when, not what."""
-    found = (t.strip(_EDGE).lower() for t in _WITH_A_DIGIT.findall(text.partition(_ANSWER)[0]))
     # (a path or an address is no value: "../events/2025/…", but "128/82" is one)
-    return frozenset("#" + _THOUSANDS.sub("", t) for t in found
-                     if t and not _DAY.match(t) and not ("/" in t and re.search(r"[a-z]", t)))
+    return frozenset("#" + t for t in textutil.digit_tokens(text.partition(ANSWER)[0])
+                     if not _DAY.match(t) and not ("/" in t and re.search(r"[a-z]", t)))
 
 
 def _repeats(words: frozenset[str], held: list[frozenset[str]], postings: dict[str, list[int]]) -> bool:

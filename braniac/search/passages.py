@@ -25,7 +25,7 @@ if TYPE_CHECKING:
 
 MAX_PASSAGE_CHARS = 1500
 ANSWER_WEIGHT = 0.2      # an assistant's answer word counts this much in an exchange's terms
-ANSWER = _ANSWER = "\n**AI:**"     # where an archived exchange's reply starts
+ANSWER = "\n**AI:**"     # where an archived exchange's reply starts
 _PERSON = "**User:**"     # and the person's words
 _HEADING = re.compile(r"^#{1,6}\s")
 _LINK_ONLY = re.compile(rf"^[-*+]\s+{ANY_LINK}\s*(?:—.*)?$|^_\(none yet\)_$")
@@ -127,13 +127,13 @@ def _passages_of(path: str, need_meta: bool) -> tuple[str | None, str | None, _P
 
 def is_exchange(text: str) -> bool:
     """Is this an archived event that holds the assistant's reply after the person's words?"""
-    return text.startswith("### ") and _ANSWER in text
+    return text.startswith("### ") and ANSWER in text
 
 
 def _cited(text: str) -> frozenset[str]:
     """The events a passage rests on: a claim's citations; an archived event itself (an answer
     of braniac's that quoted other events, with their ids, rests on none of them)."""
-    return frozenset(EVENT_ID_IN_TEXT.findall(text.partition(_ANSWER)[0] if text.startswith("### ") else text))
+    return frozenset(EVENT_ID_IN_TEXT.findall(text.partition(ANSWER)[0] if text.startswith("### ") else text))
 
 
 def said_terms(text: str, words: frozenset[str]) -> frozenset[str]:
@@ -141,7 +141,7 @@ def said_terms(text: str, words: frozenset[str]) -> frozenset[str]:
     words, not the assistant's answer (which may quote memories); elsewhere `words`, all of them."""
     if not is_exchange(text):
         return words
-    return frozenset(content_terms(text.partition(_ANSWER)[0].partition(_PERSON)[2]))
+    return frozenset(content_terms(text.partition(ANSWER)[0].partition(_PERSON)[2]))
 
 
 def _counts(text: str) -> dict[str, float]:
@@ -151,7 +151,7 @@ def _counts(text: str) -> dict[str, float]:
     +5.1 / +2.8 / 0.0 at 300 / 750 / 1500 words)."""
     if not is_exchange(text):
         return Counter(content_terms(text))
-    said, _, answer = text.partition(_ANSWER)
+    said, _, answer = text.partition(ANSWER)
     counts: dict[str, float] = Counter(content_terms(said))
     for t, c in Counter(content_terms(answer)).items():
         counts[t] = counts.get(t, 0) + ANSWER_WEIGHT * c

@@ -119,11 +119,10 @@ def retrieve(index: "SearchIndex", queries: list[str], *, limit: int = 8, per_qu
     if spans:
         lift_periods(vault, passages, spans, len(ranked), asked)
     bring_replacements(index, passages, len(ranked), prompt)
-    measured = measures.asked(prompt)
-    _lift_measures(passages, measured, measures.holders_of(prompt))
+    measured, holders = measures.asked(prompt), measures.holders_of(prompt)
+    _lift_measures(passages, measured, holders)
     lift_speakers(passages, prompt)
     own_terms = frozenset(t for t, w in weights.items() if w >= 1.0)
-    holders = measures.holders_of(prompt)
     for p in passages:
         # what was just said is the queries' context: it enters by the prompt's own words, or by
         # giving the measure asked for ("Down to 86 kg these days" for "How much do I weigh?")

@@ -7,13 +7,14 @@ braniac's adoption keeps when it rewrites the file to add its keys. A note holds
 an edit of any of them makes the file new: what this date says is "written no later than"."""
 from __future__ import annotations
 
+import re
 from datetime import datetime, timezone
 from pathlib import Path
 
-import re
-
 from ..infra import git
+from . import notes
 
+# the keys braniac dates a note by, read without parsing the YAML (a turn reads a few notes' heads)
 _DATED = re.compile(r"^(?:updated_at|created_at):\s*['\"]?(\d{4}-\d{2}-\d{2}[T ][\d:.]+(?:Z|[+-]\d{2}:?\d{2})?)", re.M)
 
 _cache: dict[tuple[str, int, int], datetime] = {}
@@ -56,13 +57,6 @@ def _front_dates(path: Path) -> list[datetime]:
             head = handle.read(2048).decode("utf-8", "replace")
     except OSError:
         return []
-    if not head.startswith("---"):
-        return []
-    found = []
-    for stamp in _DATED.findall(head.split("\n---", 1)[0]):
-        try:
-            when = datetime.fromisoformat(stamp.replace("Z", "+00:00").replace(" ", "T"))
-        except ValueError:
-            continue
-        found.append(when if when.tzinfo else when.replace(tzinfo=timezone.utc))
-    return found
+    # (the head's frontmatter, though its closing fence lies past what was read)
+    frontmatter = head.split("\n---", 1)[0] if head.startswith("---") else ""
+    return [when for when in map(notes.as_datetime, _DATED.findall(frontmatter)) if when is not None]
