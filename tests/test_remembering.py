@@ -304,8 +304,9 @@ def test_a_decision_taken_back_in_short_term_memory_is_answered_current_first(va
         (True, False), (False, True)], answer
     from braniac.vault import stm
     facts = [item.text for item in vault.read_stm().items(stm.FACTS)]
-    assert facts == ["use cedar boards, not pine",
-                     "changed my mind: the shed will be built from larch, cedar is too expensive"], facts
+    # the decision list says what stands, and what it replaced until when (key_facts.py)
+    assert facts == ["Actually I changed my mind: the shed will be built from larch, cedar is too expensive "
+                     "(was: use cedar boards, not pine until 2025-05-09)"], facts
 
 
 def test_someone_who_moved_is_answered_where_they_live_now_then_where_they_lived(vault):

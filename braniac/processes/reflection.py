@@ -24,7 +24,9 @@ from ..infra.errors import BraniacError, InputError, LockBusy, NoteError
 from ..infra.fsio import atomic_write, claim, read_bytes
 from ..infra.notices import describe_os_error, notice
 from ..model.offline import OfflineModel
+from ..model.offline.sentences import sentences
 from ..model.types import Reflection
+from ..vault import key_facts, stm
 from ..vault.store import MAX_EVENT_CHARS, STM_MAX_BYTES
 
 if TYPE_CHECKING:
@@ -185,11 +187,12 @@ class Reflector:
         except BraniacError as exc:
             notice(f"the model could not reflect ({exc}); recorded the exchange verbatim")
             reflection = OfflineModel().reflect(user, ai, short_term)
+        changed, facts = _changed_facts(short_term, user, reflection.facts)
         try:
             event = self.vault.append_event(
                 {k: v for k, v in (("User", user), ("AI", ai), ("Thoughts", reflection.thoughts)) if v.strip()},
-                at=clock.parse_iso(exchange.at), goals=reflection.goals, facts=reflection.facts,
-                tasks=reflection.tasks, done_tasks=reflection.done_tasks)
+                at=clock.parse_iso(exchange.at), goals=reflection.goals, facts=facts,
+                tasks=reflection.tasks, done_tasks=reflection.done_tasks, changed_facts=changed)
         except InputError:
             if exchange.journal is not None and exchange.journal.exists():
                 claim(exchange.journal, exchange.journal.with_suffix(".broken"))  # would fail forever
@@ -219,10 +222,26 @@ def remember(vault: "VaultStore", text: str) -> "StoredEvent":
     if len(text) > MAX_EVENT_CHARS:   # refused before reading it: a huge text takes the reflection seconds
         raise InputError(f"text too large to remember ({len(text)} characters; the limit is {MAX_EVENT_CHARS}); "
                          "save long documents as notes instead")
-    reflection = OfflineModel().reflect(text, "", _short_term_text(vault))
+    short_term = _short_term_text(vault)
+    reflection = OfflineModel().reflect(text, "", short_term)
+    changed, facts = _changed_facts(short_term, text, reflection.facts)
     return vault.append_event({"User": text, "Thoughts": "Asked to remember this. " + reflection.thoughts},
-                              goals=reflection.goals, facts=reflection.facts, tasks=reflection.tasks,
-                              done_tasks=reflection.done_tasks)
+                              goals=reflection.goals, facts=facts, tasks=reflection.tasks,
+                              done_tasks=reflection.done_tasks, changed_facts=changed)
+
+
+def _changed_facts(short_term: str, said: str, facts: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
+    """The key facts of short-term memory that the person's words replace (key_facts.py), and the
+    new key facts left to add: one that the replacing statement states is in the rewritten item."""
+    doc = stm.parse(short_term)
+    items = [item.text for item in doc.items(stm.FACTS)]
+    if not items:
+        return [], facts
+    told = [s for event in doc.events for s in sentences(event.fields.get("User", ""), any_case=True)]
+    stated_in = {item: next((s for s in told if key_facts.current(item).lower() in s.lower()), "") for item in items}
+    statements = [s for s in sentences(said, any_case=True) if not s.rstrip().endswith("?")]
+    changed = key_facts.replaced(stated_in, statements)
+    return changed, [f for f in facts if not any(f.lower() in statement.lower() for _, statement in changed)]
 
 
 def _short_term_text(vault: "VaultStore") -> str:

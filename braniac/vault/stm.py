@@ -23,6 +23,7 @@ QUOTED_FIELDS = ("User", "AI")  # what was said is quoted, not the thoughts (vau
 
 _FIELD = re.compile(r"^\*\*(?P<name>[^*\n]+?):\*\*[ \t]?(?P<value>.*)$")
 _ITEM = re.compile(r"^(?P<indent>[ \t]*)[-*+][ \t]+(?:\[(?P<mark>[ xX])\][ \t]+)?(?P<text>.*?)[ \t]*$")
+_LOG_INTRO = "A reverse-chronological log of recent interactions. New events are appended to the top.\n\n"
 _CHECKBOX_START = re.compile(r"\\*\[[ xX]\][ \t]")  # "[x] …" (or "\[x] …") at the start of a plain item
 
 
@@ -187,9 +188,7 @@ class ShortTermMemory:
             match = _ITEM.match(line.rstrip("\n"))
             if match and not match["indent"] and match["text"]:
                 mark, text = match["mark"], match["text"]
-                if mark is None and text.startswith("\\") and _CHECKBOX_START.match(text):
-                    text = text[1:]  # written escaped by add_item, see _item_line
-                found.append(Item(text, None if mark is None else mark.lower() == "x"))
+                found.append(Item(text if mark else _unescaped(text), None if mark is None else mark.lower() == "x"))
         return found
 
     def missing_sections(self) -> list[str]:
@@ -210,8 +209,7 @@ class ShortTermMemory:
             raise STMError(f"event id {event_id} is already in short-term memory")
         raw = render_event(event_id, fields)
         saved = self._copy_blocks()
-        block = self._ensure_block(EVENT_LOG, "A reverse-chronological log of recent interactions. "
-                                              "New events are appended to the top.\n\n")
+        block = self._ensure_block(EVENT_LOG, _LOG_INTRO)
         parts = _split(block.body, "### ")
         if parts and parts[0].name is None:
             intro = parts[0]
@@ -242,8 +240,7 @@ class ShortTermMemory:
         if any(e.id == event.id for e in self.events):
             return
         saved = self._copy_blocks()
-        block = self._ensure_block(EVENT_LOG, "A reverse-chronological log of recent interactions. "
-                                              "New events are appended to the top.\n\n")
+        block = self._ensure_block(EVENT_LOG, _LOG_INTRO)
         parts = _split(block.body, "### ")
         at = next((i for i, p in enumerate(parts) if p.name is not None and event_order(p.name) < event_order(event.id)), len(parts))
         if at and not parts[at - 1].raw.endswith("\n\n"):
@@ -307,6 +304,17 @@ class ShortTermMemory:
             raise STMError(self._hidden(f"the new {list_name} item"))
 
     def set_item_done(self, list_name: str, text: str, done: bool = True) -> bool:
+        return self._rewrite_item(list_name, lambda m: m["mark"] is not None and m["text"] == text,
+                                  lambda line: re.sub(r"\[[ xX]\]", "[x]" if done else "[ ]", line, count=1))
+
+    def replace_item(self, list_name: str, text: str, new_text: str) -> bool:
+        """Rewrite a plain item (a key fact) in its place."""
+        new_text = " ".join(new_text.split())
+        return bool(new_text) and self._rewrite_item(
+            list_name, lambda m: m["mark"] is None and not m["indent"] and _unescaped(m["text"]) == text,
+            lambda line: _item_line(new_text, None))
+
+    def _rewrite_item(self, list_name: str, is_it, rewrite) -> bool:
         structured = self.block(STRUCTURED)
         if structured is None:
             return False
@@ -317,8 +325,8 @@ class ShortTermMemory:
             lines = split_lines(sub.raw)
             for i, line in enumerate(lines):
                 match = _ITEM.match(line.rstrip("\n"))
-                if match and match["mark"] is not None and match["text"] == text:
-                    lines[i] = re.sub(r"\[[ xX]\]", "[x]" if done else "[ ]", line, count=1)
+                if match and is_it(match):
+                    lines[i] = rewrite(line)
                     sub.raw = "".join(lines)
                     self._set_body(structured, "".join(b.raw for b in subs))
                     return True
@@ -356,6 +364,11 @@ def _item_line(text: str, done: bool | None) -> str:
     return f"- \\{text}\n" if _CHECKBOX_START.match(text) else f"- {text}\n"
 
 
+def _unescaped(text: str) -> str:
+    """A plain item's text as written by `_item_line`: "\\[x] …" reads "[x] …"."""
+    return text[1:] if text.startswith("\\") and _CHECKBOX_START.match(text) else text
+
+
 def _strip_rule(text: str) -> str:
     """The Summary section ends with a '---' separator (vault-format.md §5.1); it is not part of the summary."""
     return re.sub(r"\n-{3,}\s*\Z", "\n", text.rstrip())
@@ -369,10 +382,7 @@ def render_new(summary: str = "", goals: list[Item] | None = None, facts: list[I
                tasks: list[Item] | None = None) -> str:
     """A fresh short_term.md in the exact structure of vault-format.md §5."""
     def lines(items: list[Item] | None, checkbox: bool) -> str:
-        out = []
-        for item in items or []:
-            out.append(_item_line(item.text, bool(item.done) if checkbox else None))
-        return "".join(out)
+        return "".join(_item_line(item.text, bool(item.done) if checkbox else None) for item in items or [])
 
     summary = summary.strip() or "Nothing has been consolidated yet."
     return (
@@ -386,5 +396,5 @@ def render_new(summary: str = "", goals: list[Item] | None = None, facts: list[I
         f"### {TASKS}\n{lines(tasks, True)}\n"
         "---\n"
         f"## {EVENT_LOG}\n"
-        "A reverse-chronological log of recent interactions. New events are appended to the top.\n\n"
+        f"{_LOG_INTRO}"
     )

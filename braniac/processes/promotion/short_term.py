@@ -59,16 +59,11 @@ def reset_structured(doc: stm.ShortTermMemory, recorded: set[tuple[str, str]]) -
         if line.startswith("### "):
             section = line[4:].strip()
         item = stm._ITEM.match(line)
-        if item and not item["indent"] and item["text"] and (section, _item_text(item["text"])) in recorded:
+        if item and not item["indent"] and item["text"] and (section, stm._unescaped(item["text"])) in recorded:
             if section == stm.FACTS or (section in (stm.GOALS, stm.TASKS) and item["mark"] and item["mark"].lower() == "x"):
                 continue
         kept.append(line)
     block.raw = "\n".join(kept)
-
-
-def _item_text(text: str) -> str:
-    """An item's text as `ShortTermMemory.items` reads it (an escaped '\\[x]' unescaped)."""
-    return text[1:] if text.startswith("\\") and stm._CHECKBOX_START.match(text) else text
 
 
 def set_summary(doc: stm.ShortTermMemory, summary: str) -> None:

@@ -16,7 +16,7 @@ from ...infra.fsio import create_file, refuse_read_only, update_text
 from ...model.offline.promotion import is_claim
 from ...model.offline.sentences import sentences, split_speaker
 from ...model.types import EventRecord, NoteDraft
-from ...vault import notes, stm
+from ...vault import key_facts, notes, stm
 from ...vault.adoption import adopted_text
 from ...vault.claims import Fact, FactNote, event_path, stable_uuid, stated_values, unmentioned
 from ...vault.folder_index import Entry
@@ -334,8 +334,8 @@ def stating_events(item: str, events: list[EventRecord]) -> list[str]:
     line's words and every value it names. The person's first: an answer that later quotes
     their decision back to them is not when it was made. Reflection may have put the line in
     its own words; then no event states it and it is recorded without a source, never with a
-    guessed one."""
-    said = item.split(": ", 1)[-1]
+    guessed one. A key fact that changed is stated by the event of what stands now (key_facts.py)."""
+    said = key_facts.current(item.split(": ", 1)[-1])
     words = set(textutil.content_words(said))
     wanted = stated_values(said)
     found: dict[str, list[str]] = {"User": [], "AI": []}
