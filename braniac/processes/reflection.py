@@ -187,7 +187,7 @@ class Reflector:
         except BraniacError as exc:
             notice(f"the model could not reflect ({exc}); recorded the exchange verbatim")
             reflection = OfflineModel().reflect(user, ai, short_term)
-        changed, facts = _changed_facts(short_term, user, reflection.facts)
+        changed, facts = _changed_facts(short_term, user, reflection.facts, clock.parse_iso(exchange.at))
         try:
             event = self.vault.append_event(
                 {k: v for k, v in (("User", user), ("AI", ai), ("Thoughts", reflection.thoughts)) if v.strip()},
@@ -224,15 +224,16 @@ def remember(vault: "VaultStore", text: str) -> "StoredEvent":
                          "save long documents as notes instead")
     short_term = _short_term_text(vault)
     reflection = OfflineModel().reflect(text, "", short_term)
-    changed, facts = _changed_facts(short_term, text, reflection.facts)
+    changed, facts = _changed_facts(short_term, text, reflection.facts, clock.now())
     return vault.append_event({"User": text, "Thoughts": "Asked to remember this. " + reflection.thoughts},
                               goals=reflection.goals, facts=facts, tasks=reflection.tasks,
                               done_tasks=reflection.done_tasks, changed_facts=changed)
 
 
-def _changed_facts(short_term: str, said: str, facts: list[str]) -> tuple[list[tuple[str, str]], list[str]]:
-    """The key facts of short-term memory that the person's words replace (key_facts.py), and the
-    new key facts left to add: one that the replacing statement states is in the rewritten item."""
+def _changed_facts(short_term: str, said: str, facts: list[str], at: datetime) -> tuple[list[tuple[str, str]], list[str]]:
+    """(key fact, what it now reads) for each key fact of short-term memory that the person's
+    words replace on the day of `at` (key_facts.py), and the new key facts left to add: one that
+    the replacing statement states is in the rewritten item."""
     doc = stm.parse(short_term)
     items = [item.text for item in doc.items(stm.FACTS)]
     if not items:
@@ -241,7 +242,8 @@ def _changed_facts(short_term: str, said: str, facts: list[str]) -> tuple[list[t
     stated_in = {item: next((s for s in told if key_facts.current(item).lower() in s.lower()), "") for item in items}
     statements = [s for s in sentences(said, any_case=True) if not s.rstrip().endswith("?")]
     changed = key_facts.replaced(stated_in, statements)
-    return changed, [f for f in facts if not any(f.lower() in statement.lower() for _, statement in changed)]
+    return [(item, key_facts.changed(item, statement, at)) for item, statement in changed], \
+        [f for f in facts if not any(f.lower() in statement.lower() for _, statement in changed)]
 
 
 def _short_term_text(vault: "VaultStore") -> str:

@@ -80,9 +80,10 @@ def _owned(old: str, things: set[str]) -> bool:
     return bool({textutil.stem(m.group(1).lower()) for m in re.finditer(r"\b(?:my|our)\s+(\w+)", old, re.I)} & things)
 
 
-# words that say when one stopped, not what: "I quit smoking last year", "…for good"
+# words that say when one stopped (or planned), not what: "I quit smoking last year", "…for good"
 _WHEN_WORDS = frozenset(textutil.stem(w) for w in (*CALENDAR_WORDS, "last", "this", "next", "week", "month", "year",
-                                                   "ago", "yesterday", "today", "recently", "good"))
+                                                   "ago", "yesterday", "today", "tonight", "tomorrow", "weekend",
+                                                   "recently", "good"))
 _PART = re.compile(r"\s*(?:(?:with|without|on|during|at|except)\b|(?:after|before) \d)")
 
 
@@ -149,6 +150,39 @@ def _says_taken_back(text: str) -> bool:
             if not _NOT_DONE.search(before):
                 return True
     return False
+
+
+# A plan turned around: the newer says it was decided or "after all", the older was a plan,
+# and one of the two says it will not be done or the thing will go where the other does not:
+# "I decided not to renew the gym membership" / "I renewed the gym membership after all", "I'm
+# going to cancel Disney+" / "Keeping Disney+ after all", "The plan is to sell the old sofa" /
+# "Decided to keep the old sofa". Not a fact turned into a plan ("My car is a Golf" / "I
+# decided to sell the car": it is still the car), nor the same plan said again.
+_TURNED = re.compile(r"\b(?:after all|decided|changed? (?:my|our) minds?)\b")
+_PLANNED = re.compile(r"\b(?:decided|decision|plan|planning|going to|gonna|will|won't|agreed|chose|picked|intend)\b|'ll\b")
+_NOT_DOING = re.compile(r"n't\b|\b(?:not|never|no longer|skip\w*|cancel\w*|sell|selling|sold|quit\w*|drop\w*|"
+                        r"give up|giving up|gave up|get rid of)\b")
+_PLAN_WORDS = frozenset(textutil.stem(w) for w in "decided decide decision plan planning agreed chose picked intend "
+                        "skip skipping cancel cancelling sell selling sold quit drop".split())
+
+
+def turns_around(old: str, new: str, about: frozenset[str]) -> bool:
+    """Does `new` turn around the plan `old` states, about a thing of `about`? (_TURNED)"""
+    lowered_old, lowered_new = old.lower(), new.lower()
+    turned = _TURNED.search(lowered_new)
+    if not turned or _NOT_DONE.search(" ".join(lowered_new[:turned.start()].split()[-3:])) \
+            or lowered_new.rstrip().endswith("?"):
+        return False
+    thing = about & textutil.terms(old) & textutil.terms(new) - _TAKING_BACK_WORDS - _PLAN_WORDS - textutil.generic_stems()
+    if not thing:
+        return False
+    said_old, said_new = (" ".join(s for s in _SENTENCE_END.split(text) if textutil.terms(s) & thing)
+                          for text in (lowered_old, lowered_new))
+    # the whole plan, not a part of it: "We will not hire a contractor for the kitchen" is not
+    # turned around by "We decided to hire a contractor for the bathroom"
+    planned = textutil.terms(said_old) - _WHEN_WORDS - _PLAN_WORDS - _TAKING_BACK_WORDS - textutil.generic_stems()
+    return planned <= textutil.terms(said_new) and bool(_PLANNED.search(said_old)) \
+        and bool(_NOT_DOING.search(said_old)) != bool(_NOT_DOING.search(said_new))
 
 
 # the person parting with a named thing: "I sold the Civic", "we finally got rid of our old Vespa"

@@ -11,7 +11,7 @@ from pathlib import Path
 from typing import Iterable, Iterator
 
 from ..infra import clock, git
-from . import key_facts, notes, stm
+from . import notes, stm
 from .layout import (ACCESS_LOG, IDENTITY, LOCKS_DIR, LOGS, LONG_TERM, RUN_MARKERS_DIR, SHORT_TERM, STATE_DIR, TIERS,
                      is_memory_name)
 from ..infra import config
@@ -197,7 +197,7 @@ class VaultStore:
                      done_tasks: Iterable[str] = (), changed_facts: Iterable[tuple[str, str]] = ()) -> StoredEvent:
         """Reflection's write (vault-format.md §10.2): a new event on top of the Event Log, and any
         Structured Data updates, in one atomic write under the STM lock. Never the Summary.
-        `changed_facts`: (key fact, the statement that replaced it), see key_facts.py."""
+        `changed_facts`: (key fact, what it now reads), see key_facts.py."""
         clean = {k: v for k, v in fields.items() if v is not None}
         if not any(v.strip() for v in clean.values()):
             raise InputError("nothing to remember: the event is empty")
@@ -232,8 +232,8 @@ class VaultStore:
                     doc.add_item(name, item)
             for task in done_tasks:
                 doc.set_item_done(stm.TASKS, task)
-            for item, statement in changed_facts:   # (gone meanwhile, edited by the person: left as it is)
-                doc.replace_item(stm.FACTS, item, key_facts.changed(item, statement, at or clock.now()))
+            for item, now_reads in changed_facts:   # (gone meanwhile, edited by the person: left as it is)
+                doc.replace_item(stm.FACTS, item, now_reads)
             result["id"] = event_id
             return doc.render()
 

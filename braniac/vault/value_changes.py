@@ -14,7 +14,7 @@ from ..infra import measures, textutil
 from ..infra.date_spans import MONTH_NAMES
 from ..infra.relative_times import CALENDAR_WORDS
 from .claims import CHANGED, Fact, as_said, compare, contradicts
-from .reversals import gives_up, takes_back
+from .reversals import gives_up, takes_back, turns_around
 from .word_changes import KIN, changed_in_words, someone_elses
 
 # words by which a statement says a number is not the old one any more: verbs of change
@@ -48,7 +48,7 @@ def replaced_for_the_question(old: str, new: str, asked: frozenset[str],
     # "How old am I?": measures know whose; a value given without its unit ("so now I pay 1,050")
     # is read as any other, by the person's own thing (_both_mine)
     changed = measures.replaces(old, new, measured, asked) or changed_for_the_question(old, new, asked) \
-        or _changed_in_words(old, new, asked)
+        or _changed_in_words(old, new, asked) or turns_around(old, new, asked)
     # (not "My neighbour switched to the 8:05 train" after "I take the 7:15 train to work")
     return changed and not _another_of_mine(old, new, asked) and not someone_elses(as_said(old), as_said(new)) \
         or takes_back(old, new, asked) or gives_up(old, new)

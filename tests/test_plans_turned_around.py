@@ -1,0 +1,84 @@
+"""A plan turned around in everyday words (issue 18, "what did I decide about X"): "I renewed the
+gym membership after all" after "I decided not to renew the gym membership", "Keeping Disney+
+after all" after "I'm going to cancel Disney+". The newer comes first and the plan it turned
+around is history; a fact that became a plan, the same plan said again, or a plan for another
+thing is no turn (vault/reversals.turns_around)."""
+from __future__ import annotations
+
+import re
+from datetime import datetime, timezone
+
+import pytest
+
+from braniac import Vault
+from braniac.infra import clock, textutil
+from braniac.vault import reversals, stm
+
+
+@pytest.fixture
+def vault(tmp_path):
+    created, _ = Vault.init(tmp_path / "vault")
+    return created
+
+
+TURNED = [
+    ("I decided not to renew the gym membership.", "I renewed the gym membership after all.",
+     "Did I renew my gym membership?"),
+    ("I'm going to cancel Disney+.", "Keeping Disney+ after all, the kids love it.", "Am I cancelling Disney+?"),
+    ("The plan is to sell the old sofa.", "Decided to keep the old sofa and put it in the basement.",
+     "What did I decide about the old sofa?"),
+    ("I'll skip the conference in Berlin this year.", "Changed my mind, I'm going to the Berlin conference after all.",
+     "Am I going to the Berlin conference?"),
+    ("I'm going to the gym tonight.", "I didn't go to the gym after all, too tired.", "Did I go to the gym?"),
+]
+
+
+@pytest.mark.parametrize("old, new, question", TURNED)
+def test_a_plan_turned_around_is_read_as_one(old, new, question):
+    assert reversals.turns_around(old, new, textutil.terms(question))
+
+
+@pytest.mark.parametrize("old, new, question", [
+    ("My car is a Golf.", "I decided to sell the car.", "What car do I drive?"),   # still the car, for now
+    ("I take the train to work.", "I'll take the train tomorrow, it's cheaper after all.", "How do I get to work?"),
+    ("I'll skip the Berlin conference.", "I decided to skip the Berlin conference.", "Am I going to Berlin?"),
+    ("We'll paint the living room grey.", "We decided not to paint the kitchen.", "What did we decide about painting?"),
+    ("We will not hire a contractor for the kitchen.", "We decided to hire a contractor for the bathroom.",
+     "Are we hiring a contractor?"),
+    ("I plan to sell my bike.", "Should I keep my bike after all?", "Am I selling my bike?"),
+    ("I'm going to cancel Disney+.", "I haven't decided whether to keep Disney+.", "Am I cancelling Disney+?"),
+])
+def test_what_is_no_turn_is_not_read_as_one(old, new, question):
+    assert not reversals.turns_around(old, new, textutil.terms(question))
+
+
+@pytest.mark.parametrize("promoted", [False, True])
+@pytest.mark.parametrize("old, new, question", TURNED[:3])
+def test_the_answer_gives_the_turn_first_and_the_plan_as_history(vault, promoted, old, new, question):
+    with clock.frozen(datetime(2025, 2, 3, 10, tzinfo=timezone.utc)):
+        vault.remember(old)
+    with clock.frozen(datetime(2025, 2, 4, 10, tzinfo=timezone.utc)):
+        vault.remember("The plumber is coming on Monday.")
+    with clock.frozen(datetime(2025, 2, 20, 10, tzinfo=timezone.utc)):
+        vault.remember(new)
+    if promoted:
+        with clock.frozen(datetime(2025, 2, 21, 10, tzinfo=timezone.utc)):
+            vault.promote(force=True)
+    with clock.frozen(datetime(2025, 2, 24, 10, tzinfo=timezone.utc)):
+        answer = vault.ask(question).answer
+    quoted = re.findall(r'^- "(.*)" \((.*)\)$', answer, re.M)
+    first = new.split(",")[0].rstrip(".")
+    # (after promotion, perhaps as the digest's decision: "fact or decision: … (was: … until …)")
+    assert quoted and quoted[0][0].removeprefix("fact or decision: ").startswith(first), answer
+    assert "superseded" not in quoted[0][1], answer
+    plan = [source for text, source in quoted if text.startswith(old.rstrip("."))]
+    assert plan and all(source.endswith("superseded on 2025-02-20") for source in plan), answer
+
+
+def test_the_decision_list_says_the_plan_turned_around(vault):
+    with clock.frozen(datetime(2025, 2, 3, 10, tzinfo=timezone.utc)):
+        vault.remember("I decided not to renew the gym membership.")
+    with clock.frozen(datetime(2025, 2, 20, 10, tzinfo=timezone.utc)):
+        vault.remember("I renewed the gym membership after all.")
+    assert [item.text for item in vault.read_stm().items(stm.FACTS)] == [
+        "I renewed the gym membership after all (was: not to renew the gym membership until 2025-02-20)"]
