@@ -82,3 +82,23 @@ def test_the_decision_list_says_the_plan_turned_around(vault):
         vault.remember("I renewed the gym membership after all.")
     assert [item.text for item in vault.read_stm().items(stm.FACTS)] == [
         "I renewed the gym membership after all (was: not to renew the gym membership until 2025-02-20)"]
+
+
+@pytest.mark.parametrize("old, new, question", [
+    ("We agreed to hold the retro every two weeks.", "The retro is monthly now, every two weeks was too much.",
+     "How often do we hold the retro?"),
+    ("We decided to paint the living room grey.", "Actually we're painting the living room green, grey felt too cold.",
+     "What colour did we decide for the living room?"),
+])
+def test_a_value_given_up_as_too_much_of_something_is_taken_back(old, new, question):
+    assert reversals.takes_back(old, new, textutil.terms(question))
+
+
+@pytest.mark.parametrize("old, new, question", [
+    ("We booked the Hotel Lux in Lisbon.", "The hotel was too expensive, honestly.", "Where are we staying in Lisbon?"),
+    ("My commute is 40 minutes by bus.", "The bus was too crowded today.", "How long is my commute?"),
+    ("We use Postgres for the app.", "If Postgres was too slow we'd switch.", "What database do we use for the app?"),
+    ("We hold the retro every two weeks.", "Was every two weeks too much for the retro?", "How often is the retro?"),
+])
+def test_a_complaint_is_not_a_value_given_up(old, new, question):
+    assert not reversals.takes_back(old, new, textutil.terms(question))

@@ -58,9 +58,26 @@ def takes_back(old: str, new: str, about: frozenset[str]) -> bool:
     stopped = _stopped_doing(new, before) & before
     if stopped and about & before and (_ONESELF.search(old) or _owned(old, stopped)):
         return True
+    if about & before & after and _rejected(new) & (before - about - _TAKING_BACK_WORDS):
+        return True   # "The retro is monthly now, every two weeks was too much"
     if not (_says_taken_back(new) or _switched_from(old, new)):
         return False
     return bool(about & before & after) and bool((before & after) - about - _TAKING_BACK_WORDS)
+
+
+# a value given up for being too much of something, as the reason for the new one: "The retro is
+# monthly now, every two weeks was too much", "…we're painting it green, grey felt too cold"
+_REJECTED = re.compile(r"(?:^|[,;:]\s*|\b(?:and|but|as|because|since)\s+)(?P<what>(?:[\w'+-]+\s+){0,3}?[\w'+-]+)\s+"
+                       r"(?:was|were|felt|seemed|got|turned out)\s+(?:\w+\s+)?too\s+\w+")
+
+
+def _rejected(text: str) -> frozenset[str]:
+    """The stemmed words of what a statement says was too much of something (not asked, not "if")."""
+    lowered = text.lower()
+    if lowered.rstrip().endswith("?"):
+        return frozenset()
+    return frozenset().union(*(textutil.terms(m["what"]) for m in _REJECTED.finditer(lowered)
+                               if not _NOT_DONE.search(" ".join(lowered[:m.start("what")].split()[-3:]))))
 
 
 def _stopped_doing(new: str, before: frozenset[str]) -> set[str]:
