@@ -30,6 +30,7 @@ TURNED = [
     ("I'll skip the conference in Berlin this year.", "Changed my mind, I'm going to the Berlin conference after all.",
      "Am I going to the Berlin conference?"),
     ("I'm going to the gym tonight.", "I didn't go to the gym after all, too tired.", "Did I go to the gym?"),
+    ("I'm going to the reunion.", "I won't make it to the reunion.", "Am I going to the reunion?"),   # a plan for it
 ]
 
 
@@ -47,6 +48,8 @@ def test_a_plan_turned_around_is_read_as_one(old, new, question):
      "Are we hiring a contractor?"),
     ("I plan to sell my bike.", "Should I keep my bike after all?", "Am I selling my bike?"),
     ("I'm going to cancel Disney+.", "I haven't decided whether to keep Disney+.", "Am I cancelling Disney+?"),
+    ("I'll go to the gym on Monday.", "I won't go to the gym on Tuesday.", "Am I going to the gym?"),   # two days
+    ("I'll go to the gym on Monday.", "I might not go to the gym on Monday.", "Am I going to the gym?"),
 ])
 def test_what_is_no_turn_is_not_read_as_one(old, new, question):
     assert not reversals.turns_around(old, new, textutil.terms(question))
@@ -89,6 +92,9 @@ def test_the_decision_list_says_the_plan_turned_around(vault):
      "How often do we hold the retro?"),
     ("We decided to paint the living room grey.", "Actually we're painting the living room green, grey felt too cold.",
      "What colour did we decide for the living room?"),
+    # "instead of" after a word of choosing (alone, it is how code is explained: "use flex instead of grid")
+    ("We chose React for the frontend.", "We're going with Svelte for the frontend instead of React.",
+     "Which framework did we choose for the frontend?"),
 ])
 def test_a_value_given_up_as_too_much_of_something_is_taken_back(old, new, question):
     assert reversals.takes_back(old, new, textutil.terms(question))
@@ -99,6 +105,7 @@ def test_a_value_given_up_as_too_much_of_something_is_taken_back(old, new, quest
     ("My commute is 40 minutes by bus.", "The bus was too crowded today.", "How long is my commute?"),
     ("We use Postgres for the app.", "If Postgres was too slow we'd switch.", "What database do we use for the app?"),
     ("We hold the retro every two weeks.", "Was every two weeks too much for the retro?", "How often is the retro?"),
+    ("The layout uses CSS grid.", "For the layout, use flex instead of grid in the sidebar.", "What does the layout use?"),
 ])
 def test_a_complaint_is_not_a_value_given_up(old, new, question):
     assert not reversals.takes_back(old, new, textutil.terms(question))

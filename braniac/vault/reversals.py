@@ -18,8 +18,10 @@ from ..infra.relative_times import CALENDAR_WORDS
 # roof no longer leaks" takes nothing back). Not "instead", "rather than" or
 # "switched to": in a long message about code ("use flex instead of grid") or a preference ("a
 # UK style rather than a US one") they take nothing back (BEAM dev, with them: -0.7 / -0.6 at
-# 300 / 750 words; only in statements of 40 words or fewer: -0.4 at 300).
+# 300 / 750 words; only in statements of 40 words or fewer: -0.4 at 300), except after a word
+# of choosing: "We're going with Svelte for the frontend instead of React".
 _TAKEN_BACK = re.compile(r"\b(?:changed? (?:my|our) minds?|change of plans?|on second thought|scratch that|"
+                         r"(?:going|go|went) with\b[^.!?]{0,60}?\binstead of|"
                          r"decided against|(?:have|'ve) decided not to"
                          r"|(?:i|we)(?:'m|'re| am| are)? (?:no longer|not (?:\w+ ){1,3}any ?more))\b")
 # a switch, which takes back what it leaves when the older statement named that, and the thing
@@ -173,8 +175,10 @@ def _says_taken_back(text: str) -> bool:
 # and one of the two says it will not be done or the thing will go where the other does not:
 # "I decided not to renew the gym membership" / "I renewed the gym membership after all", "I'm
 # going to cancel Disney+" / "Keeping Disney+ after all", "The plan is to sell the old sofa" /
-# "Decided to keep the old sofa". Not a fact turned into a plan ("My car is a Golf" / "I
-# decided to sell the car": it is still the car), nor the same plan said again.
+# "Decided to keep the old sofa". Or, without such a word, the newer is itself a plan for the
+# same time: "I won't make it to the reunion" / "I'm going to the reunion" (not "I won't go to the
+# gym on Tuesday" / "I'll go to the gym on Monday"). Not a fact turned into a plan ("My car is a
+# Golf" / "I decided to sell the car": it is still the car), nor the same plan said again.
 _TURNED = re.compile(r"\b(?:after all|decided|changed? (?:my|our) minds?)\b")
 _PLANNED = re.compile(r"\b(?:decided|decision|plan|planning|going to|gonna|will|won't|agreed|chose|picked|intend)\b|'ll\b")
 _NOT_DOING = re.compile(r"n't\b|\b(?:not|never|no longer|skip\w*|cancel\w*|sell|selling|sold|quit\w*|drop\w*|"
@@ -187,7 +191,7 @@ def turns_around(old: str, new: str, about: frozenset[str]) -> bool:
     """Does `new` turn around the plan `old` states, about a thing of `about`? (_TURNED)"""
     lowered_old, lowered_new = old.lower(), new.lower()
     turned = _TURNED.search(lowered_new)
-    if not turned or _NOT_DONE.search(" ".join(lowered_new[:turned.start()].split()[-3:])) \
+    if turned and _NOT_DONE.search(" ".join(lowered_new[:turned.start()].split()[-3:])) \
             or lowered_new.rstrip().endswith("?"):
         return False
     thing = about & textutil.terms(old) & textutil.terms(new) - _TAKING_BACK_WORDS - _PLAN_WORDS - textutil.generic_stems()
@@ -198,8 +202,18 @@ def turns_around(old: str, new: str, about: frozenset[str]) -> bool:
     # the whole plan, not a part of it: "We will not hire a contractor for the kitchen" is not
     # turned around by "We decided to hire a contractor for the bathroom"
     planned = textutil.terms(said_old) - _WHEN_WORDS - _PLAN_WORDS - _TAKING_BACK_WORDS - textutil.generic_stems()
+    if not turned and (not _PLANNED.search(said_new) or _MAYBE.search(said_new) or _when(said_old) != _when(said_new)):
+        return False
     return planned <= textutil.terms(said_new) and bool(_PLANNED.search(said_old)) \
         and bool(_NOT_DOING.search(said_old)) != bool(_NOT_DOING.search(said_new))
+
+
+_MAYBE = re.compile(r"\b(?:might|may|could|maybe|perhaps|probably|if|whether|unless)\b")
+
+
+def _when(text: str) -> frozenset[str]:
+    """The days and times a statement names: two plans for two days are two plans."""
+    return (textutil.terms(text) & _WHEN_WORDS) | textutil.numbers(text)
 
 
 # the person parting with a named thing: "I sold the Civic", "we finally got rid of our old Vespa"
