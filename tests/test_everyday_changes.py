@@ -662,6 +662,10 @@ def test_an_appointment_moved_in_its_own_sentence_and_an_odd_heading(vault):
      "May 9"),
     ("My rent is 900 euros a month.", "My rent went up. It is 1,050 euros now.", "What is my rent?", "1,050"),
     ("My rent is 900 euros a month.", "My rent is 950 euros a month right now.", "What is my rent?", "950"),
+    # the thing itself as the subject of both, and a question that names nothing else
+    ("Netflix costs me 11.99 a month.", "Netflix went up to 13.49 a month.", "How much is Netflix?", "13.49"),
+    ("Daycare costs 780 a month.", "Daycare fees went up, we pay 820 a month now.", "How much is daycare?", "820"),
+    ("Amlodipine is 5 mg a day for me.", "Amlodipine was increased to 7.5 mg.", "How much amlodipine do I take?", "7.5"),
 ])
 def test_a_question_of_one_word_gets_the_current_value_first(vault, promoted, old, new, question, current):
     """One word of the question says what the thing is; the newer value comes first, the older
@@ -709,6 +713,10 @@ def test_a_question_of_one_word_gets_the_current_value_first(vault, promoted, ol
     ("My salary is 50,000 euros.", "My company raised the salary band to 60,000 euros.", "What is my salary?"),
     ("My dentist appointment is on June 3.", "My hair appointment was moved to June 10.", "When is my appointment?"),
     ("My flight is on May 12.", "My flight is 3 hours now.", "When is my flight?"),
+    # the thing itself opens the older, another thing of its kind the newer
+    ("Netflix costs me 11.99 a month.", "Disney+ went up to 13.49 a month.", "How much is Netflix?"),
+    ("Daycare costs 780 a month.", "The daycare for Ana's kids went up to 900.", "How much is daycare?"),
+    ("Leo has 2 loose teeth.", "Leo now has 3 stickers.", "How many loose teeth does Leo have?"),
 ])
 def test_a_question_of_one_word_does_not_take_another_ones_value(old, new, question):
     """Whose and which thing it is, read off the statements: both must say it is the person's own."""

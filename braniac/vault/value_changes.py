@@ -109,8 +109,6 @@ def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
 # "my rent is", "my flight to Rome", "my rent, it is": the person's own thing, as the subject
 _MINE = re.compile(r"\b(?:my|our)\s+(?:[a-z]+\s+)??([a-z]+)(?=\s*[,.;:!?]|\s*$|\s+(?:is|was|has|had|went|got|costs?|"
                    r"to|from|for|on|in|at|with|now|moved|changed|goes|will)\b)")
-
-
 # the periods an amount is framed by ("a month"), which name no thing (changed_for_the_question)
 _PER = frozenset(textutil.stem(w) for w in "day week month year hour minute".split())
 # what the person takes, pays, uses, saves, has or owns is theirs too: "I take 10 mg of lisinopril
@@ -118,8 +116,6 @@ _PER = frozenset(textutil.stem(w) for w in "day week month year hour minute".spl
 _I_TAKE = r"\b(?:i|we)(?:'m|’m| am|'re|’re| are|'ve|’ve| have)?\s+(?:got\s+)?(?:tak|pay|us|drink|earn|spend|sav|hav|own|got)" \
           r"\w*\s+(?:[\w.,]+\s+){{0,4}}?{w}\w*\b"
 _SAVING = re.compile(r"\bi(?:'m|’m| am)?\s+(?:sav|earn|spend|pay)\w*\b")   # the amount itself is the thing
-
-
 # the thing said to be someone else's: "Tom's rent", "her rent", "the rent for Ana", "the rent
 # of his flat" (not "the rent for the flat", which may well be mine)
 _ANOTHERS = r"(?:(?:\w+['’]s|his|her|their)\s+(?:[a-z]+\s+)??{w}\w*\b|" \
@@ -175,12 +171,13 @@ def _changed_by_someone_of_mine(lowered: str, word: str) -> bool:
 def _both_mine(old: str, new: str, word: str) -> bool:
     """With a question of one word ("Rent?", "When is my flight?") nothing else tells whose or
     which the thing is, so both statements must say it is the person's own ("my rent is…", "the
-    landlord raised my rent"), or the newer has someone of the person's change it ("my landlord
-    raised the rent"), and the newer name no one the older does not ("my meeting with
-    Ana" is not the one with Tom): "The salary for the new hire", "the flight back", "my phone
-    battery" are other things."""
+    landlord raised my rent") or open with the thing itself (_SUBJECT), or the newer has someone
+    of the person's change it ("my landlord raised the rent"), and the newer name no one the
+    older does not ("my meeting with Ana" is not the one with Tom): "The salary for the new
+    hire", "the flight back", "my phone battery" are other things."""
     lowered_old, lowered_new = old.lower(), new.lower()
-    if not (_mine(lowered_old, word) and (_mine(lowered_new, word) or _changed_by_someone_of_mine(lowered_new, word))):
+    if not ((_mine(lowered_old, word) or _opens_with(lowered_old, word))
+            and (_mine(lowered_new, word) or _changed_by_someone_of_mine(lowered_new, word) or _opens_with(lowered_new, word))):
         return False
     named_old, named_new = _named_by(lowered_old, word), _named_by(lowered_new, word)
     if named_old and named_new and not named_old & named_new:
@@ -196,6 +193,17 @@ def _both_mine(old: str, new: str, word: str) -> bool:
     return not (names_new and names_old - names_new)
 
 
+# the thing itself, saying what it is or does: "Netflix went up to 13.49", "Daycare fees went up",
+# "The launch slipped to June 15" (not "Office rent is…", "The salary for the new hire is…")
+_SUBJECT = re.compile(rf"^\s*(?:the\s+)?([a-z][\w+-]*)(?:\s+(?:fees?|prices?|costs?|bill|dose))?"
+                      rf"(?=\s+(?:(?:is|was|has|had|went|got|costs?|now|goes|will)\b|(?:{_CHANGE_VERB_WORDS})\b))")
+
+
+def _opens_with(lowered: str, word: str) -> bool:
+    match = _SUBJECT.match(lowered)
+    return match is not None and textutil.stem(match.group(1)) == word
+
+
 def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: frozenset[str],
                   old_terms: frozenset[str] = frozenset()) -> bool:
     """The word of change stands just before a number the older statement lacks (a few words
@@ -207,9 +215,10 @@ def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: f
     changed none of them; "Leo now has 2 loose teeth" (only whose it is) is not how many kids
     are in Leo's class."""
     for sentence in _sentences(said, asked):
-        # a word of the question that names the thing, not only whose it is ("Leo")
+        # a word of the question that names the thing, not only whose it is ("Leo"), unless the
+        # question names nothing else ("How much is Netflix?")
         names = {textutil.stem(n.lower()) for n in textutil.entities(sentence)}
-        if not asked & textutil.terms(sentence) - names:
+        if not asked & textutil.terms(sentence) - (names if asked - names else frozenset()):
             continue
         lowered = sentence.lower()
         matches = list(change.finditer(lowered))
