@@ -18,7 +18,8 @@ if TYPE_CHECKING:
 
 PARTING_LEADERS = 5       # the best passages whose named things are searched for a parting
 PARTING_HITS = 10         # notes read for one
-_PARTING_WORDS = ("sold", "rid", "gave", "returned", "scrapped", "donated", "traded", "switched", "migrated")
+_PARTING_WORDS = ("sold", "rid", "gave", "returned", "scrapped", "donated", "traded", "switched", "migrated", "dropped",
+                  "ditched", "swapped", "replaced")
 _ASKS_NOW = re.compile(r"\b(?:do|does|am|is|are|now|current(?:ly)?|these days)\b", re.I)
 _ASKS_THEN = re.compile(r"\b(?:did|was|were|had|used to)\b", re.I)
 _CHANGE_WORDS = {"lives in": ("moved",), "works at": ("job", "working")}   # "I moved to…", "a new job at…"

@@ -216,28 +216,38 @@ def _when(text: str) -> frozenset[str]:
     return (textutil.terms(text) & _WHEN_WORDS) | textutil.numbers(text)
 
 
+# who parts with a thing or switches: "I", "we", or no one said at the start of a sentence, as
+# people write in a chat ("Sold the Corolla and got a Kia Niro")
+_PERSON = r"(?:\b(?i:i|we)\s+|^\s*|(?<=[.!?]\s))"
 # the person parting with a named thing: "I sold the Civic", "we finally got rid of our old Vespa"
-_GIVEN_UP = re.compile(r"\b(?i:i|we)\s+(?i:(?:just|finally|recently|already)\s+)?(?i:sold|gave away|got rid of|"
+_GIVEN_UP = re.compile(_PERSON + r"(?i:(?:just|finally|recently|already)\s+)?(?i:sold|gave away|got rid of|"
                        r"returned|scrapped|donated|traded in)\s+(?i:(?:the|my|our|that|this|his|her)\s+)?"
                        r"(?i:old\s+)?(?P<names>(?:[A-Z][\w-]*\s*)+)(?P<noun>[a-z]\w+)?")
 # the person having or using a thing: "I drive a 2012 Honda Civic", "my Civic"
 _HAVING = re.compile(r"\b(?:i|we)\s+(?:\w+\s+)?(?:drive|have|own|use|ride|keep|play|love)\b|\bmy\b|\bour\b", re.I)
 # the person leaving a named thing for another: "I switched from Duolingo to Babbel", "we
 # migrated from AWS to GCP", "we moved from Lisbon to Porto" (the thing switched, if named, is
-# what the older statement is about: not "we moved the design files from Slack to Figma")
-_SWITCHED = re.compile(r"\b(?i:i|we)\s+(?i:(?:just|finally|recently|already|have|'ve)\s+)?(?i:switched|migrated|moved|"
+# what the older statement is about: not "we moved the design files from Slack to Figma"); or
+# dropped for another: "we dropped Jira for Linear", "replaced LastPass with Bitwarden"
+_SWITCHED = re.compile(_PERSON + r"(?i:(?:just|finally|recently|already|have|'ve)\s+)?(?:(?i:switched|migrated|moved|"
                        r"changed)\s+(?P<what>(?i:(?:\w+\s+){0,2}?))(?i:from)\s+(?i:(?:the|my|our)\s+)?"
-                       r"(?P<names>(?:[A-Z][\w-]*\s*)+)(?i:to)\b")
+                       r"(?P<names>(?:[A-Z][\w-]*\s*)+)(?i:to)\b|(?i:dropped|ditched|swapped|replaced)\s+(?i:(?:the|my|our)\s+)?"
+                       r"(?P<dropped>(?:[A-Z][\w-]*\s*)+)(?i:for|with)\s+[A-Z])")
+# someone taking over a role from the one the older statement names: "Hannah took over as project
+# lead from Jonas" / "The project lead is Jonas"
+_TOOK_OVER = re.compile(r"\btook over\s+(?:as\s+(?P<what>(?:[\w'-]+\s+){1,3}?))?from\s+(?P<names>(?:[A-Z][\w-]*\s*)+)")
 # where a thing is used or a place lived in, which a switch leaves: "learning Spanish on
 # Duolingo", "we decided to use Postgres", "I live in Lisbon", "I work at Acme" (not "we went
 # to Lisbon on Saturday": what happened there stays as it was)
 _USING = re.compile(r"\b(?:on|with|using|use|uses|in|at)\s+(?:(?:the|my|our)\s+)?(?P<names>(?:[A-Z][\w-]*\s*)+)")
+# what the person's thing is, which a switch leaves too: "My password manager is LastPass"
+_MINE_IS = re.compile(r"\b(?i:my|our)\s+(?:[a-z]+\s+){1,2}?(?i:is|are)\s+(?P<names>(?:[A-Z][\w-]*\s*)+)")
 
 
 def says_given_up(text: str) -> bool:
     """Does a statement say the person parted with a named thing, or left it for another? (A
     cheap test first.)"""
-    return _GIVEN_UP.search(text) is not None or _SWITCHED.search(text) is not None
+    return _GIVEN_UP.search(text) is not None or _SWITCHED.search(text) is not None or _TOOK_OVER.search(text) is not None
 
 
 def gives_up(old: str, new: str) -> bool:
@@ -254,11 +264,14 @@ def gives_up(old: str, new: str) -> bool:
         # a word after both names that differs ("Sony headphones" / "Sony speaker") is another thing
         if any(set(names) <= set(own) and not (noun and after and noun != after) for own, after in had):
             return True
-    used = [*(m["names"].split() for m in _USING.finditer(old)), *(own for own, _ in had)]
+    used = [*(m["names"].split() for m in (*_USING.finditer(old), *_MINE_IS.finditer(old))), *(own for own, _ in had)]
     before = textutil.terms(old)
-    return any(set(left["names"].split()) <= set(own) and textutil.terms(left["what"]) - _TAKING_BACK_WORDS <= before
-               for left in _SWITCHED.finditer(new) for own in used
-               if _switch_counts(new, left.start(), left.end(), left["names"]))
+    if any(set(left["names"].split()) <= set(textutil.entities(old)) and textutil.terms(left["what"] or "") <= before
+           for left in _TOOK_OVER.finditer(new) if _switch_counts(new, left.start(), left.end(), left["names"])):
+        return True
+    return any(set(left_names.split()) <= set(own) and textutil.terms(left["what"] or "") - _TAKING_BACK_WORDS - textutil.generic_stems() <= before
+               for left in _SWITCHED.finditer(new) for left_names in [left["names"] or left["dropped"]] for own in used
+               if _switch_counts(new, left.start(), left.end(), left_names))
 
 
 _NAME_AFTER = re.compile(r"\s+(?:(?:a|an|the|my|our|\d{4}|old|new)\s+)*(?P<names>(?:[A-Z][\w-]+\s*)+)")
@@ -266,9 +279,9 @@ _NAME_AFTER = re.compile(r"\s+(?:(?:a|an|the|my|our|\d{4}|old|new)\s+)*(?P<names
 
 def had_things(text: str) -> list[str]:
     """The named things a statement says the person has or uses ("I drive a 2012 Honda Civic":
-    Honda, Civic; "learning Spanish on Duolingo": Duolingo), whose parting ("I sold the Civic",
+    Honda, Civic; "learning Spanish on Duolingo": Duolingo; "My password manager is LastPass"), whose parting ("I sold the Civic",
     "I switched from Duolingo to Babbel") may have come since."""
-    used = (m["names"].split() for m in _USING.finditer(text))
+    used = (m["names"].split() for m in (*_USING.finditer(text), *_MINE_IS.finditer(text)))
     return list(dict.fromkeys(name for names in [*(n for n, _ in _had(text)), *used] for name in names))
 
 

@@ -67,8 +67,8 @@ def replaces_claim(old: str, new: str) -> bool:
     thing with another value (claims' own reading), or the rules read against a question, with
     the words the two share standing for it: "My rent is 900 euros a month" / "My landlord raised
     the rent again, so now I pay 1,050", "The MVP deadline is June 30" / "… slipped to July 15"."""
-    if compare(Fact(old), Fact(new)) == CHANGED or contradicts(Fact(old), Fact(new)):
-        return True
+    if compare(Fact(old), Fact(new)) == CHANGED or contradicts(Fact(old), Fact(new)) or gives_up(as_said(old), as_said(new)):
+        return True   # (a thing parted with is named, though the two may share no other word)
     # the words of the thing (not its units): "the flight to Tokyo cost 850 euros" and "the hotel
     # in Tokyo is now 120 euros a night" share a name and a unit, not a thing
     said_old, said_new = (textutil.terms(as_said(t)) - _UNITS - _PER for t in (old, new))
