@@ -717,6 +717,13 @@ def test_a_question_of_one_word_gets_the_current_value_first(vault, promoted, ol
     ("Netflix costs me 11.99 a month.", "Disney+ went up to 13.49 a month.", "How much is Netflix?"),
     ("Daycare costs 780 a month.", "The daycare for Ana's kids went up to 900.", "How much is daycare?"),
     ("Leo has 2 loose teeth.", "Leo now has 3 stickers.", "How many loose teeth does Leo have?"),
+    # (an adversarial review's) another plan, a time for an amount, someone else's, another unit, a person
+    ("Netflix costs me 11.99 a month.", "Netflix went up to 15.49 for the premium plan, but I'm still on standard.",
+     "How much is Netflix?"),
+    ("Daycare is 780 a month.", "Daycare now closes at 6.", "How much is daycare?"),
+    ("I take 5 mg of amlodipine.", "Amlodipine was increased to 10 mg for my dad.", "Amlodipine?"),
+    ("Electricity is 90 a month.", "Electricity went up to 0.32 per kWh.", "How much is electricity?"),
+    ("Leo is 7.", "Leo now has 2 loose teeth.", "What about Leo?"),
 ])
 def test_a_question_of_one_word_does_not_take_another_ones_value(old, new, question):
     """Whose and which thing it is, read off the statements: both must say it is the person's own."""

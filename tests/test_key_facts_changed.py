@@ -82,6 +82,9 @@ def test_a_change_of_mind_names_what_the_decision_was_about_in_its_first_sentenc
     "Should we use SQLite as the database for the new app instead?",        # asked, not decided
     "The new app's logo is finally done, the designer nailed it.",          # another side of the app
     "I changed my mind about lunch: sushi instead of pizza.",               # another decision
+    # a team's update pasted in, whose "on second thought" is theirs (an adversarial review's)
+    "Pasting the design team's update: The icon set is finished. On second thought, the new app "
+    "database migration of the design system can wait until fall. Thanks all.",
 ])
 def test_what_does_not_change_a_decision_leaves_it_as_it_is(vault, said):
     with _at(3, 3):

@@ -16,12 +16,12 @@ import re
 from datetime import datetime
 
 from ..infra import textutil
-from .reversals import takes_back
+from .reversals import said_taken_back
 from .value_changes import replaces_claim
 
+_ONESELF = re.compile(r"\b(?:i|we|my|our|me|us)\b", re.I)   # who takes the decision back (not a pasted update's team)
 _HISTORY = re.compile(r"\s+\(was: (?P<was>.+)\)\s*$")
-MAX_SENTENCE_WORDS = 60   # longer sentences are pasted text, not a decision restated
-MAX_STATEMENTS = 30       # read of one message: a long paste restates no decision, and must not slow reflection
+MAX_MESSAGE_WORDS = 80    # a longer message is pasted text (an update, notes), not a decision changed
 MAX_ITEM_CHARS = 200      # a new item's own words, as reflection keeps a key fact's
 
 
@@ -36,29 +36,30 @@ def replaced(items: dict[str, str], statements: list[str]) -> list[tuple[str, st
     each item to the sentence that stated it, when short-term memory still holds it: an item is
     a clause ("use cedar boards, not pine") that may have left its thing behind ("For the garden
     shed I decided to…"). An item is never replaced by its own words said again."""
-    if not items:
+    if not items or sum(len(textutil.words(s)) for s in statements) > MAX_MESSAGE_WORDS:
         return []
-    sentences = [s.strip().rstrip(".!").strip() for s in statements[:MAX_STATEMENTS]
-                 if len(textutil.words(s)) <= MAX_SENTENCE_WORDS]
+    sentences = [s.strip().rstrip(".!").strip() for s in statements]
     found = []
     for item, stated_in in items.items():
         now = current(item)
-        for sentence in sentences:
+        for i, sentence in enumerate(sentences):
             if now.lower() in sentence.lower():
                 break   # said again ("We decided to X" restated): the item stands
-            if any(_replaces(old, sentence) for old in dict.fromkeys((now, stated_in)) if old):
+            if any(_replaces(old, sentence, opens=i == 0) for old in dict.fromkeys((now, stated_in)) if old):
                 found.append((item, sentence))
                 break
     return found
 
 
-def _replaces(old: str, new: str) -> bool:
+def _replaces(old: str, new: str, *, opens: bool) -> bool:
     """A claim replaced (value_changes.replaces_claim), or a decision taken back in words that
     name its thing and the value given up ("I changed my mind: the shed will be built from
-    larch, cedar is too expensive"), which the two statements share; retrieval reads the thing
-    in the question instead."""
+    larch, cedar is too expensive"), which the two statements share: by the person, or as what
+    their message `opens` with (not a line of a team's update they pasted); retrieval reads the
+    thing in the question instead."""
     shared = textutil.terms(old) & textutil.terms(new)
-    return replaces_claim(old, new) or any(takes_back(old, new, frozenset({thing})) for thing in shared)
+    return replaces_claim(old, new) or (opens or _ONESELF.search(new) is not None) and \
+        any(said_taken_back(old, new, frozenset({thing})) for thing in shared)
 
 
 def changed(item: str, sentence: str, at: datetime) -> str:

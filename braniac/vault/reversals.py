@@ -19,9 +19,8 @@ from ..infra.relative_times import CALENDAR_WORDS
 # "switched to": in a long message about code ("use flex instead of grid") or a preference ("a
 # UK style rather than a US one") they take nothing back (BEAM dev, with them: -0.7 / -0.6 at
 # 300 / 750 words; only in statements of 40 words or fewer: -0.4 at 300), except after a word
-# of choosing: "We're going with Svelte for the frontend instead of React".
+# of choosing and before the value given up (_CHOSEN_INSTEAD).
 _TAKEN_BACK = re.compile(r"\b(?:changed? (?:my|our) minds?|change of plans?|on second thought|scratch that|"
-                         r"(?:going|go|went) with\b[^.!?]{0,60}?\binstead of|"
                          r"decided against|(?:have|'ve) decided not to"
                          r"|(?:i|we)(?:'m|'re| am| are)? (?:no longer|not (?:\w+ ){1,3}any ?more))\b")
 # a switch, which takes back what it leaves when the older statement named that, and the thing
@@ -60,11 +59,27 @@ def takes_back(old: str, new: str, about: frozenset[str]) -> bool:
     stopped = _stopped_doing(new, before) & before
     if stopped and about & before and (_ONESELF.search(old) or _owned(old, stopped)):
         return True
-    if about & before & after and _rejected(new) & (before - about - _TAKING_BACK_WORDS):
+    given_up = before - about - _TAKING_BACK_WORDS
+    if about & before & after and (_rejected(new, before) | _chosen_instead(new)) & given_up:
         return True   # "The retro is monthly now, every two weeks was too much"
+    return said_taken_back(old, new, about)
+
+
+def said_taken_back(old: str, new: str, about: frozenset[str]) -> bool:
+    """Does `new` say it takes `old` back in so many words ("I changed my mind", "no longer", a
+    switch from a value `old` names), naming a thing of `about` and a word of `old` besides?"""
     if not (_says_taken_back(new) or _switched_from(old, new)):
         return False
+    before, after = textutil.terms(old), textutil.terms(new)
     return bool(about & before & after) and bool((before & after) - about - _TAKING_BACK_WORDS)
+
+
+# the value left for another, after a word of choosing: "We're going with Svelte for the frontend
+# instead of React" (alone, "instead of" is how code is explained: "use flex instead of grid")
+_CHOSEN_INSTEAD = re.compile(r"\b(?:going|go|went) with\b[^.!?]{0,60}?\binstead of (?P<what>(?:[\w'+-]+\s*){1,3})")
+# what says a value changed, beside the one given up as too much of something (not "Monday's
+# meeting was too long", "Notion was too slow today")
+_SAYS_CHANGED = re.compile(r"\b(?:now|instead|these days|from now on|actually|switched|changed|moved)\b")
 
 
 # a value given up for being too much of something, as the reason for the new one: "The retro is
@@ -73,13 +88,31 @@ _REJECTED = re.compile(r"(?:^|[,;:]\s*|\b(?:and|but|as|because|since)\s+)(?P<wha
                        r"(?:was|were|felt|seemed|got|turned out)\s+(?:\w+\s+)?too\s+\w+")
 
 
-def _rejected(text: str) -> frozenset[str]:
-    """The stemmed words of what a statement says was too much of something (not asked, not "if")."""
+def _rejected(text: str, before: frozenset[str]) -> frozenset[str]:
+    """The stemmed words of what a statement says was too much of something, when it also says
+    the value changed, in so many words or by stating the older statement's frame again with
+    another value ("We're painting the living room green, grey felt too cold" / "We're painting
+    the living room grey"); not asked, not "if"."""
     lowered = text.lower()
     if lowered.rstrip().endswith("?"):
         return frozenset()
-    return frozenset().union(*(textutil.terms(m["what"]) for m in _REJECTED.finditer(lowered)
-                               if not _NOT_DONE.search(" ".join(lowered[:m.start("what")].split()[-3:]))))
+    found: set[str] = set()
+    for m in _REJECTED.finditer(lowered):
+        if _NOT_DONE.search(" ".join(lowered[:m.start("what")].split()[-3:])):
+            continue
+        what = textutil.terms(m["what"])
+        frame = before - what - textutil.generic_stems() - _WHEN_WORDS
+        rest = textutil.terms(lowered[:m.start("what")] + " " + lowered[m.end():])
+        another = rest - before - textutil.generic_stems() - _WHEN_WORDS   # the value it has now ("green")
+        if _SAYS_CHANGED.search(lowered) or frame and frame <= rest and another:
+            found |= what
+    return frozenset(found)
+
+
+def _chosen_instead(text: str) -> frozenset[str]:
+    lowered = text.lower()
+    return frozenset().union(*(textutil.terms(m["what"]) for m in _CHOSEN_INSTEAD.finditer(lowered)
+                               if not _NOT_DONE.search(" ".join(lowered[:m.start()].split()[-3:]))))
 
 
 def _stopped_doing(new: str, before: frozenset[str]) -> set[str]:
@@ -171,29 +204,32 @@ def _says_taken_back(text: str) -> bool:
     return False
 
 
-# A plan turned around: the newer says it was decided or "after all", the older was a plan,
-# and one of the two says it will not be done or the thing will go where the other does not:
-# "I decided not to renew the gym membership" / "I renewed the gym membership after all", "I'm
-# going to cancel Disney+" / "Keeping Disney+ after all", "The plan is to sell the old sofa" /
-# "Decided to keep the old sofa". Or, without such a word, the newer is itself a plan for the
-# same time: "I won't make it to the reunion" / "I'm going to the reunion" (not "I won't go to the
-# gym on Tuesday" / "I'll go to the gym on Monday"). Not a fact turned into a plan ("My car is a
-# Golf" / "I decided to sell the car": it is still the car), nor the same plan said again.
-_TURNED = re.compile(r"\b(?:after all|decided|changed? (?:my|our) minds?)\b")
+# A plan turned around: the older is a plan for a thing, the newer does the opposite with it,
+# said as plainly as a verb and its "not": "I decided not to renew the gym membership" / "I
+# renewed the gym membership after all"; "I'm going to cancel Disney+" / "Keeping Disney+ after
+# all"; "The plan is to sell the old sofa" / "Decided to keep the old sofa"; "I'm going to the
+# reunion" / "I won't make it to the reunion". Not a step of the plan ("I decided to clean up my
+# bike for the listing"), another part of the occasion ("…but I won't stay for the dinner"),
+# someone else's ("Ana decided not to go"), another day, a maybe, or a question.
 _PLANNED = re.compile(r"\b(?:decided|decision|plan|planning|going to|gonna|will|won't|agreed|chose|picked|intend)\b|'ll\b")
-_NOT_DOING = re.compile(r"n't\b|\b(?:not|never|no longer|skip\w*|cancel\w*|sell|selling|sold|quit\w*|drop\w*|"
-                        r"give up|giving up|gave up|get rid of)\b")
+_ACTION = re.compile(r"(?P<not>\bnot\s+(?:to\s+)?|n't\s+(?:be\s+able\s+to\s+)?|\bnever\s+)?\b(?P<verb>"
+                     r"(?:go|going|went)(?=\s+(?:to\s+(?:the|my|our|a|an|his|her|their|\w+'s)\b|there\b))|attend\w*|be\s+(?:at|there)|make\s+it\b|"
+                     r"skip\w*|cancel\w*|sell|selling|sold|quit\w*|drop\w*|keep\w*|kept|stay\w*|renew\w*)")
+# what each verb does with the plan's thing, and whether it does it: skipping is not going
+_DOES = {"go": ("go", True), "wen": ("go", True), "att": ("go", True), "be ": ("go", True), "mak": ("go", True),
+         "ski": ("go", False), "can": ("keep", False), "sel": ("keep", False), "sol": ("keep", False),
+         "qui": ("keep", False), "dro": ("keep", False), "kee": ("keep", True), "kep": ("keep", True),
+         "sta": ("keep", True), "ren": ("renew", True)}
+_PERSON_AHEAD = re.compile(r"\b(?:i|i'm|i'll|we|we're|we'll|my|our)\b")
 _PLAN_WORDS = frozenset(textutil.stem(w) for w in "decided decide decision plan planning agreed chose picked intend "
-                        "skip skipping cancel cancelling sell selling sold quit drop".split())
+                        "skip skipping cancel cancelling sell selling sold quit drop keep keeping renew renewed go "
+                        "attend stay".split())
+_MAYBE = re.compile(r"\b(?:might|may|could|maybe|perhaps|probably|if|whether|unless)\b")
 
 
 def turns_around(old: str, new: str, about: frozenset[str]) -> bool:
-    """Does `new` turn around the plan `old` states, about a thing of `about`? (_TURNED)"""
+    """Does `new` turn around the plan `old` states, about a thing of `about`? (_ACTION)"""
     lowered_old, lowered_new = old.lower(), new.lower()
-    turned = _TURNED.search(lowered_new)
-    if turned and _NOT_DONE.search(" ".join(lowered_new[:turned.start()].split()[-3:])) \
-            or lowered_new.rstrip().endswith("?"):
-        return False
     thing = about & textutil.terms(old) & textutil.terms(new) - _TAKING_BACK_WORDS - _PLAN_WORDS - textutil.generic_stems()
     if not thing:
         return False
@@ -202,13 +238,47 @@ def turns_around(old: str, new: str, about: frozenset[str]) -> bool:
     # the whole plan, not a part of it: "We will not hire a contractor for the kitchen" is not
     # turned around by "We decided to hire a contractor for the bathroom"
     planned = textutil.terms(said_old) - _WHEN_WORDS - _PLAN_WORDS - _TAKING_BACK_WORDS - textutil.generic_stems()
-    if not turned and (not _PLANNED.search(said_new) or _MAYBE.search(said_new) or _when(said_old) != _when(said_new)):
+    when_old, when_new = _when(said_old), _when(said_new)
+    if not planned <= textutil.terms(said_new) or not _PLANNED.search(said_old) or said_new.rstrip().endswith("?") \
+            or _MAYBE.search(said_new) or when_old and when_new and when_old != when_new:
         return False
-    return planned <= textutil.terms(said_new) and bool(_PLANNED.search(said_old)) \
-        and bool(_NOT_DOING.search(said_old)) != bool(_NOT_DOING.search(said_new))
+    was, now = _action(said_old), _action(said_new, the_person=True)
+    if was is not None:
+        return now is not None and was[0] == now[0] and was[1] != now[1]
+    # a plan of another verb, done or not in the newer: "We're going to repaint the fence" / "We
+    # decided not to repaint the fence", "I'm going to drive to the conference" / "I won't drive…"
+    plan = _PLAN_VERB.search(said_old)
+    verb = plan and (plan["verb"] or plan["wont"])
+    if not verb or not textutil.content_words(verb):
+        return False
+    for done in re.finditer(r"[a-z]+", said_new):
+        if textutil.stem(done.group(0)) == textutil.stem(verb) and _by_the_person(said_new, done.start()):
+            return bool(_NOT_BEFORE.search(said_new[:done.start()])) == (not (plan["not"] or plan["wont"]))
+    return False
 
 
-_MAYBE = re.compile(r"\b(?:might|may|could|maybe|perhaps|probably|if|whether|unless)\b")
+# a plan and its verb: "we're going to repaint", "I decided not to renew", "I won't drive"
+_PLAN_VERB = re.compile(r"\b(?:decided|plan(?:ning)?(?:\s+is)?|going|gonna|will|'ll|agreed)\s+(?P<not>not\s+)?(?:to\s+)?"
+                        r"(?P<verb>[a-z]+)|\b(?:won't|will not)\s+(?P<wont>[a-z]+)")
+_NOT_BEFORE = re.compile(r"(?:\bnot\s+(?:to\s+)?|n't\s+(?:be\s+able\s+to\s+)?|\bnever\s+)$")
+
+
+def _action(sentence: str, the_person: bool = False) -> tuple[str, bool] | None:
+    """What the first verb of _ACTION in a sentence does with its thing, and whether it is done
+    (its "not" turns it around); `the_person`: only if the person does it (_by_the_person)."""
+    match = _ACTION.search(sentence)
+    if match is None or the_person and not _by_the_person(sentence, match.start()):
+        return None
+    does, done = _DOES[match["verb"][:3] if match["verb"][:2] != "go" else "go"]
+    return does, done != bool(match["not"])
+
+
+def _by_the_person(sentence: str, at: int) -> bool:
+    """Does the person do what is said at `at`? Its clause names them, or opens with it
+    ("Keeping Disney+ after all", "Ended up renewing…"), not "Ana decided not to go"."""
+    clause = re.split(r"[,;:]|\b(?:and|but|so)\b", sentence[:at])[-1]
+    return not clause.strip() or _PERSON_AHEAD.search(clause) is not None or \
+        re.fullmatch(r"\W*(?:(?:actually|just|finally|ended up|turns out|decided)\s+)*(?:not\s+)?(?:to\s+)?", clause) is not None
 
 
 def _when(text: str) -> frozenset[str]:

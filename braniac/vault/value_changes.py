@@ -12,20 +12,15 @@ from functools import lru_cache
 
 from ..infra import measures, textutil
 from ..infra.date_spans import MONTH_NAMES
+from ..infra.name_lists import is_given_name
 from ..infra.relative_times import CALENDAR_WORDS
+from .change_verbs import CHANGE_VERBS
 from .claims import CHANGED, Fact, as_said, compare, contradicts
 from .reversals import gives_up, takes_back, turns_around
-from .word_changes import KIN, changed_in_words, someone_elses
+from .whose import another_of_mine, both_mine
+from .word_changes import changed_in_words, someone_elses
 
-# words by which a statement says a number is not the old one any more: verbs of change
-# ("improved to 78%", "was adjusted to 1,350") and, weaker, hints ("has now reached 165", "became")
-_CHANGE_VERB_WORDS = (r"moved|changed|switched|updated|adjusted|increased|decreased|improved|raised|lowered|reduced|"
-                      r"grew|grown|dropped|extended|postponed|rescheduled|pushed|bumped|shifted|delayed|slipped|upgraded|"
-                      r"downgraded|upped|hiked|down to|(?:is|are|went|got|'s) up to|"
-                      r"(?:went|gone) (?:up|down)")
-_CHANGE_VERBS = re.compile(rf"\b(?:{_CHANGE_VERB_WORDS})\b")
-_CHANGING = rf"(?:has\s+|just\s+)?(?:{_CHANGE_VERB_WORDS})"   # who changed it: "Ryanair (has) moved", "my landlord raised"
-_CHANGE_HINTS = re.compile(r"\b(?:now|no longer|instead|became)\b")
+_CHANGE_HINTS = re.compile(r"\b(?:now|no longer|instead|became|these days)\b")
 # verbs frequent in questions: never the thing another word qualifies (_qualified_otherwise)
 _VERBS = frozenset(textutil.stem(w) for w in """use uses used using make makes made making get gets getting take
 takes taking try tries tried trying include includes included including""".split())
@@ -46,11 +41,11 @@ def replaced_for_the_question(old: str, new: str, asked: frozenset[str],
     Another value of what it asks about, a decision taken back or a thing parted with
     (reversals.py), a measure said to have changed (infra/measures.py)."""
     # "How old am I?": measures know whose; a value given without its unit ("so now I pay 1,050")
-    # is read as any other, by the person's own thing (_both_mine)
+    # is read as any other, by the person's own thing (whose.both_mine)
     changed = measures.replaces(old, new, measured, asked) or changed_for_the_question(old, new, asked) \
-        or _changed_in_words(old, new, asked) or turns_around(old, new, asked)
+        or _changed_in_words(old, new, asked) or turns_around(as_said(old), as_said(new), asked)
     # (not "My neighbour switched to the 8:05 train" after "I take the 7:15 train to work")
-    return changed and not _another_of_mine(old, new, asked) and not someone_elses(as_said(old), as_said(new)) \
+    return changed and not another_of_mine(old, new, asked) and not someone_elses(as_said(old), as_said(new)) \
         or takes_back(old, new, asked) or gives_up(old, new)
 
 
@@ -87,7 +82,7 @@ def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
     # "a month", "a week": the frame of an amount, not the thing ("How much am I saving a month?"
     # is not answered by "the internet is 30 euros a month now")
     asked = asked - _PER if asked - _PER else asked
-    if not asked or len(asked) == 1 and not _both_mine(old, new, next(iter(asked))):
+    if not asked or len(asked) == 1 and not both_mine(old, new, next(iter(asked))):
         return False   # "Rent?" is not answered by "Office rent is now 2,000 euros"
     # the day a claim was said, and the days braniac resolved "yesterday" to, say when, not what:
     # two statements of two days always differ in them ("moved to next Tuesday (2025-05-13)" is a value)
@@ -100,108 +95,14 @@ def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
     fresh = after - before
     changed = was >= ASKED_SHARE and (
         now >= ASKED_SHARE and _said_changed(new, _CHANGE_HINTS, fresh, asked, textutil.terms(old))
-        or now >= NEWER_SHARE and _said_changed(new, _CHANGE_VERBS, fresh, asked)
+        or now >= NEWER_SHARE and _said_changed(new, CHANGE_VERBS, fresh, asked)
         or now >= NEW_THING_SHARE and _says_new(old, new, asked))
     changed = changed or min(was, now) >= NEW_THING_SHARE and _same_frame(old, new, asked)
     return changed and not _qualified_otherwise(old, new, asked)
 
 
-# "my rent is", "my flight to Rome", "my rent, it is": the person's own thing, as the subject
-_MINE = re.compile(r"\b(?:my|our)\s+(?:[a-z]+\s+)??([a-z]+)(?=\s*[,.;:!?]|\s*$|\s+(?:is|was|has|had|went|got|costs?|"
-                   r"to|from|for|on|in|at|with|now|moved|changed|goes|will)\b)")
 # the periods an amount is framed by ("a month"), which name no thing (changed_for_the_question)
 _PER = frozenset(textutil.stem(w) for w in "day week month year hour minute".split())
-# what the person takes, pays, uses, saves, has or owns is theirs too: "I take 10 mg of lisinopril
-# every morning", "I'm saving 300 euros a month", "we have 2 cats", "I've got three kids"
-_I_TAKE = r"\b(?:i|we)(?:'m|’m| am|'re|’re| are|'ve|’ve| have)?\s+(?:got\s+)?(?:tak|pay|us|drink|earn|spend|sav|hav|own|got)" \
-          r"\w*\s+(?:[\w.,]+\s+){{0,4}}?{w}\w*\b"
-_SAVING = re.compile(r"\bi(?:'m|’m| am)?\s+(?:sav|earn|spend|pay)\w*\b")   # the amount itself is the thing
-# the thing said to be someone else's: "Tom's rent", "her rent", "the rent for Ana", "the rent
-# of his flat" (not "the rent for the flat", which may well be mine)
-_ANOTHERS = r"(?:(?:\w+['’]s|his|her|their)\s+(?:[a-z]+\s+)??{w}\w*\b|" \
-            r"(?:\w+['’]s|his|her|their)\s+[a-z]+\s+" + _CHANGING + r"\s+(?:the\s+)?{w}\w*\b|" \
-            r"\b{w}\w*\s+(?:on|for|of|at|in)\s+(?:(?:his|her|their)\b|(?!(?:" + "|".join(sorted(CALENDAR_WORDS)) + \
-            r")\b)(?-i:[A-Z])\w*(?:['’]s)?\b))"
-
-
-def _another_of_mine(old: str, new: str, asked: frozenset[str]) -> bool:
-    """Does the older say a thing of the question is the person's own ("My rent is 900 euros")
-    and the newer, not saying so, name it as someone else's ("Tom's rent is now 700", "Ana's gym
-    membership now costs 30")?"""
-    lowered_old, lowered_new = old.lower(), new.lower()
-    for word in asked:
-        if _mine(lowered_old, word) and not _mine(lowered_new, word) and \
-                re.search(_ANOTHERS.format(w=re.escape(word)), new, re.I):
-            return True
-    return False
-
-
-def _mine(lowered: str, word: str) -> bool:
-    return any(textutil.stem(m.group(1)) == word for m in _MINE.finditer(lowered)) or \
-        re.search(_I_TAKE.format(w=re.escape(word.rstrip("e"))), lowered) is not None \
-        or bool(_SAVING.search(lowered)) and textutil.stem(word) in {"save", "earn", "spend", "pay"}
-
-
-# words that say how or when a thing of the person's is, not which thing it is: "my new rent",
-# "my monthly rent", "my current flight", and the home a rent is for ("my house rent"); any
-# other word before it says which one ("my dentist appointment", "my garage rent")
-_DESCRIBING = frozenset("""new old own base net gross full next last first latest monthly weekly yearly annual
-current total actual usual regular normal updated revised rescheduled original house apartment flat home""".split())
-
-
-def _named_by(lowered: str, word: str) -> set[str]:
-    """The words before the person's thing that name which one it is ("garage" in "my garage
-    rent", "work" in "my work laptop"), leaving out those that only describe it."""
-    return {m.group(1) for m in re.finditer(r"\bmy\s+([a-z]+)\s+([a-z]+)", lowered)
-            if textutil.stem(m.group(2)) == word and m.group(1) not in _DESCRIBING
-            and m.group(1) not in textutil.STOP_WORDS}
-
-
-# the thing with no one's name on it, changed by someone who serves the person: "My landlord raised
-# the rent to 950" (not "Tom's landlord raised the rent", "my landlord raised the rent for new
-# tenants to 950", "my company raised the salary band", "my sister moved the appointment")
-_MY_AGENT = re.compile(rf"\bmy\s+(?!(?:{KIN})\b)[a-z]+\s+{_CHANGING}"
-                       r"\s+(?:the\s+|our\s+)?([a-z]+)(?=\s+(?:to|by|again|up|down)\b|\s*[,.;!?]|\s*$)")
-
-
-def _changed_by_someone_of_mine(lowered: str, word: str) -> bool:
-    return any(textutil.stem(m.group(1)) == word for m in _MY_AGENT.finditer(lowered))
-
-
-def _both_mine(old: str, new: str, word: str) -> bool:
-    """With a question of one word ("Rent?", "When is my flight?") nothing else tells whose or
-    which the thing is, so both statements must say it is the person's own ("my rent is…", "the
-    landlord raised my rent") or open with the thing itself (_SUBJECT), or the newer has someone
-    of the person's change it ("my landlord raised the rent"), and the newer name no one the
-    older does not ("my meeting with Ana" is not the one with Tom): "The salary for the new
-    hire", "the flight back", "my phone battery" are other things."""
-    lowered_old, lowered_new = old.lower(), new.lower()
-    if not ((_mine(lowered_old, word) or _opens_with(lowered_old, word))
-            and (_mine(lowered_new, word) or _changed_by_someone_of_mine(lowered_new, word) or _opens_with(lowered_new, word))):
-        return False
-    named_old, named_new = _named_by(lowered_old, word), _named_by(lowered_new, word)
-    if named_old and named_new and not named_old & named_new:
-        # "my hair appointment" is not "my dentist appointment"; but "my appointment" and "my
-        # dentist appointment", "my flight" and "my Ryanair flight" are one thing said short or long
-        return False
-    names_old, names_new = (frozenset(textutil.entities(t)) for t in (old, new))
-    # who made the change is no other thing: "Ryanair moved my flight to June 5" (not "my meeting
-    # with Ana moved to 5pm", where the name says which meeting)
-    names_new = frozenset(n for n in names_new if not re.search(
-        rf"(?<!with )(?<!to )(?<!for )(?<!of )(?<!and )\b{re.escape(n)}\s+{_CHANGING}\b",
-        new))
-    return not (names_new and names_old - names_new)
-
-
-# the thing itself, saying what it is or does: "Netflix went up to 13.49", "Daycare fees went up",
-# "The launch slipped to June 15" (not "Office rent is…", "The salary for the new hire is…")
-_SUBJECT = re.compile(rf"^\s*(?:the\s+)?([a-z][\w+-]*)(?:\s+(?:fees?|prices?|costs?|bill|dose))?"
-                      rf"(?=\s+(?:(?:is|was|has|had|went|got|costs?|now|goes|will)\b|(?:{_CHANGE_VERB_WORDS})\b))")
-
-
-def _opens_with(lowered: str, word: str) -> bool:
-    match = _SUBJECT.match(lowered)
-    return match is not None and textutil.stem(match.group(1)) == word
 
 
 def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: frozenset[str],
@@ -217,8 +118,10 @@ def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: f
     for sentence in _sentences(said, asked):
         # a word of the question that names the thing, not only whose it is ("Leo"), unless the
         # question names nothing else ("How much is Netflix?")
-        names = {textutil.stem(n.lower()) for n in textutil.entities(sentence)}
-        if not asked & textutil.terms(sentence) - (names if asked - names else frozenset()):
+        found = textutil.entities(sentence)
+        names = {textutil.stem(n.lower()) for n in found}
+        people = [n for n in found if is_given_name(n)]
+        if not asked & textutil.terms(sentence) - (names if asked - names or people else frozenset()):
             continue
         lowered = sentence.lower()
         matches = list(change.finditer(lowered))
@@ -232,6 +135,8 @@ def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: f
             if _NOT_A_HINT.search(lowered[max(0, match.start() - 8):match.start()]) and \
                     not lowered.startswith(" on", match.end()):
                 continue   # "three days from now", "for now": a time, not a change ("from now on" is one)
+            if match.group(0) == "these days" and not _THE_PERSON.search(lowered):
+                continue   # what the person does these days, not "these days the park is full of 5 km runs"
             first = bisect_left(said_something, bisect_left(starts, match.end()))
             ahead = [tokens[i][1] for i in said_something[first:first + NEAR_CHANGE]]
             if any(textutil.numbers(word) & fresh for word in ahead):
@@ -273,6 +178,7 @@ def _sentences(said: str, asked: frozenset[str]) -> list[str]:
 
 
 _CLAUSE_BREAK = re.compile(r"(?<!\d),|,(?!\d)|;|\s(?:and|but)\s")   # not the comma of "1,050"
+_THE_PERSON = re.compile(r"\b(?:i|i'm|we|we're|my|our)\b")
 _NOT_A_HINT = re.compile(r"\b(?:from|for|until|till|by|up to)\s+$")
 
 

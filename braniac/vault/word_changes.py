@@ -21,7 +21,9 @@ _ADDS = re.compile(r"\b(?:also|too(?=\s*(?:[,.;:!?]|$)|\s+(?:for|to|in|on|at|wit
                    r"as well|another|in addition|besides|used to|back in|when i was)\b")
 _NOT_YET = re.compile(r"\b(?:might|may|maybe|thinking (?:about|of)|considering|if|should|would|could|joke)\b")
 _THE_PERSONS = re.compile(r"^\W*(?:i|we|my|our|i['’]m|we['’]re|i['’]ve|we['’]ve|i['’]ll|we['’]ll)\b", re.I)
-_POSSESSED = re.compile(r"^\W*(?:([A-Z][\w-]*['’]s)|his|her|their)\s+\w+")
+# a time the statement opens with, before whom it is about: "Now my sister…", "These days Tom's…"
+_OPENING_TIME = r"^\W*(?:(?i:now|these days|nowadays|lately|recently|today|this (?:week|month|year))\b,?\s+)?"
+_POSSESSED = re.compile(_OPENING_TIME + r"(?:([A-Z][\w-]*['’]s)|his|her|their)\s+\w+")
 # another thing carried somewhere: "We moved the design files from Slack to Figma"
 _MOVED_A_THING = re.compile(r"\b(?:moved|switched|changed|swapped|migrated)\s+(?:the|our|my|all)\s+((?:[\w-]+\s+){1,3}?)"
                             r"(?:from|to|over|into)\b")
@@ -39,9 +41,9 @@ _SAME = re.compile(r"\b(?:the same|still|as usual|unchanged|as always)\b")
 KIN = ("sister|brother|mom|mum|dad|mother|father|wife|husband|son|daughter|partner|girlfriend|boyfriend|friend|"
        "kids?|child|children|parents|roommate|flatmate|colleague|neighbou?r")
 # one of them as the subject: "My daughter now weighs 18 kg"
-_KINS = re.compile(rf"^\W*(?:my|our)\s+(?:\w+\s+)?(?:{KIN}|boss|manager|cousin|aunt|uncle)s?\b", re.I)
+_KINS = re.compile(rf"{_OPENING_TIME}(?:my|our)\s+(?:\w+\s+)?(?:{KIN}|boss|manager|cousin|aunt|uncle)s?\b", re.I)
 # one of them changing the person's thing: "My boss moved the deadline to June 15"
-_CHANGES_A_THING = re.compile(r"^\W*(?:my|our)\s+(?:\w+\s+)?\w+(?:['’]s\s+\w+)?\s+(?:has\s+|just\s+)?(?:\w+ed|set|cut|put)\s+"
+_CHANGES_A_THING = re.compile(_OPENING_TIME + r"(?:my|our)\s+(?:\w+\s+)?\w+(?:['’]s\s+\w+)?\s+(?:has\s+|just\s+)?(?:\w+ed|set|cut|put)\s+"
                               r"(?:the|my|our)\b", re.I)
 _FIRST_PERSON = re.compile(r"\b(?:I|we|my|our|me|us)\b", re.I)
 _TELLS = re.compile(r"\s+(?:says|said|told me|tells me|thinks|reminded me)\b", re.I)
