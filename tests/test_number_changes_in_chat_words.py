@@ -17,6 +17,7 @@ from braniac.vault.value_changes import replaced_for_the_question
      "How many cups of coffee do I drink a day?"),
     ("The gym opens at 7 am now.", "Good news, the gym is back to opening at 6:30 am.", "When does the gym open?"),
     ("I run 10 km every Saturday.", "These days I run 15 km on Saturdays.", "How far do I run on Saturdays?"),
+    ("Our churn rate is 5% a month.", "Our churn rate dropped to 3% a month.", "What is our churn rate?"),
 ])
 def test_a_number_changed_in_chat_words_replaces_the_older(old, new, question):
     assert replaced_for_the_question(old, new, textutil.terms(question))
@@ -32,6 +33,9 @@ def test_a_number_changed_in_chat_words_replaces_the_older(old, new, question):
      "How many cups of coffee do I drink a day?"),
     ("I drink 2 cups of coffee a day.", "Now my sister drinks 4 cups of coffee a day.",   # a time, then whose
      "How many cups of coffee do I drink a day?"),
+    # "dropped" a thing somewhere, not a value dropped to another
+    ("My passport number is X1234567, it expires in 2031.",
+     "I dropped my passport at the embassy for the visa, they said 2 weeks.", "When does my passport expire?"),
 ])
 def test_a_number_near_those_words_that_is_not_the_things_is_no_change(old, new, question):
     assert not replaced_for_the_question(old, new, textutil.terms(question))
