@@ -19,7 +19,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from ..infra import clock
+from ..infra import clock, textutil
 from ..infra.errors import BraniacError, InputError, LockBusy, NoteError
 from ..infra.fsio import atomic_write, claim, read_bytes
 from ..infra.notices import describe_os_error, notice
@@ -235,12 +235,18 @@ def _changed_facts(short_term: str, said: str, facts: list[str], at: datetime) -
     words replace on the day of `at` (key_facts.py), and the new key facts left to add: one that
     the replacing statement states is in the rewritten item."""
     doc = stm.parse(short_term)
-    items = [item.text for item in doc.items(stm.FACTS)]
+    statements = [s for s in sentences(said, any_case=True) if not s.rstrip().endswith("?")]
+    said_terms = textutil.terms(" ".join(statements))
+    # (only an item that shares a word with what was said may be replaced: most turns read none)
+    items = [item.text for item in doc.items(stm.FACTS) if textutil.terms(key_facts.current(item.text)) & said_terms]
     if not items:
         return [], facts
-    told = [s for event in doc.events for s in sentences(event.fields.get("User", ""), any_case=True)]
-    stated_in = {item: next((s for s in told if key_facts.current(item).lower() in s.lower()), "") for item in items}
-    statements = [s for s in sentences(said, any_case=True) if not s.rstrip().endswith("?")]
+    stated_in, events = {}, doc.events
+    for item in items:
+        now = key_facts.current(item).lower()
+        event = next((e for e in events if now in e.raw.lower()), None)
+        told = sentences(event.fields.get("User", ""), any_case=True) if event else []
+        stated_in[item] = next((s for s in told if now in s.lower()), "")
     changed = key_facts.replaced(stated_in, statements)
     return [(item, key_facts.changed(item, statement, at)) for item, statement in changed], \
         [f for f in facts if not any(f.lower() in statement.lower() for _, statement in changed)]
