@@ -18,6 +18,8 @@ from braniac.vault.value_changes import replaced_for_the_question
     ("The gym opens at 7 am now.", "Good news, the gym is back to opening at 6:30 am.", "When does the gym open?"),
     ("I run 10 km every Saturday.", "These days I run 15 km on Saturdays.", "How far do I run on Saturdays?"),
     ("Our churn rate is 5% a month.", "Our churn rate dropped to 3% a month.", "What is our churn rate?"),
+    ("The flat we're looking at has an asking price of 310,000.",
+     "The seller dropped the asking price of the flat to 289,000.", "What's the asking price of the flat?"),
 ])
 def test_a_number_changed_in_chat_words_replaces_the_older(old, new, question):
     assert replaced_for_the_question(old, new, textutil.terms(question))

@@ -7,7 +7,7 @@ from __future__ import annotations
 import re
 
 CHANGE_VERB_WORDS = (r"moved|changed|switched|updated|adjusted|increased|decreased|improved|raised|lowered|reduced|"
-                     r"grew|grown|dropped(?=\s+(?:to|by)\b|\s+\S*\d)|extended|postponed|rescheduled|pushed|bumped|shifted|delayed|slipped|upgraded|"
+                     r"grew|grown|dropped(?= (?:[\w',]+ )*?(?:to|by) \S*\d| \S*\d)|extended|postponed|rescheduled|pushed|bumped|shifted|delayed|slipped|upgraded|"
                      r"downgraded|upped|hiked|(?:cut|trimmed)(?= (?:[\w',]+ )*?(?:to|by) \S*\d)|scaled back|"
                      r"back (?:up |down )?to(?= (?:[a-z]+ )?(?:[a-z]+ )?\S*\d)|down to|(?:is|are|went|got|'s) up to|"
                      r"(?:went|gone) (?:up|down)")
