@@ -216,10 +216,9 @@ _ACTION = re.compile(r"(?P<not>\bnot\s+(?:to\s+)?|n't\s+(?:be\s+able\s+to\s+)?|\
                      r"(?:go|going|went)(?=\s+(?:to\s+(?:the|my|our|a|an|his|her|their|\w+'s)\b|there\b))|attend\w*|be\s+(?:at|there)|make\s+it\b|"
                      r"skip\w*|cancel\w*|sell|selling|sold|quit\w*|drop\w*|keep\w*|kept|stay\w*|renew\w*)")
 # what each verb does with the plan's thing, and whether it does it: skipping is not going
-_DOES = {"go": ("go", True), "wen": ("go", True), "att": ("go", True), "be ": ("go", True), "mak": ("go", True),
-         "ski": ("go", False), "can": ("keep", False), "sel": ("keep", False), "sol": ("keep", False),
-         "qui": ("keep", False), "dro": ("keep", False), "kee": ("keep", True), "kep": ("keep", True),
-         "sta": ("keep", True), "ren": ("renew", True)}
+_DOES = ((("go", "went", "attend", "be at", "be there", "make it"), "go", True), (("skip",), "go", False),
+         (("cancel", "sell", "sold", "quit", "drop"), "keep", False), (("keep", "kept", "stay"), "keep", True),
+         (("renew",), "renew", True))
 _PERSON_AHEAD = re.compile(r"\b(?:i|i'm|i'll|we|we're|we'll|my|our)\b")
 _PLAN_WORDS = frozenset(textutil.stem(w) for w in "decided decide decision plan planning agreed chose picked intend "
                         "skip skipping cancel cancelling sell selling sold quit drop keep keeping renew renewed go "
@@ -269,7 +268,8 @@ def _action(sentence: str, the_person: bool = False) -> tuple[str, bool] | None:
     match = _ACTION.search(sentence)
     if match is None or the_person and not _by_the_person(sentence, match.start()):
         return None
-    does, done = _DOES[match["verb"][:3] if match["verb"][:2] != "go" else "go"]
+    verb = " ".join(match["verb"].split())
+    does, done = next((does, done) for words, does, done in _DOES if verb.startswith(words))
     return does, done != bool(match["not"])
 
 
