@@ -9,18 +9,11 @@ from datetime import datetime, timezone
 
 import pytest
 
-from braniac import Vault
 from braniac.infra import clock
 from braniac.vault import key_facts, stm
 
 POSTGRES = "We decided to use Postgres as the database for the new app."
 SQLITE = "Scratch that, we're going with SQLite as the database for the new app."
-
-
-@pytest.fixture
-def vault(tmp_path):
-    created, _ = Vault.init(tmp_path / "vault")
-    return created
 
 
 def _at(m, d, h=10):

@@ -10,15 +10,8 @@ from datetime import datetime, timezone
 
 import pytest
 
-from braniac import Vault
 from braniac.infra import clock, textutil
 from braniac.vault import reversals, stm
-
-
-@pytest.fixture
-def vault(tmp_path):
-    created, _ = Vault.init(tmp_path / "vault")
-    return created
 
 
 TURNED = [

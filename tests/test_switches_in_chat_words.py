@@ -10,7 +10,6 @@ from datetime import datetime, timezone
 
 import pytest
 
-from braniac import Vault
 from braniac.infra import clock
 from braniac.vault import reversals
 
@@ -42,8 +41,7 @@ def test_what_is_no_switch_of_the_older_thing_gives_nothing_up(old, new):
 
 @pytest.mark.parametrize("promoted", [False, True])
 @pytest.mark.parametrize("old, new, question, current", SWITCHES)
-def test_the_answer_gives_the_new_thing_first_and_the_old_as_history(tmp_path, promoted, old, new, question, current):
-    vault, _ = Vault.init(tmp_path / "vault")
+def test_the_answer_gives_the_new_thing_first_and_the_old_as_history(vault, promoted, old, new, question, current):
     with clock.frozen(datetime(2025, 2, 3, 10, tzinfo=timezone.utc)):
         vault.remember(old)
     with clock.frozen(datetime(2025, 2, 20, 10, tzinfo=timezone.utc)):
@@ -58,11 +56,10 @@ def test_the_answer_gives_the_new_thing_first_and_the_old_as_history(tmp_path, p
     assert all(source.endswith("superseded on 2025-02-20") for text, source in quoted if current not in text), answer
 
 
-def test_a_note_keeps_the_switch_as_current_and_the_thing_left_as_history(tmp_path):
+def test_a_note_keeps_the_switch_as_current_and_the_thing_left_as_history(vault):
     """Promotion compares the claims it writes by the same reading (value_changes.replaces_claim),
     though "My password manager is LastPass" and "Migrated everything from LastPass to
     Bitwarden" share no word but the name."""
-    vault, _ = Vault.init(tmp_path / "vault")
     with clock.frozen(datetime(2025, 2, 3, 10, tzinfo=timezone.utc)):
         vault.remember("My password manager is LastPass.")
     with clock.frozen(datetime(2025, 2, 20, 10, tzinfo=timezone.utc)):

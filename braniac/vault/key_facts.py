@@ -18,8 +18,8 @@ from datetime import datetime
 from ..infra import textutil
 from .reversals import said_taken_back
 from .value_changes import replaces_claim
+from .word_changes import FIRST_PERSON
 
-_ONESELF = re.compile(r"\b(?:i|we|my|our|me|us)\b", re.I)   # who takes the decision back (not a pasted update's team)
 _HISTORY = re.compile(r"\s+\(was: (?P<was>.+)\)\s*$")
 MAX_MESSAGE_WORDS = 80    # a longer message is pasted text (an update, notes), not a decision changed
 MAX_ITEM_CHARS = 200      # a new item's own words, as reflection keeps a key fact's
@@ -58,7 +58,7 @@ def _replaces(old: str, new: str, *, opens: bool) -> bool:
     their message `opens` with (not a line of a team's update they pasted); retrieval reads the
     thing in the question instead."""
     shared = textutil.terms(old) & textutil.terms(new)
-    return replaces_claim(old, new) or (opens or _ONESELF.search(new) is not None) and \
+    return replaces_claim(old, new) or (opens or FIRST_PERSON.search(new) is not None) and \
         any(said_taken_back(old, new, frozenset({thing})) for thing in shared)
 
 

@@ -79,7 +79,7 @@ def said_taken_back(old: str, new: str, about: frozenset[str]) -> bool:
 _CHOSEN_INSTEAD = re.compile(r"\b(?:going|go|went) with\b[^.!?]{0,60}?\binstead of (?P<what>(?:[\w'+-]+\s*){1,3})")
 # what says a value changed, beside the one given up as too much of something (not "Monday's
 # meeting was too long", "Notion was too slow today")
-_SAYS_CHANGED = re.compile(r"\b(?:now|instead|these days|from now on|actually|switched|changed|moved)\b")
+_WORD_OF_CHANGE = re.compile(r"\b(?:now|instead|these days|from now on|actually|switched|changed|moved)\b")
 
 
 # a value given up for being too much of something, as the reason for the new one: "The retro is
@@ -104,7 +104,7 @@ def _rejected(text: str, before: frozenset[str]) -> frozenset[str]:
         frame = before - what - textutil.generic_stems() - _WHEN_WORDS
         rest = textutil.terms(lowered[:m.start("what")] + " " + lowered[m.end():])
         another = rest - before - textutil.generic_stems() - _WHEN_WORDS   # the value it has now ("green")
-        if _SAYS_CHANGED.search(lowered) or frame and frame <= rest and another:
+        if _WORD_OF_CHANGE.search(lowered) or frame and frame <= rest and another:
             found |= what
     return frozenset(found)
 
@@ -219,7 +219,7 @@ _ACTION = re.compile(r"(?P<not>\bnot\s+(?:to\s+)?|n't\s+(?:be\s+able\s+to\s+)?|\
 _DOES = ((("go", "went", "attend", "be at", "be there", "make it"), "go", True), (("skip",), "go", False),
          (("cancel", "sell", "sold", "quit", "drop"), "keep", False), (("keep", "kept", "stay"), "keep", True),
          (("renew",), "renew", True))
-_PERSON_AHEAD = re.compile(r"\b(?:i|i'm|i'll|we|we're|we'll|my|our)\b")
+THE_PERSON = re.compile(r"\b(?:i|we|my|our)\b")   # the person, in lower-case words ("i'm", "we'll", "our")
 _PLAN_WORDS = frozenset(textutil.stem(w) for w in "decided decide decision plan planning agreed chose picked intend "
                         "skip skipping cancel cancelling sell selling sold quit drop keep keeping renew renewed go "
                         "attend stay".split())
@@ -277,7 +277,7 @@ def _by_the_person(sentence: str, at: int) -> bool:
     """Does the person do what is said at `at`? Its clause names them, or opens with it
     ("Keeping Disney+ after all", "Ended up renewing…"), not "Ana decided not to go"."""
     clause = re.split(r"[,;:]|\b(?:and|but|so)\b", sentence[:at])[-1]
-    return not clause.strip() or _PERSON_AHEAD.search(clause) is not None or \
+    return not clause.strip() or THE_PERSON.search(clause) is not None or \
         re.fullmatch(r"\W*(?:(?:actually|just|finally|ended up|turns out|decided)\s+)*(?:not\s+)?(?:to\s+)?", clause) is not None
 
 

@@ -16,7 +16,7 @@ from ..infra.name_lists import is_given_name
 from ..infra.relative_times import CALENDAR_WORDS
 from .change_verbs import CHANGE_VERBS
 from .claims import CHANGED, Fact, as_said, compare, contradicts
-from .reversals import gives_up, takes_back, turns_around
+from .reversals import THE_PERSON, gives_up, takes_back, turns_around
 from .whose import another_of_mine, both_mine
 from .word_changes import changed_in_words, someone_elses
 
@@ -135,7 +135,7 @@ def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: f
             if _NOT_A_HINT.search(lowered[max(0, match.start() - 8):match.start()]) and \
                     not lowered.startswith(" on", match.end()):
                 continue   # "three days from now", "for now": a time, not a change ("from now on" is one)
-            if match.group(0) == "these days" and not _THE_PERSON.search(lowered):
+            if match.group(0) == "these days" and not THE_PERSON.search(lowered):
                 continue   # what the person does these days, not "these days the park is full of 5 km runs"
             first = bisect_left(said_something, bisect_left(starts, match.end()))
             ahead = [tokens[i][1] for i in said_something[first:first + NEAR_CHANGE]]
@@ -178,7 +178,6 @@ def _sentences(said: str, asked: frozenset[str]) -> list[str]:
 
 
 _CLAUSE_BREAK = re.compile(r"(?<!\d),|,(?!\d)|;|\s(?:and|but)\s")   # not the comma of "1,050"
-_THE_PERSON = re.compile(r"\b(?:i|i'm|we|we're|my|our)\b")
 _NOT_A_HINT = re.compile(r"\b(?:from|for|until|till|by|up to)\s+$")
 
 

@@ -45,7 +45,7 @@ _KINS = re.compile(rf"{_OPENING_TIME}(?:my|our)\s+(?:\w+\s+)?(?:{KIN}|boss|manag
 # one of them changing the person's thing: "My boss moved the deadline to June 15"
 _CHANGES_A_THING = re.compile(_OPENING_TIME + r"(?:my|our)\s+(?:\w+\s+)?\w+(?:['’]s\s+\w+)?\s+(?:has\s+|just\s+)?(?:\w+ed|set|cut|put)\s+"
                               r"(?:the|my|our)\b", re.I)
-_FIRST_PERSON = re.compile(r"\b(?:I|we|my|our|me|us)\b", re.I)
+FIRST_PERSON = re.compile(r"\b(?:I|we|my|our|me|us)\b", re.I)
 _TELLS = re.compile(r"\s+(?:says|said|told me|tells me|thinks|reminded me)\b", re.I)
 ASKED_SHARE = 0.6         # the question's words the older statement holds
 NEWER_SHARE = 0.4         # and the newer one
@@ -103,7 +103,7 @@ def someone_elses(old: str, new: str) -> bool:
     kin = _KINS.match(new)
     if kin and not _KINS.match(old):
         # "My flatmate moved out, so my rent went up", "My partner says the budget is 500 now"
-        return not _CHANGES_A_THING.match(new) and not _FIRST_PERSON.search(new[kin.end():]) and \
+        return not _CHANGES_A_THING.match(new) and not FIRST_PERSON.search(new[kin.end():]) and \
             not _TELLS.match(new[kin.end():])
     owner = _POSSESSED.match(new)
     if not owner or _POSSESSED.match(old):
