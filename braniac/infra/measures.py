@@ -86,8 +86,8 @@ def named_only(kinds: frozenset[str]) -> bool:
 
 
 # a newer statement saying its measure is not the old one any more ("Down to 79 kg now")
-_CHANGED = re.compile(r"\b(?:now|down to|up to|no longer|any ?more|dropped|lost|gained|put on|increased|decreased|"
-                      r"reached|went (?:up|down)|moved|changed|rescheduled|postponed|pushed|delayed|brought forward|"
+_CHANGED = re.compile(r"\b(?:now|these days|nowadays|down to|up to|no longer|any ?more|dropped|lost|gained|put on|increased|decreased|"
+                      r"reached|went (?:up|down)|moved|changed|switched|shifted|bumped|rescheduled|postponed|pushed|delayed|brought forward|"
                       r"raised|lowered|reduced|cut|grew|turn(?:ed|s))\b",
                       re.I)
 

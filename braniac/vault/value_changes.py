@@ -17,7 +17,7 @@ from ..infra.relative_times import CALENDAR_WORDS
 from .change_verbs import CHANGE_VERBS
 from .claims import CHANGED, Fact, as_said, compare, contradicts
 from .reversals import THE_PERSON, gives_up, takes_back, turns_around
-from .whose import another_of_mine, both_mine
+from .whose import another_of_mine, both_mine, opens_with
 from .word_changes import changed_in_words, someone_elses
 
 _CHANGE_HINTS = re.compile(r"\b(?:now|no longer|instead|became|these days)\b")
@@ -68,6 +68,8 @@ def replaces_claim(old: str, new: str) -> bool:
     # in Tokyo is now 120 euros a night" share a name and a unit, not a thing
     said_old, said_new = (textutil.terms(as_said(t)) - _UNITS - _PER for t in (old, new))
     shared = said_old & said_new
+    if shared and _mine_said_again(as_said(old), as_said(new), frozenset(shared)):
+        return True   # "My commute takes about 40 minutes by bus" / "…my commute is only 25 minutes"
     return bool(shared) and 2 * len(shared) >= min(len(said_old), len(said_new)) and \
         replaced_for_the_question(old, new, frozenset(shared))
 
@@ -97,7 +99,8 @@ def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
         now >= ASKED_SHARE and _said_changed(new, _CHANGE_HINTS, fresh, asked, textutil.terms(old))
         or now >= NEWER_SHARE and _said_changed(new, CHANGE_VERBS, fresh, asked)
         or now >= NEW_THING_SHARE and _says_new(old, new, asked))
-    changed = changed or min(was, now) >= NEW_THING_SHARE and _same_frame(old, new, asked)
+    changed = changed or min(was, now) >= NEW_THING_SHARE and _same_frame(old, new, asked) \
+        or _mine_said_again(old, new, asked)
     return changed and not _qualified_otherwise(old, new, asked)
 
 
@@ -235,14 +238,15 @@ def _in_digits(text: str) -> str:
 
 
 def _says_new(old: str, new: str, asked: frozenset[str]) -> bool:
-    """"the new sprint deadline of April 5", "my new April 25 deadline": "new" (not "New York")
+    """"the new sprint deadline of April 5", "my new April 25 deadline", "New locker PIN: 9082":
+    "new" (not "New York")
     before a number, every word between them a word of the question the older statement holds
     too, or a month (a "new kitchen table for 300 euros" is another thing)."""
     raw = re.findall(r"\w+", new)
     words = _tokens(new)
     shared = asked & textutil.terms(old)
     for i, w in enumerate(raw):
-        if w != "new":
+        if w != "new" and not (i == 0 and w == "New"):   # "New gym locker PIN: 9082"
             continue
         between: list[str] = []
         for j in range(i + 1, min(i + 7, len(raw))):
@@ -261,6 +265,44 @@ def _same_frame(old: str, new: str, asked: frozenset[str]) -> bool:
     interviews" / "secured 5 interviews"), the things counted a word of the question."""
     was, now = dict(_counts(old)), dict(_counts(new))
     return any(frame[1] in asked and now[frame] != was[frame] for frame in was.keys() & now.keys())
+
+
+# "my rent is 1,100", "our commute takes only 25": the person's thing, what it is now, its value,
+# and the rest of its clause
+_MINE_IS = re.compile(r"(?<!\bif )(?<!\bwhen )(?<!\bunless )\b(?:my|our)\s+((?:[a-z]+\s+){0,2}?[a-z]+)\s+"
+                      r"(?:is|are|takes|costs)\s+(?:(?:now|only|about|around|roughly|just|still|currently)\s+){0,2}"
+                      r"(\d[\d,.:]*)([^,;.!?]*)")
+_A_DAY = re.compile(r"\b(?:" + "|".join(sorted(CALENDAR_WORDS | {"today", "tomorrow", "tonight", "yesterday"})) + r")\b")
+
+
+def _mine_said_again(old: str, new: str, asked: frozenset[str]) -> bool:
+    """The newer says what the person's thing of the question is, in the older's own words,
+    with another value and no word of change: "My rent is 1,100 a month" (or "Rent went up to
+    1,150") / "After the renegotiation my rent is 1,125". Not someone else's ("my sister's rent
+    is"), not "if my rent is", not one statement of a day the other does not name ("my flight is
+    at 9 on Friday"), not another of the thing ("my score is 92 in physics" after "…85 in
+    chemistry"), and the newer names every word of the question the older does."""
+    lowered_old, lowered_new = old.lower(), new.lower()
+    if "?" in new or bool(_A_DAY.search(lowered_old)) != bool(_A_DAY.search(lowered_new)):
+        return False
+    old_terms = textutil.terms(old)
+    if asked & old_terms - _UNITS - _PER - textutil.terms(new):
+        return False
+    was = {_stems(m.group(1)): m.group(2).rstrip(".,") for m in _MINE_IS.finditer(lowered_old)}
+    for match in _MINE_IS.finditer(lowered_new):
+        thing = _stems(match.group(1))
+        if thing[-1] not in asked or textutil.terms(match.group(3)) - _UNITS - _PER - _STILL_NOW - old_terms:
+            continue
+        if thing in was and was[thing] != match.group(2).rstrip(".,") or len(thing) == 1 and opens_with(lowered_old, thing[0]):
+            return True   # (the older may open with the thing: "Rent went up to 1,150")
+    return False
+
+
+_STILL_NOW = frozenset(textutil.stem(w) for w in "now these days nowadays anymore".split())
+
+
+def _stems(words: str) -> tuple[str, ...]:
+    return tuple(textutil.stem(w) for w in words.split())
 
 
 @lru_cache(maxsize=4096)
