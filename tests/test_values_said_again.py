@@ -18,6 +18,10 @@ from braniac.vault.value_changes import replaced_for_the_question, replaces_clai
     ("My PIN for the gym locker is 4471.", "New gym locker PIN: 9082.", "What's my gym locker PIN?"),
     ("Yoga class is at 7 pm.", "Yoga switched to 6:30 pm.", "What time is yoga?"),
     ("I start work at 9 am.", "I'm starting work at 8 am these days to beat traffic.", "What time do I start work?"),
+    # "now" before the thing's word says when, not which one ("the *design* team" would)
+    ("My passport expires in August 2026.", "I renewed my passport, it now expires in August 2035.",
+     "When does my passport expire?"),
+    ("Book club meets at the Corner Cafe.", "Book club now meets at the library.", "Where does book club meet?"),
 ])
 def test_a_value_said_again_replaces_the_older(old, new, question):
     assert replaced_for_the_question(old, new, textutil.terms(question), measures.asked(question))
@@ -34,6 +38,9 @@ def test_a_value_said_again_replaces_the_older(old, new, question):
     ("My commute takes about 40 minutes by bus.", "My commute is 25 minutes by bike.", "How long is my commute?"),
     ("My score is 85 in chemistry.", "My score is 92 in physics.", "What is my score in chemistry?"),
     ("My score is 85 in chemistry.", "My score is 92.", "What is my score in chemistry?"),
+    ("The design team meets in room 4.", "The sales team now meets in room 14.", "Where does the design team meet?"),
+    ("My passport expires in August 2026.", "My sister's passport now expires in August 2030.",
+     "When does my passport expire?"),
     ("The New York office has 40 people.", "New hires: 3 people start on Monday.", "How many people in the New York office?"),
 ])
 def test_the_same_words_of_another_thing_or_not_said_as_now_are_no_change(old, new, question):

@@ -330,10 +330,14 @@ def _qualified_otherwise(old: str, new: str, asked: frozenset[str]) -> bool:
     # a verb is no thing to qualify ("8 cards using Bootstrap" / "I tried using Bootstrap")
     pairs = {(a, b) for a, b in zip(before, before[1:]) if a in asked and b in asked and b not in _VERBS}
     for qualifier, word in pairs:
-        led_by = {a for a, b in zip(after, after[1:]) if b == word}
+        led_by = {a for a, b in zip(after, after[1:]) if b == word} - _NOT_QUALIFIERS
         if led_by and qualifier not in led_by and any(a and a not in asked for a in led_by):
             return True
     return False
+
+
+# words that say when or how sure, never which thing: "it now expires in August 2035"
+_NOT_QUALIFIERS = frozenset(textutil.stem(w) for w in "now still also currently only just already actually".split())
 
 
 @lru_cache(maxsize=4096)
