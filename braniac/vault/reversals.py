@@ -30,9 +30,11 @@ _TAKEN_BACK = re.compile(r"\b(?:changed? (?:my|our) minds?|change of plans?|on s
 _SWITCH = re.compile(r"\b(?:switched|migrated|moved|changed|renamed) (?P<what>(?:[\w'-]+ ){0,3}?)from "
                      r"(?P<left>(?:[\w.+#'-]+ ){1,3}?)to\b")
 # the person stopping what they did: "I stopped eating fish", "we quit smoking", "I gave up coffee",
-# "I cancelled the gym membership"
-_STOPPED = re.compile(r"\b(?:i|we)\s+(?:(?:just|finally|have|'ve|recently)\s+)?(?:stopped|quit|gave up|cancell?ed|ended)\s+"
-                      r"(?:(?:the|my|our)\s+)?(\w+ing|\w+)\b")
+# "I cancelled the gym membership", "Cancelled Spotify" (no one said, at the start of a sentence),
+# "I closed my ING account"
+_STOPPED = re.compile(r"(?:\b(?:i|we)\s+|^\s*|(?<=[.!?]\s))(?:(?:just|finally|have|'ve|recently)\s+)?"
+                      r"(?:(?:stopped|quit|gave up|cancell?ed|ended)\s+(?:(?:the|my|our)\s+)?(\w+ing|\w+)"
+                      r"|closed\s+(?:my|our)\s+(\w+)\s+account)\b")
 _ONESELF = re.compile(r"\b(?:i|we)\b", re.I)   # what the older says the person does
 # what says the taking back did not happen: "I haven't changed my mind", "I might change my mind"
 _NOT_DONE = re.compile(r"n't\b|\b(?:not|never|might|may|could|would|should|if|whether|maybe|perhaps)\b")
@@ -121,7 +123,7 @@ def _stopped_doing(new: str, before: frozenset[str]) -> set[str]:
     if _LONG_AGO.search(new):
         return set()
     lowered = new.lower()
-    return {textutil.stem(m.group(1)) for m in _STOPPED.finditer(lowered)
+    return {textutil.stem(m.group(1) or m.group(2)) for m in _STOPPED.finditer(lowered)
             if not _NOT_DONE.search(" ".join(lowered[:m.start()].split()[-3:]))
             and _whole_thing_stopped(lowered[m.end():], before)}
 
@@ -310,6 +312,11 @@ _TOOK_OVER = re.compile(r"\btook over\s+(?:as\s+(?P<what>(?:[\w'-]+\s+){1,3}?))?
 # Duolingo", "we decided to use Postgres", "I live in Lisbon", "I work at Acme" (not "we went
 # to Lisbon on Saturday": what happened there stays as it was)
 _USING = re.compile(r"\b(?:on|with|using|use|uses|in|at)\s+(?:(?:the|my|our)\s+)?(?P<names>(?:[A-Z][\w-]*\s*)+)")
+# the person moving their things to another named place: "I moved all my notes to Obsidian" (the
+# place the older statement keeps them, "I write my notes in Evernote", is left)
+_MOVED_TO = re.compile(_PERSON + r"(?i:(?:just|finally|recently|already|have|'ve)\s+)?(?i:moved|migrated|transferred)\s+"
+                       r"(?i:all\s+)?(?i:of\s+)?(?i:my|our)\s+(?P<what>(?:[a-z]+\s+)?[a-z]+)\s+(?i:over\s+)?(?i:to)\s+"
+                       r"(?P<names>(?:(?:[A-Z]|i(?=[A-Z]))[\w-]*\s*)+)")   # (and "iCloud")
 # what the person's thing is, which a switch leaves too: "My password manager is LastPass"
 _MINE_IS = re.compile(r"\b(?i:my|our)\s+(?:[a-z]+\s+){1,2}?(?i:is|are)\s+(?P<names>(?:[A-Z][\w-]*\s*)+)")
 
@@ -339,9 +346,19 @@ def gives_up(old: str, new: str) -> bool:
     if any(set(left["names"].split()) <= set(textutil.entities(old)) and textutil.terms(left["what"] or "") <= before
            for left in _TOOK_OVER.finditer(new) if _switch_counts(new, left.start(), left.end(), left["names"])):
         return True
+    if any(_moved_away(moved, used, before, new) for moved in _MOVED_TO.finditer(new)):
+        return True
     return any(set(left_names.split()) <= set(own) and textutil.terms(left["what"] or "") - _TAKING_BACK_WORDS - textutil.generic_stems() <= before
                for left in _SWITCHED.finditer(new) for left_names in [left["names"] or left["dropped"]] for own in used
                if _switch_counts(new, left.start(), left.end(), left_names))
+
+
+def _moved_away(moved: re.Match, used: list[list[str]], before: frozenset[str], new: str) -> bool:
+    """Are the things moved the older statement's, kept in a named place other than where they
+    went (not "moved my meeting to Tuesday": a day is no place)?"""
+    to = set(moved["names"].split())
+    return textutil.terms(moved["what"]) <= before and not {n.lower() for n in to} & CALENDAR_WORDS \
+        and any(not set(own) & to for own in used) and _switch_counts(new, moved.start(), moved.end(), moved["names"])
 
 
 _NAME_AFTER = re.compile(r"\s+(?:(?:a|an|the|my|our|\d{4}|old|new)\s+)*(?P<names>(?:[A-Z][\w-]+\s*)+)")
