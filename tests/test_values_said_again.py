@@ -22,6 +22,9 @@ from braniac.vault.value_changes import replaced_for_the_question, replaces_clai
     ("My passport expires in August 2026.", "I renewed my passport, it now expires in August 2035.",
      "When does my passport expire?"),
     ("Book club meets at the Corner Cafe.", "Book club now meets at the library.", "Where does book club meet?"),
+    # "is collected" says how the thing is, not an occasion that happened
+    ("The recycling is collected on Wednesdays.", "From now on recycling pickup is on Fridays.",
+     "When is recycling collected?"),
 ])
 def test_a_value_said_again_replaces_the_older(old, new, question):
     assert replaced_for_the_question(old, new, textutil.terms(question), measures.asked(question))
@@ -41,6 +44,8 @@ def test_a_value_said_again_replaces_the_older(old, new, question):
     ("The design team meets in room 4.", "The sales team now meets in room 14.", "Where does the design team meet?"),
     ("My passport expires in August 2026.", "My sister's passport now expires in August 2030.",
      "When does my passport expire?"),
+    ("The recycling was collected on Wednesday.", "From now on recycling pickup is on Fridays.",
+     "When is recycling collected?"),
     ("The New York office has 40 people.", "New hires: 3 people start on Monday.", "How many people in the New York office?"),
 ])
 def test_the_same_words_of_another_thing_or_not_said_as_now_are_no_change(old, new, question):

@@ -35,6 +35,8 @@ _DENIED = re.compile(r"\b(?:haven['’]t|have not|hasn['’]t|didn['’]t|did no
 # past verb tells of one occasion, which a later "now" does not undo
 _COMMITTED = re.compile(r"\b(?:decided|chose|agreed|planned|settled on|picked|booked|signed up|registered)\b", re.I)
 # a time, not a change ("from now on" is one)
+# a participle that says how a thing is, not what was done: "The recycling is collected on Wednesdays"
+_STATE = re.compile(r"\b(?:is|are|am)\s+(?:\w+ly\s+)?\w+ed\b", re.I)
 _NOT_A_CHANGE = re.compile(r"\b(?:from|for|until|till|by|up to|right|as of|just) now\b(?! on\b)")
 _SAME = re.compile(r"\b(?:the same|still|as usual|unchanged|as always)\b")
 # people of the person's, who have things of their own (value_changes reads them too)
@@ -64,7 +66,7 @@ def changed_in_words(old: str, new: str, asked: frozenset[str]) -> bool:
     if not _SAYS_CHANGED.search(lowered) or _ADDS.search(lowered) or _NOT_YET.search(lowered) or \
             _SAME.search(lowered) or _DENIED.search(lowered):
         return False
-    if says_what_was_done(old) and not _COMMITTED.search(old):
+    if says_what_was_done(_STATE.sub(" ", old)) and not _COMMITTED.search(old):
         return False   # "I went to a support group yesterday": an occasion, not a value
     if someone_elses(old, new):
         return False   # "My sister now has 3 cats", "Leo's best friend moved…": theirs
