@@ -140,3 +140,24 @@ def test_replace_item_rewrites_one_line_and_keeps_the_rest_byte_for_byte():
     assert [i.text for i in doc.items(stm.TASKS)] == ["Deploys on Tuesdays"]   # a task of the same words: not a fact
     assert doc.render().replace("- \\[ ] now this (was: that)", "- \\[x] marked like a checkbox") == text
     assert not doc.replace_item(stm.FACTS, "not in the list", "anything")
+
+
+def test_a_decision_of_one_thing_taken_back_leaves_the_other_things_decision_current(vault):
+    """Two decisions, one taken back: the app's item is rewritten; the digest line that carries
+    "(was: use Postgres for the app…)" names Postgres only as history, so after promotion the
+    analytics service's decision is still quoted as current (an adversarial review's KF23)."""
+    with _at(3, 3):
+        vault.remember("We decided to use Postgres for the app.")
+    with _at(3, 10):
+        vault.remember("We decided to use Postgres for the analytics service too.")
+    with _at(3, 20):
+        vault.remember("Scratch that, we're going with SQLite for the app.")
+    assert _key_facts(vault) == [
+        "Scratch that, we're going with SQLite for the app (was: use Postgres for the app until 2025-03-20)",
+        "use Postgres for the analytics service too"]
+    with _at(3, 28):
+        vault.promote(force=True)
+    with _at(4, 2):
+        answer = vault.ask("What database are we using for the analytics service?").answer
+    quoted = [line for line in answer.splitlines() if "analytics service" in line]
+    assert quoted and not any("superseded" in line for line in quoted), answer

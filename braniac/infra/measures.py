@@ -86,10 +86,23 @@ def named_only(kinds: frozenset[str]) -> bool:
 
 
 # a newer statement saying its measure is not the old one any more ("Down to 79 kg now")
-_CHANGED = re.compile(r"\b(?:now|these days|nowadays|down to|up to|no longer|any ?more|dropped|lost|gained|put on|increased|decreased|"
-                      r"reached|went (?:up|down)|moved|changed|switched|shifted|bumped|rescheduled|postponed|pushed|delayed|brought forward|"
+_CHANGED = re.compile(r"\b(?:now|down to|up to|no longer|any ?more|dropped|lost|gained|put on|increased|decreased|"
+                      r"reached|went (?:up|down)|moved|changed|rescheduled|postponed|pushed|delayed|brought forward|"
                       r"raised|lowered|reduced|cut|grew|turn(?:ed|s))\b",
                       re.I)
+
+# words of change that say so only right at the value: "Yoga switched to 6:30 pm" (not "I switched
+# to the studio's app, it reminds me at 6 pm"), "I'm starting work at 8 am these days" (the
+# person's, not "These days Tom starts work at 7 am")
+_CHANGED_BEFORE = re.compile(r"\b(?:switched|shifted|bumped(?:\s+(?:up|down))?)\s+(?:it\s+)?to\s+(?:the\s+)?$", re.I)
+_CHANGED_AFTER = re.compile(r"\s*(?:[ap]\.?m\.?\s+)?(?:these days|nowadays)\b", re.I)
+_PERSON = re.compile(r"\b(?:i|we)\b", re.I)
+
+
+def _changed_at(new: str, value: re.Match) -> bool:
+    before = new[:value.start()]
+    return bool(_CHANGED_BEFORE.search(before)) or \
+        bool(_CHANGED_AFTER.match(new, value.end())) and bool(_PERSON.search(re.split(r"[,;.!?]", before)[-1]))
 
 
 def replaces(old: str, new: str, kinds: frozenset[str], about: frozenset[str] = frozenset()) -> bool:
@@ -97,7 +110,8 @@ def replaces(old: str, new: str, kinds: frozenset[str], about: frozenset[str] = 
     changed ("I weighed 84 kg in October" / "Down to 79 kg now")? Both in its unit, each with a
     value the other lacks; for a measure said of many things (a time of day), both naming a
     thing the question does (`about`: its stemmed words)."""
-    if not kinds or not _CHANGED.search(new):
+    if not kinds or not (_CHANGED.search(new) or any(
+            _changed_at(new, value) for kind in kinds for value in MEASURES[kind].stated.finditer(new))):
         return False
     # the newer names every thing of the question the older does ("the hotel in Tokyo is now
     # €120" is not what "the flight to Tokyo" cost), the words of the measure and its day aside

@@ -379,11 +379,16 @@ def contradicts(old: Fact, new: Fact, *, one_value_only: bool = False) -> bool:
     return relations.contradicts(as_said(old.text), as_said(new.text), one_value_only=one_value_only)
 
 
+# the history braniac appends to a decision that changed (key_facts.py): what it replaced is not
+# what it says now ("… going with SQLite for the app (was: use Postgres for the app until 2025-03-20)")
+_WAS = re.compile(r"\s*\(was: [^()]*? until \d{4}-\d{2}-\d{2}[^()]*\)")
+
+
 @lru_cache(maxsize=16384)
 def as_said(text: str, *, keep_ahead: bool = False) -> str:
     """What a claim says, as the person said it (`keep_ahead`: relative_times.without_resolutions)."""
     # claims open with their date, "2025-03-02: …" or (the offline engine's) "2025-03-02 — …"
     # and what was said is compared, not the days braniac resolved its relative times to; a
     # skill's "Step 3:" is a place in a list, not a value that a "Step 5:" changes
-    text = without_resolutions(text, keep_ahead=keep_ahead)
+    text = _WAS.sub("", without_resolutions(text, keep_ahead=keep_ahead))
     return re.sub(r"^(?:\d{4}-\d{2}-\d{2}(?::|\s+[—–-])|step \d+:)\s*", "", text, flags=re.I).strip().rstrip(".")

@@ -16,7 +16,7 @@ import re
 from datetime import datetime
 
 from ..infra import textutil
-from .reversals import said_taken_back
+from .reversals import said_taken_back, says_taken_back
 from .value_changes import replaces_claim
 from .word_changes import FIRST_PERSON
 
@@ -57,8 +57,11 @@ def _replaces(old: str, new: str, *, opens: bool) -> bool:
     larch, cedar is too expensive"), which the two statements share: by the person, or as what
     their message `opens` with (not a line of a team's update they pasted); retrieval reads the
     thing in the question instead."""
+    the_persons = opens or FIRST_PERSON.search(new) is not None
+    if not the_persons and says_taken_back(new):
+        return False   # "…the team's update: On second thought, the migration can wait until fall"
     shared = textutil.terms(old) & textutil.terms(new)
-    return replaces_claim(old, new) or (opens or FIRST_PERSON.search(new) is not None) and \
+    return replaces_claim(old, new) or the_persons and \
         any(said_taken_back(old, new, frozenset({thing})) for thing in shared)
 
 

@@ -70,7 +70,7 @@ def takes_back(old: str, new: str, about: frozenset[str]) -> bool:
 def said_taken_back(old: str, new: str, about: frozenset[str]) -> bool:
     """Does `new` say it takes `old` back in so many words ("I changed my mind", "no longer", a
     switch from a value `old` names), naming a thing of `about` and a word of `old` besides?"""
-    if not (_says_taken_back(new) or _switched_from(old, new)):
+    if not (says_taken_back(new) or _switched_from(old, new)):
         return False
     before, after = textutil.terms(old), textutil.terms(new)
     return bool(about & before & after) and bool((before & after) - about - _TAKING_BACK_WORDS)
@@ -196,7 +196,7 @@ def _switch_counts(text: str, start: int, end: int, left: str) -> bool:
 
 
 @lru_cache(maxsize=4096)   # (retrieval compares each of the best passages with every later one)
-def _says_taken_back(text: str) -> bool:
+def says_taken_back(text: str) -> bool:
     told = [s for s in _SENTENCE_END.split(text.lower()) if not s.rstrip().endswith("?")]
     for sentence in told:
         for cue in _TAKEN_BACK.finditer(sentence):

@@ -16,8 +16,9 @@ from ..infra.name_lists import is_given_name
 from ..infra.relative_times import CALENDAR_WORDS
 from .change_verbs import CHANGE_VERBS
 from .claims import CHANGED, Fact, as_said, compare, contradicts
-from .reversals import THE_PERSON, gives_up, takes_back, turns_around
-from .whose import another_of_mine, both_mine, opens_with
+from .reversals import THE_PERSON, gives_up, says_taken_back, takes_back, turns_around
+from .said_again import mine_said_again
+from .whose import another_of_mine, both_mine
 from .word_changes import changed_in_words, someone_elses
 
 _CHANGE_HINTS = re.compile(r"\b(?:now|no longer|instead|became|these days)\b")
@@ -46,7 +47,7 @@ def replaced_for_the_question(old: str, new: str, asked: frozenset[str],
         or _changed_in_words(old, new, asked) or turns_around(as_said(old), as_said(new), asked)
     # (not "My neighbour switched to the 8:05 train" after "I take the 7:15 train to work")
     return changed and not another_of_mine(old, new, asked) and not someone_elses(as_said(old), as_said(new)) \
-        or takes_back(old, new, asked) or gives_up(old, new)
+        or takes_back(as_said(old), as_said(new), asked) or gives_up(as_said(old), as_said(new))
 
 
 def _changed_in_words(old: str, new: str, asked: frozenset[str]) -> bool:
@@ -68,10 +69,13 @@ def replaces_claim(old: str, new: str) -> bool:
     # in Tokyo is now 120 euros a night" share a name and a unit, not a thing
     said_old, said_new = (textutil.terms(as_said(t)) - _UNITS - _PER for t in (old, new))
     shared = said_old & said_new
-    if shared and _mine_said_again(as_said(old), as_said(new), frozenset(shared)):
-        return True   # "My commute takes about 40 minutes by bus" / "…my commute is only 25 minutes"
-    return bool(shared) and 2 * len(shared) >= min(len(said_old), len(said_new)) and \
-        replaced_for_the_question(old, new, frozenset(shared))
+    if shared and mine_said_again(as_said(old), as_said(new), frozenset(shared)) and \
+            not someone_elses(as_said(old), as_said(new)):
+        return True   # "My commute takes about 40 minutes by bus" / "My commute is only 25 minutes now"
+    # a claim said to take back what stood ("Change of plans, Christmas will be in Salzburg") needs
+    # no more than the thing in common
+    return bool(shared) and (2 * len(shared) >= min(len(said_old), len(said_new)) or says_taken_back(as_said(new))) \
+        and replaced_for_the_question(old, new, frozenset(shared))
 
 
 def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
@@ -100,7 +104,7 @@ def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
         or now >= NEWER_SHARE and _said_changed(new, CHANGE_VERBS, fresh, asked)
         or now >= NEW_THING_SHARE and _says_new(old, new, asked))
     changed = changed or min(was, now) >= NEW_THING_SHARE and _same_frame(old, new, asked) \
-        or _mine_said_again(old, new, asked)
+        or mine_said_again(old, new, asked)
     return changed and not _qualified_otherwise(old, new, asked)
 
 
@@ -246,7 +250,7 @@ def _says_new(old: str, new: str, asked: frozenset[str]) -> bool:
     words = _tokens(new)
     shared = asked & textutil.terms(old)
     for i, w in enumerate(raw):
-        if w != "new" and not (i == 0 and w == "New"):   # "New gym locker PIN: 9082"
+        if w != "new" and not (i == 0 and w == "New" and _a_new_label(new)):
             continue
         between: list[str] = []
         for j in range(i + 1, min(i + 7, len(raw))):
@@ -260,49 +264,21 @@ def _says_new(old: str, new: str, asked: frozenset[str]) -> bool:
     return False
 
 
+# a label and its one value, the whole statement: "New gym locker PIN: 9082." (not "New members: 2
+# joined tonight", "New phone: 25 euros for the case", "New PIN: 5520, that's Emma's")
+_NEW_LABEL = re.compile(r"New\s+(?:[A-Za-z]+\s+){0,3}(?P<last>[A-Za-z]+):\s*[\w.,:-]*\d[\w.,:-]*?[.!]?\s*")
+
+
+def _a_new_label(said: str) -> bool:
+    label = _NEW_LABEL.fullmatch(said)
+    return label is not None and not _plural(label["last"].lower())
+
+
 def _same_frame(old: str, new: str, asked: frozenset[str]) -> bool:
     """The newer restates the older's count in the same words with another value ("secured 3
     interviews" / "secured 5 interviews"), the things counted a word of the question."""
     was, now = dict(_counts(old)), dict(_counts(new))
     return any(frame[1] in asked and now[frame] != was[frame] for frame in was.keys() & now.keys())
-
-
-# "my rent is 1,100", "our commute takes only 25": the person's thing, what it is now, its value,
-# and the rest of its clause
-_MINE_IS = re.compile(r"(?<!\bif )(?<!\bwhen )(?<!\bunless )\b(?:my|our)\s+((?:[a-z]+\s+){0,2}?[a-z]+)\s+"
-                      r"(?:is|are|takes|costs)\s+(?:(?:now|only|about|around|roughly|just|still|currently)\s+){0,2}"
-                      r"(\d[\d,.:]*)([^,;.!?]*)")
-_A_DAY = re.compile(r"\b(?:" + "|".join(sorted(CALENDAR_WORDS | {"today", "tomorrow", "tonight", "yesterday"})) + r")\b")
-
-
-def _mine_said_again(old: str, new: str, asked: frozenset[str]) -> bool:
-    """The newer says what the person's thing of the question is, in the older's own words,
-    with another value and no word of change: "My rent is 1,100 a month" (or "Rent went up to
-    1,150") / "After the renegotiation my rent is 1,125". Not someone else's ("my sister's rent
-    is"), not "if my rent is", not one statement of a day the other does not name ("my flight is
-    at 9 on Friday"), not another of the thing ("my score is 92 in physics" after "…85 in
-    chemistry"), and the newer names every word of the question the older does."""
-    lowered_old, lowered_new = old.lower(), new.lower()
-    if "?" in new or bool(_A_DAY.search(lowered_old)) != bool(_A_DAY.search(lowered_new)):
-        return False
-    old_terms = textutil.terms(old)
-    if asked & old_terms - _UNITS - _PER - textutil.terms(new):
-        return False
-    was = {_stems(m.group(1)): m.group(2).rstrip(".,") for m in _MINE_IS.finditer(lowered_old)}
-    for match in _MINE_IS.finditer(lowered_new):
-        thing = _stems(match.group(1))
-        if thing[-1] not in asked or textutil.terms(match.group(3)) - _UNITS - _PER - _STILL_NOW - old_terms:
-            continue
-        if thing in was and was[thing] != match.group(2).rstrip(".,") or len(thing) == 1 and opens_with(lowered_old, thing[0]):
-            return True   # (the older may open with the thing: "Rent went up to 1,150")
-    return False
-
-
-_STILL_NOW = frozenset(textutil.stem(w) for w in "now these days nowadays anymore".split())
-
-
-def _stems(words: str) -> tuple[str, ...]:
-    return tuple(textutil.stem(w) for w in words.split())
 
 
 @lru_cache(maxsize=4096)
@@ -326,7 +302,7 @@ def _qualified_otherwise(old: str, new: str, asked: frozenset[str]) -> bool:
     """Is the newer statement about another thing of the kind the question names? The older one
     qualifies a question word by another ("the *design* team"), and the newer never does but
     puts a word of its own before it ("the *sales* team now meets in room 14"): another team."""
-    before, after = _tokens(old), _tokens(new)
+    before, after = _clause_tokens(old), _clause_tokens(new)
     # a verb is no thing to qualify ("8 cards using Bootstrap" / "I tried using Bootstrap")
     pairs = {(a, b) for a, b in zip(before, before[1:]) if a in asked and b in asked and b not in _VERBS}
     for qualifier, word in pairs:
@@ -334,6 +310,12 @@ def _qualified_otherwise(old: str, new: str, asked: frozenset[str]) -> bool:
         if led_by and qualifier not in led_by and any(a and a not in asked for a in led_by):
             return True
     return False
+
+
+def _clause_tokens(text: str) -> tuple[str, ...]:
+    """_tokens, with a "" where a clause ends: "Change of plans, Christmas…" puts no "plans"
+    before "Christmas"."""
+    return tuple(t for part in re.split(r"[,;:.!?]", text) for t in (*_tokens(part), ""))
 
 
 # words that say when or how sure, never which thing: "it now expires in August 2035"

@@ -80,8 +80,8 @@ def both_mine(old: str, new: str, word: str) -> bool:
     older does not ("my meeting with Ana" is not the one with Tom): "The salary for the new
     hire", "the flight back", "my phone battery" are other things."""
     lowered_old, lowered_new = old.lower(), new.lower()
-    if not ((_mine(lowered_old, word) or opens_with(lowered_old, word))
-            and (_mine(lowered_new, word) or _changed_by_someone_of_mine(lowered_new, word) or opens_with(lowered_new, word))):
+    if not ((_mine(lowered_old, word) or _opens_with(lowered_old, word))
+            and (_mine(lowered_new, word) or _changed_by_someone_of_mine(lowered_new, word) or _opens_with(lowered_new, word))):
         return False
     if not (_mine(lowered_old, word) and _mine(lowered_new, word)) and \
             (_QUALIFIED.search(lowered_new) or bool(_A_TIME.search(lowered_old)) != bool(_A_TIME.search(lowered_new))):
@@ -110,6 +110,6 @@ _QUALIFIED = re.compile(r"\b(?:for|at)\s+(?:my|his|her|their|new|the|a|an)\b|\bb
 _A_TIME = re.compile(r"\b(?:at|until|till|from)\s+\d|\d\s*(?:am|pm)\b|\d:\d\d")
 
 
-def opens_with(lowered: str, word: str) -> bool:
+def _opens_with(lowered: str, word: str) -> bool:
     match = _SUBJECT.match(lowered)
     return match is not None and textutil.stem(match.group(1)) == word

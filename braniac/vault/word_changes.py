@@ -15,6 +15,12 @@ from .claims import as_said, subjects
 _SAYS_CHANGED = re.compile(r"\b(?:now|instead|no longer|any ?more|switched|swapped|moved|changed (?:my|our) minds?|"
                            r"scrap(?:ped)?|actually|cancel(?:l?ed)?|call(?:ed)? off|withdr[ea]w|turned down|"
                            r"postponed|drifted apart|broke up|quit|replaced|traded|scratch that)\b")
+# what the person does now, or a plan said to have changed: "We do our grocery shopping at Aldi
+# these days", "Change of plans, Christmas will be in Salzburg" (of the person's only: "these days
+# the park is full of runners" says nothing of theirs; "change of plans for dinner with the
+# neighbours" names the plan it is about)
+_MY_WAY_NOW = re.compile(r"\b(?:these days|nowadays)\b")
+_PLANS_CHANGED = re.compile(r"\b(?:change of plans?(?!\s+(?:for|with|about)\b)|on second thought)\b")
 # a statement that adds to the older one, or tells of the past, changes nothing
 # ("too" as "also" ends a clause: "I got a Kobo too, for…", not "every two weeks was too much")
 _ADDS = re.compile(r"\b(?:also|too(?=\s*(?:[,.;:!?]|$)|\s+(?:for|to|in|on|at|with|and|but|so|as|because|now|then)\b)|"
@@ -63,7 +69,8 @@ def changed_in_words(old: str, new: str, asked: frozenset[str]) -> bool:
         # a number and only a "now": the number's own rules read it ("3 kids now" is no dog, and
         # "Now both cats sleep on my bed" no other count of cats)
         return False
-    if not _SAYS_CHANGED.search(lowered) or _ADDS.search(lowered) or _NOT_YET.search(lowered) or \
+    if not (_SAYS_CHANGED.search(lowered) or _PLANS_CHANGED.search(lowered) or
+            _MY_WAY_NOW.search(lowered) and FIRST_PERSON.search(new)) or _ADDS.search(lowered) or _NOT_YET.search(lowered) or \
             _SAME.search(lowered) or _DENIED.search(lowered):
         return False
     if says_what_was_done(_STATE.sub(" ", old)) and not _COMMITTED.search(old):
@@ -135,7 +142,9 @@ def _another_of_its_kind(old: str, new: str, asked: frozenset[str]) -> bool:
                for w in was.keys() & now.keys())
 
 
-_PART = re.compile(r"\b(?:the|my|our|a|an)\s+(?:[a-z]+\s+)?([a-z]+)\s+([a-z]+)(?=\s*[:,.;]|\s+(?:will|is|was|has|are|needs|got)\b)")
+# (or opening a clause: "On second thought, Christmas dinner will be at my mum's")
+_PART = re.compile(r"(?:\b(?:the|my|our|a|an)\s+|(?:^|[,:;]\s*))(?:[a-z]+\s+)?([a-z]+)\s+([a-z]+)"
+                   r"(?=\s*[:,.;]|\s+(?:will|is|was|has|are|needs|got)\b)")
 _OWNED = re.compile(r"\b([a-z]+)['’]s\s+(?:[a-z]+\s+)?([a-z]+)")
 
 
