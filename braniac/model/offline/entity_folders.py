@@ -65,12 +65,18 @@ _LEARNED_BEFORE = re.compile(r"\b(?:learn(?:s|ed|t|ing)?|stud(?:y|ies|ied|ying)|
 _TOLD_AFTER = re.compile(r"^\s+(?:is|was|got|has|had|will|would|did|does|just|left|won|lost|quit)\b", re.I)
 # Work words before a name, a legal form or a kind of organization after it: a company, not a place
 # ("works at Unbabel" has the "at" of a place too).
-_ORG_BEFORE = re.compile(r"\b(?:works?|worked|working|job|jobs|intern(?:ed|ing|ship)?|employed|hired|interview(?:ed)?|"
-                         r"career|position|role)\s+(?:at|for|by|with)\s+(?:the\s+)?$|\b(?:joined|founded|employer)\s+$", re.I)
+# What one holds with a company: "an account with Mercury", "an index fund at Vanguard".
+_ORG_BEFORE = re.compile(r"\b(?:works?|worked|working|job|jobs|intern(?:ed|ing|ship)?|employed|hired|interview(?:ed|ing)?|"
+                         r"career|position|role)\s+(?:at|for|by|with)\s+(?:the\s+)?$|"
+                         r"(?<!joint )(?<!shared )\b(?:accounts?|subscriptions?|funds?|pension|mortgage|loan|policy)\s+(?:at|with)\s+(?:the\s+)?$|"
+                         r"\b(?:joined|founded|employer)\s+$", re.I)
 _ORG_AFTER = re.compile(r"^(?:\s+(?:Inc|Ltd|LLC|Corp|Co|GmbH|AG|plc|Labs|Bank|University|College|Foundation)\b"
                         r"|,?\s+(?:is|was)\s+(?:a|an|the)\s+(?:\w+\s+)?(?:company|startup|firm|bank|agency|organi[sz]ation|"
                         r"nonprofit|charity|brand|corporation|business|employer)\b|['’]s\s+(?:office|offices|headquarters|"
-                        r"ceo|employees|products?|staff)\b)", re.I)
+                        r"ceo|employees|products?|staff)\b"
+                        # what a company has and a person hardly does: "the Apple recruiter", "Orange support"
+                        r"|\s+(?:support|recruiters?|customer service|helpdesk|help desk|account|accounts|subscription|"
+                        r"headquarters|hq)\b)", re.I)
 # a thing moved in time, which a person is not: "Standup moved to 10:00", "Retro moved to Friday"
 _MOVED_IN_TIME = re.compile(r"^\s+(?:moved|was moved|got moved|is moving)\s+(?:back\s+)?(?:to|from)\s+(?:the\s+)?"
                             r"(?:\d|noon|midnight|next\b|tomorrow|later|earlier|"
@@ -95,7 +101,8 @@ _PLACE_NAME = re.compile(r"\S\s+(?:Canyon|Falls|Mountains?|Lake|River|Beach|Park
                          r"|^(?:Lake|Mount|Mt\.?|Fort|Port|Cape|Isle)\s+\S")
 _ORG_NAME = re.compile(r"\S\s+(?:Group|Inc|Ltd|LLC|Corp|Corporation|Company|Labs|Studios|Media|Agency|Foundation|"
                        r"Bank|University|College|Institute|Association|Society|Partners|Holdings|Technologies|"
-                       r"Systems|Solutions|Press|Records|Airlines)\.?$")
+                       r"Systems|Solutions|Press|Records|Airlines|Builders|Construction|Motors|Insurance|Consulting|"
+                       r"Services|Bakery|Brewery)\.?$")
 _CAMEL = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
 _VERSIONED = re.compile(r"[A-Za-z]\d|\d[A-Za-z]")   # "HTML5", "ES2021"
 _ORG_NOUNS = frozenset("company startup firm bank agency business shop store band team club charity".split())
