@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 import pytest
 
 from braniac.infra import clock
-from braniac.vault import relations, reversals
+from braniac.vault import parting, relations, reversals
 from braniac.infra.textutil import terms
 
 
@@ -157,11 +157,11 @@ def test_where_does_my_sister_live_after_she_and_her_husband_moved(vault, promot
 
 def test_a_switch_from_a_named_thing_leaves_what_used_it_not_what_happened_with_it():
     new = "I switched from Duolingo to Babbel, Duolingo got boring."
-    assert reversals.gives_up("I'm learning Spanish on Duolingo, 20 minutes a day.", new)
-    assert reversals.gives_up("I live in Lisbon.", "We moved from Lisbon to Porto.")
-    assert not reversals.gives_up("We went to Lisbon on Saturday.", "We moved from Lisbon to Porto.")
-    assert not reversals.gives_up("I'm learning Spanish on Duolingo.", "I switched from Anki to Quizlet.")
-    assert reversals.had_things("I'm learning Spanish on Duolingo, 20 minutes a day.") == ["Duolingo"]
+    assert parting.gives_up("I'm learning Spanish on Duolingo, 20 minutes a day.", new)
+    assert parting.gives_up("I live in Lisbon.", "We moved from Lisbon to Porto.")
+    assert not parting.gives_up("We went to Lisbon on Saturday.", "We moved from Lisbon to Porto.")
+    assert not parting.gives_up("I'm learning Spanish on Duolingo.", "I switched from Anki to Quizlet.")
+    assert parting.had_things("I'm learning Spanish on Duolingo, 20 minutes a day.") == ["Duolingo"]
 
 
 @pytest.mark.parametrize("promoted", [False, True])

@@ -18,7 +18,7 @@ from braniac.infra.relative_times import resolve_relative
 from braniac.model.offline.sentences import sentences
 from braniac.model.offline.skills import numbered_steps
 from braniac.search import documents
-from braniac.vault import relations, reversals
+from braniac.vault import parting, relations
 
 
 @pytest.fixture
@@ -77,8 +77,8 @@ def test_a_meal_preference_does_not_supersede_a_seat_preference(vault, promoted)
 # 2. Parting with one product of a brand is not parting with another ------------------------------
 
 def test_gives_up_needs_the_thing_not_only_its_brand():
-    assert not reversals.gives_up("I love my Sony headphones", "I returned the Sony TV")
-    assert not reversals.gives_up("I have a MacBook Pro for work", "I sold my old MacBook Air")
+    assert not parting.gives_up("I love my Sony headphones", "I returned the Sony TV")
+    assert not parting.gives_up("I have a MacBook Pro for work", "I sold my old MacBook Air")
 
 
 # 2.-3. Another thing's news keeps mine current: a Sony TV is not my Sony headphones, my daughter's
@@ -411,7 +411,7 @@ def test_a_time_with_pm_does_not_cut_the_quote(vault):
 # 9. "I returned Ana's call" read as parting with Ana --------------------------------------------------
 
 def test_returning_someones_call_is_not_parting_with_them():
-    assert not reversals.gives_up("I drive Ana to school every morning.", "I returned Ana's call this afternoon.")
+    assert not parting.gives_up("I drive Ana to school every morning.", "I returned Ana's call this afternoon.")
 
 
 @pytest.mark.parametrize("promoted", [False, True])

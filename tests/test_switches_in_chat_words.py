@@ -2,7 +2,7 @@
 that change): no "I" at the start ("Sold the Corolla and got a Kia Niro"), dropped for another
 ("We dropped Jira for Linear"), a role taken over from the one who held it ("Hannah took over as
 project lead from Jonas"), the person's thing named as what it is ("My password manager is
-LastPass"). vault/reversals.gives_up."""
+LastPass"). vault/parting.gives_up."""
 from __future__ import annotations
 
 import re
@@ -11,7 +11,7 @@ from datetime import datetime, timezone
 import pytest
 
 from braniac.infra import clock
-from braniac.vault import reversals
+from braniac.vault import parting
 
 SWITCHES = [
     ("I drive a Toyota Corolla.", "Sold the Corolla and got a Kia Niro.", "What car do I drive?", "Niro"),
@@ -24,7 +24,7 @@ SWITCHES = [
 
 @pytest.mark.parametrize("old, new, question, current", SWITCHES)
 def test_a_switch_in_chat_words_gives_up_the_older_thing(old, new, question, current):
-    assert reversals.gives_up(old, new)
+    assert parting.gives_up(old, new)
 
 
 @pytest.mark.parametrize("old, new", [
@@ -36,7 +36,7 @@ def test_a_switch_in_chat_words_gives_up_the_older_thing(old, new, question, cur
     ("My password manager is LastPass.", "If I migrated from LastPass to Bitwarden, would my vault survive?"),
 ])
 def test_what_is_no_switch_of_the_older_thing_gives_nothing_up(old, new):
-    assert not reversals.gives_up(old, new)
+    assert not parting.gives_up(old, new)
 
 
 @pytest.mark.parametrize("promoted", [False, True])

@@ -34,6 +34,16 @@ def test_a_thing_left_for_another_replaces_the_older(old, new, question):
     ("I write my notes in Evernote.", "Should I move all my notes to Obsidian?", "What app do I use for notes?"),
     ("I write my notes in Evernote.", "My sister moved all her notes to Obsidian.", "What app do I use for notes?"),
     ("I keep my photos on Google Photos.", "I might move my photos to iCloud.", "Where do I keep my photos?"),
+    # from a second adversarial review: one occasion, a question, a quote, a part, a backup
+    ("I call my mum every Sunday.", "Ended the call after ten minutes, she was tired.", "When do I call my mum?"),
+    ("We go to the cinema on Fridays.", "Cancelled the cinema tonight, Leo has a fever.", "When do we go to the cinema?"),
+    ("I listen to music on Spotify.", "Cancelled Spotify? No, I still use it every day.", "What do I use for music?"),
+    ("I write my notes in Evernote.", 'Tom: "I moved all my notes to Obsidian, you should too."', "What app do I use for notes?"),
+    ("I write my notes in Evernote.", "I moved my work notes to Notion, the personal ones stay in Evernote.",
+     "What app do I use for notes?"),
+    ("I keep my photos on Google Photos.", "I moved my photos to OneDrive as well, just as a backup.",
+     "Where do I keep my photos?"),
+    ("I keep my car and my bike in the garage.", "I moved my bike to Ana's for the winter.", "Where do I keep my car?"),
 ])
 def test_a_part_a_maybe_or_someone_elses_leaves_the_older_current(old, new, question):
     assert not _replaced(old, new, question)

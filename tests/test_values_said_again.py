@@ -71,6 +71,11 @@ def test_a_value_said_again_replaces_the_older(old, new, question):
     ("I start work at 9 am.", "At the bakery I had to start work at 5 am, nowadays I couldn't do that.",
      "What time do I start work?"),
     ("I start work at 9 am.", "These days Tom starts work at 7 am, poor guy.", "What time do I start work?"),
+    # from a second adversarial review
+    ("I start work at 9 am.", "I swear nobody starts work before 10 am these days.", "What time do I start work?"),
+    ("Yoga class is at 7 pm.", "Ana switched to the 6:30 pm yoga class.", "What time is yoga?"),
+    ("Monday yoga is at 7 pm.", "Thursday yoga switched to 6:30 pm.", "What time is Monday yoga?"),
+    ("My rent is 1,100 a month.", "My rent is 13,200 a year.", "How much is my rent?"),
     ("The New York office has 40 people.", "New hires: 3 people start on Monday.", "How many people in the New York office?"),
 ])
 def test_the_same_words_of_another_thing_or_not_said_as_now_are_no_change(old, new, question):

@@ -91,18 +91,22 @@ _CHANGED = re.compile(r"\b(?:now|down to|up to|no longer|any ?more|dropped|lost|
                       r"raised|lowered|reduced|cut|grew|turn(?:ed|s))\b",
                       re.I)
 
-# words of change that say so only right at the value: "Yoga switched to 6:30 pm" (not "I switched
-# to the studio's app, it reminds me at 6 pm"), "I'm starting work at 8 am these days" (the
-# person's, not "These days Tom starts work at 7 am")
-_CHANGED_BEFORE = re.compile(r"\b(?:switched|shifted|bumped(?:\s+(?:up|down))?)\s+(?:it\s+)?to\s+(?:the\s+)?$", re.I)
+# words of change that say so only right at the value: "Yoga switched to 6:30 pm", by the thing
+# itself (not "Ana switched to the 6:30 pm class", "Thursday yoga switched…" after Monday's), and
+# "I'm starting work at 8 am these days", by the person doing what the older says they do (not "I
+# swear nobody starts work before 10 am these days", "These days Tom starts work at 7 am")
+_SWITCHED_TO = re.compile(r"\b(?:switched|shifted|bumped(?:\s+(?:up|down))?)\s+(?:it\s+)?to\s+(?:the\s+)?$", re.I)
 _CHANGED_AFTER = re.compile(r"\s*(?:[ap]\.?m\.?\s+)?(?:these days|nowadays)\b", re.I)
-_PERSON = re.compile(r"\b(?:i|we)\b", re.I)
+_I_DO = re.compile(r"^\s*(?:i|we)(?:['’]m|['’]re| am| are)?\s+(?P<verb>[a-z]+)", re.I)
 
 
-def _changed_at(new: str, value: re.Match) -> bool:
-    before = new[:value.start()]
-    return bool(_CHANGED_BEFORE.search(before)) or \
-        bool(_CHANGED_AFTER.match(new, value.end())) and bool(_PERSON.search(re.split(r"[,;.!?]", before)[-1]))
+def _changed_at(old: str, new: str, value: re.Match) -> bool:
+    clause = re.split(r"[,;.!?]", new[:value.start()])[-1]
+    switched = _SWITCHED_TO.search(clause)
+    if switched:
+        return bool(textutil.terms(clause[:switched.start()])) and textutil.terms(clause[:switched.start()]) <= textutil.terms(old)
+    doing = _I_DO.match(clause) if _CHANGED_AFTER.match(new, value.end()) else None
+    return doing is not None and textutil.stem(doing["verb"]) in textutil.terms(old)
 
 
 def replaces(old: str, new: str, kinds: frozenset[str], about: frozenset[str] = frozenset()) -> bool:
@@ -111,7 +115,7 @@ def replaces(old: str, new: str, kinds: frozenset[str], about: frozenset[str] = 
     value the other lacks; for a measure said of many things (a time of day), both naming a
     thing the question does (`about`: its stemmed words)."""
     if not kinds or not (_CHANGED.search(new) or any(
-            _changed_at(new, value) for kind in kinds for value in MEASURES[kind].stated.finditer(new))):
+            _changed_at(old, new, value) for kind in kinds for value in MEASURES[kind].stated.finditer(new))):
         return False
     # the newer names every thing of the question the older does ("the hotel in Tokyo is now
     # €120" is not what "the flight to Tokyo" cost), the words of the measure and its day aside

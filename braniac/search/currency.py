@@ -23,7 +23,7 @@ from pathlib import Path
 
 from ..vault import claims, relations, stm
 from ..vault.corrections import corrects
-from ..vault.reversals import says_given_up
+from ..vault.parting import says_given_up
 from ..vault.value_changes import replaced_for_the_question
 from ..vault.word_changes import restated
 from ..vault.written import last_written

@@ -8,7 +8,7 @@ import re
 from typing import TYPE_CHECKING
 
 from ..vault import relations
-from ..vault.reversals import had_things
+from ..vault.parting import had_things
 from .currency import may_replace, statement
 from .documents import answers
 from .passages import Passage, note_passages

@@ -1,6 +1,6 @@
 """A statement that takes an earlier one back: "Actually I changed my mind: the shed will be
 built from larch, cedar is too expensive" after "For the garden shed I decided to use cedar
-boards"; "I sold the Civic" after "I drive a 2012 Honda Civic". No number changes, so
+boards"; a thing parted with is parting.py's. No number changes, so
 `claims.compare` sees two claims; the person sees one decision replaced, one thing they no
 longer have. Retrieval (search/currency.py) ranks the newer one first and labels the older as
 history; the offline answer quotes them in that order.
@@ -32,9 +32,13 @@ _SWITCH = re.compile(r"\b(?:switched|migrated|moved|changed|renamed) (?P<what>(?
 # the person stopping what they did: "I stopped eating fish", "we quit smoking", "I gave up coffee",
 # "I cancelled the gym membership", "Cancelled Spotify" (no one said, at the start of a sentence),
 # "I closed my ING account"
-_STOPPED = re.compile(r"(?:\b(?:i|we)\s+|^\s*|(?<=[.!?]\s))(?:(?:just|finally|have|'ve|recently)\s+)?"
-                      r"(?:(?:stopped|quit|gave up|cancell?ed|ended)\s+(?:(?:the|my|our)\s+)?(\w+ing|\w+)"
-                      r"|closed\s+(?:my|our)\s+(\w+)\s+account)\b")
+_STOPPED = re.compile(r"(?:\b(?:i|we)\s+(?:(?:just|finally|have|'ve|recently)\s+)?(?:stopped|quit|gave up|cancell?ed|ended)"
+                      r"|(?:^\s*|(?<=[.!?]\s))(?:just\s+|finally\s+)?(?:stopped|quit|cancell?ed))"
+                      r"\s+(?:(?:the|my|our)\s+)?(\w+ing|\w+)\b"
+                      r"|\b(?:i|we)\s+(?:just\s+|finally\s+)?closed\s+(?:my|our)\s+(\w+)\s+account\b")
+# what makes a cancelling one occasion, not a stop: "Cancelled the cinema tonight, Leo has a fever"
+_ONE_OCCASION = re.compile(r"^[^.;!?]{0,30}?\b(?:tonight|today|tomorrow|this (?:morning|afternoon|evening|week(?:end)?)|"
+                           r"on (?:mon|tues|wednes|thurs|fri|satur|sun)day)\b")
 _ONESELF = re.compile(r"\b(?:i|we)\b", re.I)   # what the older says the person does
 # what says the taking back did not happen: "I haven't changed my mind", "I might change my mind"
 _NOT_DONE = re.compile(r"n't\b|\b(?:not|never|might|may|could|would|should|if|whether|maybe|perhaps)\b")
@@ -44,7 +48,7 @@ _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 _LONG_AGO = re.compile(r"\b(?:back in|in (?:19|20)\d\d|years ago|when (?:i|we) (?:was|were)|as a (?:kid|child|student|teen))\b",
                        re.I)
 # the words of taking back, never the value given up
-_TAKING_BACK_WORDS = frozenset(textutil.stem(w) for w in "changed change mind minds plan plans decided instead "
+TAKING_BACK_WORDS = frozenset(textutil.stem(w) for w in "changed change mind minds plan plans decided instead "
                                "longer switched switching switch".split())
 
 
@@ -61,7 +65,7 @@ def takes_back(old: str, new: str, about: frozenset[str]) -> bool:
     stopped = _stopped_doing(new, before) & before
     if stopped and about & before and (_ONESELF.search(old) or _owned(old, stopped)):
         return True
-    given_up = before - about - _TAKING_BACK_WORDS
+    given_up = before - about - TAKING_BACK_WORDS
     if about & before & after and (_rejected(new, before) | _chosen_instead(new)) & given_up:
         return True   # "The retro is monthly now, every two weeks was too much"
     return said_taken_back(old, new, about)
@@ -73,7 +77,7 @@ def said_taken_back(old: str, new: str, about: frozenset[str]) -> bool:
     if not (says_taken_back(new) or _switched_from(old, new)):
         return False
     before, after = textutil.terms(old), textutil.terms(new)
-    return bool(about & before & after) and bool((before & after) - about - _TAKING_BACK_WORDS)
+    return bool(about & before & after) and bool((before & after) - about - TAKING_BACK_WORDS)
 
 
 # the value left for another, after a word of choosing: "We're going with Svelte for the frontend
@@ -125,7 +129,15 @@ def _stopped_doing(new: str, before: frozenset[str]) -> set[str]:
     lowered = new.lower()
     return {textutil.stem(m.group(1) or m.group(2)) for m in _STOPPED.finditer(lowered)
             if not _NOT_DONE.search(" ".join(lowered[:m.start()].split()[-3:]))
+            and not _asked_at(lowered, m.end())   # "Cancelled Spotify? No, I still use it"
+            and not ("cancel" in m.group(0) and _ONE_OCCASION.match(lowered[m.end():]))
             and _whole_thing_stopped(lowered[m.end():], before)}
+
+
+def _asked_at(text: str, at: int) -> bool:
+    """Does the sentence around `at` end with a question mark?"""
+    ends = [i for i in (text.find(c, at) for c in ".!?") if i >= 0]
+    return bool(ends) and text[min(ends)] == "?"
 
 
 def _owned(old: str, things: set[str]) -> bool:
@@ -164,7 +176,7 @@ def _switched_from(old: str, new: str) -> bool:
     before = textutil.terms(old)
     for sentence in _SENTENCE_END.split(new.lower()):
         for cue in _SWITCH.finditer(sentence):
-            if not _switch_counts(sentence, cue.start(), cue.end(), cue["left"]):
+            if not switch_counts(sentence, cue.start(), cue.end(), cue["left"]):
                 continue
             ahead = sentence[:cue.start()].split()[-3:]
             owned = [i for i, w in enumerate(ahead) if w.endswith(("'s", "’s"))]
@@ -175,13 +187,13 @@ def _switched_from(old: str, new: str) -> bool:
             # Lisbon" after "I live in Lisbon with my brother")
             if not {"i", "we"} & set(ahead) and ahead and not textutil.terms(" ".join(ahead)) & _subject_of(old):
                 continue
-            what = textutil.terms(cue["what"]) - _TAKING_BACK_WORDS
+            what = textutil.terms(cue["what"]) - TAKING_BACK_WORDS
             if textutil.terms(cue["left"]) & before and (not what or what <= before):
                 return True
     return False
 
 
-def _switch_counts(text: str, start: int, end: int, left: str) -> bool:
+def switch_counts(text: str, start: int, end: int, left: str) -> bool:
     """Is the switch at text[start:end] told as done (not asked, "if", "might"), lately (not
     "back in 2019") and kept (not "…for a week, then went back to Duolingo")?"""
     sentence_start = max(text.rfind(c, 0, start) for c in ".!?") + 1
@@ -231,14 +243,14 @@ _MAYBE = re.compile(r"\b(?:might|may|could|maybe|perhaps|probably|if|whether|unl
 def turns_around(old: str, new: str, about: frozenset[str]) -> bool:
     """Does `new` turn around the plan `old` states, about a thing of `about`? (_ACTION)"""
     lowered_old, lowered_new = old.lower(), new.lower()
-    thing = about & textutil.terms(old) & textutil.terms(new) - _TAKING_BACK_WORDS - _PLAN_WORDS - textutil.generic_stems()
+    thing = about & textutil.terms(old) & textutil.terms(new) - TAKING_BACK_WORDS - _PLAN_WORDS - textutil.generic_stems()
     if not thing:
         return False
     said_old, said_new = (" ".join(s for s in _SENTENCE_END.split(text) if textutil.terms(s) & thing)
                           for text in (lowered_old, lowered_new))
     # the whole plan, not a part of it: "We will not hire a contractor for the kitchen" is not
     # turned around by "We decided to hire a contractor for the bathroom"
-    planned = textutil.terms(said_old) - _WHEN_WORDS - _PLAN_WORDS - _TAKING_BACK_WORDS - textutil.generic_stems()
+    planned = textutil.terms(said_old) - _WHEN_WORDS - _PLAN_WORDS - TAKING_BACK_WORDS - textutil.generic_stems()
     when_old, when_new = _when(said_old), _when(said_new)
     if not planned <= textutil.terms(said_new) or not _PLANNED.search(said_old) or said_new.rstrip().endswith("?") \
             or _MAYBE.search(said_new) or when_old and when_new and when_old != when_new:
@@ -286,98 +298,3 @@ def _by_the_person(sentence: str, at: int) -> bool:
 def _when(text: str) -> frozenset[str]:
     """The days and times a statement names: two plans for two days are two plans."""
     return (textutil.terms(text) & _WHEN_WORDS) | textutil.numbers(text)
-
-
-# who parts with a thing or switches: "I", "we", or no one said at the start of a sentence, as
-# people write in a chat ("Sold the Corolla and got a Kia Niro")
-_PERSON = r"(?:\b(?i:i|we)\s+|^\s*|(?<=[.!?]\s))"
-# the person parting with a named thing: "I sold the Civic", "we finally got rid of our old Vespa"
-_GIVEN_UP = re.compile(_PERSON + r"(?i:(?:just|finally|recently|already)\s+)?(?i:sold|gave away|got rid of|"
-                       r"returned|scrapped|donated|traded in)\s+(?i:(?:the|my|our|that|this|his|her)\s+)?"
-                       r"(?i:old\s+)?(?P<names>(?:[A-Z][\w-]*\s*)+)(?P<noun>[a-z]\w+)?")
-# the person having or using a thing: "I drive a 2012 Honda Civic", "my Civic"
-_HAVING = re.compile(r"\b(?:i|we)\s+(?:\w+\s+)?(?:drive|have|own|use|ride|keep|play|love)\b|\bmy\b|\bour\b", re.I)
-# the person leaving a named thing for another: "I switched from Duolingo to Babbel", "we
-# migrated from AWS to GCP", "we moved from Lisbon to Porto" (the thing switched, if named, is
-# what the older statement is about: not "we moved the design files from Slack to Figma"); or
-# dropped for another: "we dropped Jira for Linear", "replaced LastPass with Bitwarden"
-_SWITCHED = re.compile(_PERSON + r"(?i:(?:just|finally|recently|already|have|'ve)\s+)?(?:(?i:switched|migrated|moved|"
-                       r"changed)\s+(?P<what>(?i:(?:\w+\s+){0,2}?))(?i:from)\s+(?i:(?:the|my|our)\s+)?"
-                       r"(?P<names>(?:[A-Z][\w-]*\s*)+)(?i:to)\b|(?i:dropped|ditched|swapped|replaced)\s+(?i:(?:the|my|our)\s+)?"
-                       r"(?P<dropped>(?:[A-Z][\w-]*\s*)+)(?i:for|with)\s+[A-Z])")
-# someone taking over a role from the one the older statement names: "Hannah took over as project
-# lead from Jonas" / "The project lead is Jonas"
-_TOOK_OVER = re.compile(r"\btook over\s+(?:as\s+(?P<what>(?:[\w'-]+\s+){1,3}?))?from\s+(?P<names>(?:[A-Z][\w-]*\s*)+)")
-# where a thing is used or a place lived in, which a switch leaves: "learning Spanish on
-# Duolingo", "we decided to use Postgres", "I live in Lisbon", "I work at Acme" (not "we went
-# to Lisbon on Saturday": what happened there stays as it was)
-_USING = re.compile(r"\b(?:on|with|using|use|uses|in|at)\s+(?:(?:the|my|our)\s+)?(?P<names>(?:[A-Z][\w-]*\s*)+)")
-# the person moving their things to another named place: "I moved all my notes to Obsidian" (the
-# place the older statement keeps them, "I write my notes in Evernote", is left)
-_MOVED_TO = re.compile(_PERSON + r"(?i:(?:just|finally|recently|already|have|'ve)\s+)?(?i:moved|migrated|transferred)\s+"
-                       r"(?i:all\s+)?(?i:of\s+)?(?i:my|our)\s+(?P<what>(?:[a-z]+\s+)?[a-z]+)\s+(?i:over\s+)?(?i:to)\s+"
-                       r"(?P<names>(?:(?:[A-Z]|i(?=[A-Z]))[\w-]*\s*)+)")   # (and "iCloud")
-# what the person's thing is, which a switch leaves too: "My password manager is LastPass"
-_MINE_IS = re.compile(r"\b(?i:my|our)\s+(?:[a-z]+\s+){1,2}?(?i:is|are)\s+(?P<names>(?:[A-Z][\w-]*\s*)+)")
-
-
-def says_given_up(text: str) -> bool:
-    """Does a statement say the person parted with a named thing, or left it for another? (A
-    cheap test first.)"""
-    return _GIVEN_UP.search(text) is not None or _SWITCHED.search(text) is not None or _TOOK_OVER.search(text) is not None
-
-
-def gives_up(old: str, new: str) -> bool:
-    """Does `new` say the person parted with a named thing `old` says they have or use ("I sold
-    the Civic" / "I drive a 2012 Honda Civic"), or left it for another ("I switched from Duolingo
-    to Babbel" / "I'm learning Spanish on Duolingo")? The whole thing parted with, not only its brand
-    ("I returned the Sony TV" leaves "my Sony headphones" current). What happened with it before
-    ("we drove the Civic to Porto") stays as it was: only a statement of having it becomes history."""
-    had = _had(old)
-    for parted in _GIVEN_UP.finditer(new):
-        if new[parted.end("names"):].startswith(("'", "’")):
-            continue   # "I returned Ana's call": Ana owns what was returned
-        names, noun = parted["names"].split(), parted["noun"]
-        # a word after both names that differs ("Sony headphones" / "Sony speaker") is another thing
-        if any(set(names) <= set(own) and not (noun and after and noun != after) for own, after in had):
-            return True
-    used = [*(m["names"].split() for m in (*_USING.finditer(old), *_MINE_IS.finditer(old))), *(own for own, _ in had)]
-    before = textutil.terms(old)
-    if any(set(left["names"].split()) <= set(textutil.entities(old)) and textutil.terms(left["what"] or "") <= before
-           for left in _TOOK_OVER.finditer(new) if _switch_counts(new, left.start(), left.end(), left["names"])):
-        return True
-    if any(_moved_away(moved, used, before, new) for moved in _MOVED_TO.finditer(new)):
-        return True
-    return any(set(left_names.split()) <= set(own) and textutil.terms(left["what"] or "") - _TAKING_BACK_WORDS - textutil.generic_stems() <= before
-               for left in _SWITCHED.finditer(new) for left_names in [left["names"] or left["dropped"]] for own in used
-               if _switch_counts(new, left.start(), left.end(), left_names))
-
-
-def _moved_away(moved: re.Match, used: list[list[str]], before: frozenset[str], new: str) -> bool:
-    """Are the things moved the older statement's, kept in a named place other than where they
-    went (not "moved my meeting to Tuesday": a day is no place)?"""
-    to = set(moved["names"].split())
-    return textutil.terms(moved["what"]) <= before and not {n.lower() for n in to} & CALENDAR_WORDS \
-        and any(not set(own) & to for own in used) and _switch_counts(new, moved.start(), moved.end(), moved["names"])
-
-
-_NAME_AFTER = re.compile(r"\s+(?:(?:a|an|the|my|our|\d{4}|old|new)\s+)*(?P<names>(?:[A-Z][\w-]+\s*)+)")
-
-
-def had_things(text: str) -> list[str]:
-    """The named things a statement says the person has or uses ("I drive a 2012 Honda Civic":
-    Honda, Civic; "learning Spanish on Duolingo": Duolingo; "My password manager is LastPass"), whose parting ("I sold the Civic",
-    "I switched from Duolingo to Babbel") may have come since."""
-    used = (m["names"].split() for m in (*_USING.finditer(text), *_MINE_IS.finditer(text)))
-    return list(dict.fromkeys(name for names in [*(n for n, _ in _had(text)), *used] for name in names))
-
-
-def _had(text: str) -> list[tuple[list[str], str | None]]:
-    """(the names of a thing the person has, the word right after them: "headphones", if any)."""
-    found = []
-    for having in _HAVING.finditer(text):
-        named = _NAME_AFTER.match(text, having.end())
-        if named:
-            after = re.match(r"[a-z]\w+", text[named.end():])
-            found.append((named["names"].split(), after.group(0) if after else None))
-    return found

@@ -22,7 +22,7 @@ _MINE_IS = re.compile(r"(?:^|[.!?]\s+|,?\s+so\s+|^since\s+(?:[a-z]+\s+){1,5}?[a-
 _THE_THING_IS = re.compile(r"^(?:the\s+)?(?P<thing>[a-z]+)\s+(?:is|are|costs?|went\s+(?:up|down)\s+to|rose\s+to|"
                            r"fell\s+to|(?:increased|decreased|dropped|climbed)\s+to)\s+(?:now\s+)?" + _VALUE)
 # what may follow the value: its unit, a period of the amount, "now"
-_PERIOD = re.compile(r"\b(?:a|an|per|each|every)\s+(?:day|week|month|year|night)\b|\b(?:now|these days|nowadays)\b")
+_PERIOD = re.compile(r"\b(?:a|an|per|each|every)\s+(?P<period>day|week|month|year|night)\b|\b(?:now|these days|nowadays)\b")
 
 
 def mine_said_again(old: str, new: str, asked: frozenset[str]) -> bool:
@@ -39,18 +39,21 @@ def mine_said_again(old: str, new: str, asked: frozenset[str]) -> bool:
         said = _said(match, strict=True)
         # the whole thing, not its last word ("my goal weight" is not "my weight")
         if said and said[0][-1] in asked and said[0] in was:
-            value, unit = said[1:]
-            if value != was[said[0]][0] and unit == was[said[0]][1]:
+            value, unit, period = said[1:]
+            was_value, was_unit, was_period = was[said[0]]
+            # (a year's amount is no other value of a month's: "1,100 a month" / "13,200 a year")
+            if value != was_value and unit == was_unit and (period == was_period or not (period and was_period)):
                 return True
     return False
 
 
-def _said(match: re.Match, strict: bool) -> tuple[tuple[str, ...], str, str] | None:
-    """(the thing's stemmed words, the value, its unit) of a statement; for the newer (`strict`),
+def _said(match: re.Match, strict: bool) -> tuple[tuple[str, ...], str, str, str] | None:
+    """(the thing's stemmed words, the value, its unit, its period: "month") of a statement; for the newer (`strict`),
     only when nothing but its unit, a period or "now" follows the value. The older may go on
     ("My commute takes about 40 minutes by bus"): the newer says what it is now."""
     words = _PERIOD.sub(" ", match["tail"]).split()
     if strict and len(words) > 1:
         return None   # "…by bike", "…from next year", "…after dinner"
+    period = next((m["period"] for m in _PERIOD.finditer(match["tail"]) if m["period"]), "")
     return tuple(textutil.stem(w) for w in match["thing"].split()), match["value"].rstrip(".,"), \
-        textutil.stem(words[0]) if words else ""
+        textutil.stem(words[0]) if words else "", period

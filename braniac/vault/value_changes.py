@@ -16,7 +16,8 @@ from ..infra.name_lists import is_given_name
 from ..infra.relative_times import CALENDAR_WORDS
 from .change_verbs import CHANGE_VERBS
 from .claims import CHANGED, Fact, as_said, compare, contradicts
-from .reversals import THE_PERSON, gives_up, says_taken_back, takes_back, turns_around
+from .parting import gives_up
+from .reversals import THE_PERSON, says_taken_back, takes_back, turns_around
 from .said_again import mine_said_again
 from .whose import another_of_mine, both_mine
 from .word_changes import changed_in_words, someone_elses
@@ -72,10 +73,19 @@ def replaces_claim(old: str, new: str) -> bool:
     if shared and mine_said_again(as_said(old), as_said(new), frozenset(shared)) and \
             not someone_elses(as_said(old), as_said(new)):
         return True   # "My commute takes about 40 minutes by bus" / "My commute is only 25 minutes now"
-    # a claim said to take back what stood ("Change of plans, Christmas will be in Salzburg") needs
-    # no more than the thing in common
-    return bool(shared) and (2 * len(shared) >= min(len(said_old), len(said_new)) or says_taken_back(as_said(new))) \
+    # a claim said to take back what stood needs no more than one word in common, if it names the
+    # thing or the newer names another value ("Change of plans, Christmas will be in Salzburg",
+    # "Scratch that, we're going with SQLite for the app" after "use Postgres for the app"; not
+    # "…we're painting the kitchen first" after "paint the bedroom blue": one verb)
+    return bool(shared) and (2 * len(shared) >= min(len(said_old), len(said_new)) or
+                             says_taken_back(as_said(new)) and _named_or_renamed(old, new, shared)) \
         and replaced_for_the_question(old, new, frozenset(shared))
+
+
+def _named_or_renamed(old: str, new: str, shared: set[str]) -> bool:
+    names_old, names_new = (set(textutil.entities(as_said(t))) for t in (old, new))
+    named = {textutil.stem(w.lower()) for name in names_old for w in name.split()}
+    return bool(shared & named) or bool(names_old and names_new and not names_old & names_new)
 
 
 def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
@@ -301,25 +311,55 @@ def _plural(word: str) -> bool:
 def _qualified_otherwise(old: str, new: str, asked: frozenset[str]) -> bool:
     """Is the newer statement about another thing of the kind the question names? The older one
     qualifies a question word by another ("the *design* team"), and the newer never does but
-    puts a word of its own before it ("the *sales* team now meets in room 14"): another team."""
-    before, after = _clause_tokens(old), _clause_tokens(new)
+    puts a word of its own before it ("the *sales* team now meets in room 14"): another team. Or
+    the newer puts a word before a question word that neither the older nor the question says
+    ("The *youth* choir now meets in the school gym" after "The choir meets in the church hall")."""
+    before, after = _tokens(old), _tokens(new)
+    led_old, led_new = _led_by(before), _led_by(after)
     # a verb is no thing to qualify ("8 cards using Bootstrap" / "I tried using Bootstrap")
     pairs = {(a, b) for a, b in zip(before, before[1:]) if a in asked and b in asked and b not in _VERBS}
     for qualifier, word in pairs:
-        led_by = {a for a, b in zip(after, after[1:]) if b == word} - _NOT_QUALIFIERS
+        led_by = led_new.get(word, set())
         if led_by and qualifier not in led_by and any(a and a not in asked for a in led_by):
+            return True
+    return _another_named_before(new, set(before) | asked, led_old)
+
+
+_ARTICLES = frozenset("the a an my our his her their your".split())
+# words that say which one in time or order, not another kind: "a *second* car", "my *new* phone"
+_WHICH_ONE = frozenset(textutil.stem(w) for w in """new old second third fourth other another current next last first
+extra spare bigger smaller larger own usual same""".split())
+
+
+def _another_named_before(new: str, known: set[str], led_old: dict[str, set[str]]) -> bool:
+    """Does the newer put a lower-case word of its own between an article and a word the older
+    leads otherwise ("the *youth* choir", "the *school* library")? Not a name ("Maple Grove
+    school": a value), nor a verb ("we changed vets")."""
+    raw, words = re.findall(r"\w+", new), _tokens(new)
+    for i in range(1, len(words) - 1):
+        word, lead = words[i + 1], words[i]
+        if word in led_old and lead and lead not in led_old[word] and lead not in known and lead not in _WHICH_ONE and \
+                raw[i].islower() and raw[i - 1].lower() in _ARTICLES:
             return True
     return False
 
 
-def _clause_tokens(text: str) -> tuple[str, ...]:
-    """_tokens, with a "" where a clause ends: "Change of plans, Christmas…" puts no "plans"
-    before "Christmas"."""
-    return tuple(t for part in re.split(r"[,;:.!?]", text) for t in (*_tokens(part), ""))
+def _led_by(tokens: tuple[str, ...]) -> dict[str, set[str]]:
+    """word -> the words right before it, past those that say when or how sure ("the choir now
+    meets": "choir" leads "meets"; "" for a stop word)."""
+    found: dict[str, set[str]] = {}
+    for i, word in enumerate(tokens):
+        j = i - 1
+        while j >= 0 and tokens[j] in _NOT_QUALIFIERS:
+            j -= 1
+        if word:
+            found.setdefault(word, set()).add(tokens[j] if j >= 0 else "")
+    return found
 
 
-# words that say when or how sure, never which thing: "it now expires in August 2035"
-_NOT_QUALIFIERS = frozenset(textutil.stem(w) for w in "now still also currently only just already actually".split())
+# words that say when, how sure or that plans changed, never which thing: "it now expires in
+# August 2035", "Change of plans, Christmas will be in Salzburg"
+_NOT_QUALIFIERS = frozenset(textutil.stem(w) for w in "now still also currently only just already actually plans thought".split())
 
 
 @lru_cache(maxsize=4096)

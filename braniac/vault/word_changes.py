@@ -15,12 +15,32 @@ from .claims import as_said, subjects
 _SAYS_CHANGED = re.compile(r"\b(?:now|instead|no longer|any ?more|switched|swapped|moved|changed (?:my|our) minds?|"
                            r"scrap(?:ped)?|actually|cancel(?:l?ed)?|call(?:ed)? off|withdr[ea]w|turned down|"
                            r"postponed|drifted apart|broke up|quit|replaced|traded|scratch that)\b")
-# what the person does now, or a plan said to have changed: "We do our grocery shopping at Aldi
-# these days", "Change of plans, Christmas will be in Salzburg" (of the person's only: "these days
-# the park is full of runners" says nothing of theirs; "change of plans for dinner with the
-# neighbours" names the plan it is about)
-_MY_WAY_NOW = re.compile(r"\b(?:these days|nowadays)\b")
-_PLANS_CHANGED = re.compile(r"\b(?:change of plans?(?!\s+(?:for|with|about)\b)|on second thought)\b")
+# what the person does these days, said as they say it: "We do our grocery shopping at Aldi these
+# days" (not "I can't believe how expensive coffee is these days", "These days my mum is in Lisbon")
+_MY_WAY_NOW = re.compile(r"(?:^|[.!?]\s+)(?:(?:these days|nowadays),?\s+)?(?:i|we)(?:['’]re|['’]m| are| am)?\s+"
+                         r"(?!(?:can|can't|cannot|don't|didn't|never|swear|wonder|think|feel|guess|bet|believe|doubt|"
+                         r"hope|wish)\b)"
+                         r"[^.!?]*\b(?:these days|nowadays)\b")
+# a plan said to have changed, opening the message, then the thing or the person doing what the
+# older says: "Change of plans, Christmas will be in Salzburg", "On second thought, we'll spend
+# Christmas in Salzburg" (not "Ana wants a change of plans", "On second thought, I'll skip yoga
+# tonight", "Change of plans for dinner with the neighbours")
+_PLANS_CHANGED = re.compile(r"^\s*(?:change of plans?|on second thought)\s*[,:;.!-]*\s*(?P<rest>[^.!?]*)")
+_DOER = re.compile(r"(?:i|we)(?:['’]ll| will|['’]re| are|['’]m| am)?\s+(?P<verb>[a-z]+)|(?:the\s+)?(?P<thing>[a-z]+)\s+"
+                   r"(?:will|is|are|was|moved|moves|goes|has)\b")
+_ONE_EVENING = re.compile(r"\b(?:tonight|today|this (?:morning|afternoon|evening))\b")
+
+
+def _plans_changed(old: str, lowered: str, asked: frozenset[str]) -> bool:
+    said = _PLANS_CHANGED.match(lowered)
+    doer = _DOER.match(said["rest"]) if said and not _ONE_EVENING.search(said["rest"]) else None
+    if doer is None:
+        return False
+    if doer["verb"]:
+        return textutil.stem(doer["verb"]) in textutil.terms(old)
+    return textutil.stem(doer["thing"]) in asked
+
+
 # a statement that adds to the older one, or tells of the past, changes nothing
 # ("too" as "also" ends a clause: "I got a Kobo too, for…", not "every two weeks was too much")
 _ADDS = re.compile(r"\b(?:also|too(?=\s*(?:[,.;:!?]|$)|\s+(?:for|to|in|on|at|with|and|but|so|as|because|now|then)\b)|"
@@ -41,8 +61,11 @@ _DENIED = re.compile(r"\b(?:haven['’]t|have not|hasn['’]t|didn['’]t|did no
 # past verb tells of one occasion, which a later "now" does not undo
 _COMMITTED = re.compile(r"\b(?:decided|chose|agreed|planned|settled on|picked|booked|signed up|registered)\b", re.I)
 # a time, not a change ("from now on" is one)
-# a participle that says how a thing is, not what was done: "The recycling is collected on Wednesdays"
+# a participle that says how a thing is, not what was done, when it says how often: "The recycling
+# is collected on Wednesdays" (not "The parcel is delivered, it's with my neighbour")
 _STATE = re.compile(r"\b(?:is|are|am)\s+(?:\w+ly\s+)?\w+ed\b", re.I)
+_HABIT = re.compile(r"\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days|every|each|daily|weekly|monthly|usually|always|"
+                    r"twice|once a)\b", re.I)
 _NOT_A_CHANGE = re.compile(r"\b(?:from|for|until|till|by|up to|right|as of|just) now\b(?! on\b)")
 _SAME = re.compile(r"\b(?:the same|still|as usual|unchanged|as always)\b")
 # people of the person's, who have things of their own (value_changes reads them too)
@@ -69,11 +92,11 @@ def changed_in_words(old: str, new: str, asked: frozenset[str]) -> bool:
         # a number and only a "now": the number's own rules read it ("3 kids now" is no dog, and
         # "Now both cats sleep on my bed" no other count of cats)
         return False
-    if not (_SAYS_CHANGED.search(lowered) or _PLANS_CHANGED.search(lowered) or
-            _MY_WAY_NOW.search(lowered) and FIRST_PERSON.search(new)) or _ADDS.search(lowered) or _NOT_YET.search(lowered) or \
+    if not (_SAYS_CHANGED.search(lowered) or _plans_changed(old, lowered, asked) or _MY_WAY_NOW.search(lowered)) \
+            or _ADDS.search(lowered) or _NOT_YET.search(lowered) or \
             _SAME.search(lowered) or _DENIED.search(lowered):
         return False
-    if says_what_was_done(_STATE.sub(" ", old)) and not _COMMITTED.search(old):
+    if says_what_was_done(_STATE.sub(" ", old) if _HABIT.search(old) else old) and not _COMMITTED.search(old):
         return False   # "I went to a support group yesterday": an occasion, not a value
     if someone_elses(old, new):
         return False   # "My sister now has 3 cats", "Leo's best friend moved…": theirs
@@ -148,13 +171,17 @@ _PART = re.compile(r"(?:\b(?:the|my|our|a|an)\s+|(?:^|[,:;]\s*))(?:[a-z]+\s+)?([
 _OWNED = re.compile(r"\b([a-z]+)['’]s\s+(?:[a-z]+\s+)?([a-z]+)")
 
 
+# words that name the thing itself, not a part of it: "Pottery class is on Thursdays now"
+_THE_THING_ITSELF = frozenset("class classes lesson lessons session sessions course courses practice training".split())
+
+
 def _a_part_of(old: str, new: str, asked: frozenset[str]) -> bool:
     """The newer is about a part or a side of the thing the older is not: "the shed door: it will
     slide" or "the shed's cedar roof" after "the garden shed"."""
     for pattern in (_PART, _OWNED):
         for m in pattern.finditer(new):
             thing, part = textutil.stem(m.group(1)), m.group(2)
-            if thing in asked and part not in old and textutil.content_words(part) and \
+            if thing in asked and part not in old and textutil.content_words(part) and part not in _THE_THING_ITSELF and \
                     not _SAYS_CHANGED.fullmatch(part) and textutil.stem(part) not in asked:
                 return True
     return False
