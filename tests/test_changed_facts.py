@@ -33,6 +33,23 @@ def test_a_value_changed_twice_gives_the_last_and_both_before_it_as_history(vaul
     assert all("superseded" in s for t, s in quoted if "10 mg" in t), quoted
 
 
+@pytest.mark.parametrize("promoted", [False, True])
+def test_a_date_changed_twice_keeps_the_middle_one_as_history_though_the_first_shares_a_number(vault, promoted):
+    """What replaced "June 1" is compared on its own too: "June 1"'s "1" is no value of "now July 1"
+    (currency and the offline answer), and a note's claims open with their date, which hides
+    neither's subject ("The launch…" / "Launch moved…")."""
+    _say(vault, ((2025, 2, 3), "The launch is set for June 1."), ((2025, 2, 4), "The plumber comes on Monday."),
+         ((2025, 2, 26), "The launch slipped to June 15."), ((2025, 3, 21), "Launch moved again, now July 1."),
+         promoted=promoted)
+    quoted = _answer(vault, "When is the launch?")
+    assert quoted and "July 1" in quoted[0][0] and "superseded" not in quoted[0][1], quoted
+    assert [s for t, s in quoted if "June 15" in t][0].endswith("superseded on 2025-03-21"), quoted
+    if promoted:
+        facts, history = _facts_and_history(vault, "launch.md")
+        assert "July 1" in facts and "June 15" not in facts and "June 1." not in facts, facts
+        assert "June 15" in history, history
+
+
 def _current_then_history(vault, promoted: bool, old: str, new: str, question: str, current: str) -> None:
     """`old`, then `new` half a year later: the answer gives `current` first, and `old` as history
     from the day `new` was said."""

@@ -89,7 +89,8 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset(),
     restatements: list[tuple[int, int]] = []              # (older, newer) values of one thing, no change read
     # what a statement that replaced another speaks of: its words and those of what it replaced
     # ("My doctor raised the lisinopril to 20 mg" is the "I take 10 mg of lisinopril" it replaced,
-    # so "…lowered my lisinopril to 15 mg" replaces it in turn, though it never says "take")
+    # so "…lowered my lisinopril to 15 mg" replaces it in turn, though it never says "take"); and
+    # what it says alone ("slipped to June 15", then "now July 1": June 1's "1" is no value of it)
     thing = [f.text for f in facts]
     for i, old in enumerate(best):
         if not facts[i].text:
@@ -105,7 +106,8 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset(),
             # (where someone lives or works needs no shared words: "Ana lives in Porto" / "Ana moved to Lisbon")
             if alike and claims.compare(facts[i], facts[j]) == claims.CHANGED \
                     or claims.contradicts(facts[i], facts[j], one_value_only=not alike) \
-                    or replaced_for_the_question(thing[i], facts[j].text, asked, measured):
+                    or replaced_for_the_question(thing[i], facts[j].text, asked, measured) \
+                    or thing[i] != facts[i].text and replaced_for_the_question(facts[i].text, facts[j].text, asked, measured):
                 edges.append((i, j))
                 thing[j] += " " + thing[i] if thing[i] not in thing[j] else ""
                 until[i] = min(until.get(i, when[j][:10]), when[j][:10])

@@ -77,8 +77,11 @@ def replaces_claim(old: str, new: str) -> bool:
     # thing or the newer names another value ("Change of plans, Christmas will be in Salzburg",
     # "Scratch that, we're going with SQLite for the app" after "use Postgres for the app"; not
     # "…we're painting the kitchen first" after "paint the bedroom blue": one verb)
+    # and one word in common is enough when both are about that thing as a one-word question reads
+    # it ("The launch slipped to June 15" / "Launch moved again, now July 1")
     return bool(shared) and (2 * len(shared) >= min(len(said_old), len(said_new)) or
-                             says_taken_back(as_said(new)) and _named_or_renamed(old, new, shared)) \
+                             says_taken_back(as_said(new)) and _named_or_renamed(old, new, shared) or
+                             len(shared) == 1 and both_mine(as_said(old), as_said(new), next(iter(shared)))) \
         and replaced_for_the_question(old, new, frozenset(shared))
 
 
@@ -98,7 +101,8 @@ def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
     # "a month", "a week": the frame of an amount, not the thing ("How much am I saving a month?"
     # is not answered by "the internet is 30 euros a month now")
     asked = asked - _PER if asked - _PER else asked
-    if not asked or len(asked) == 1 and not both_mine(old, new, next(iter(asked))):
+    # (a note's claim opens with its date: "2025-02-26 — The launch slipped to June 15")
+    if not asked or len(asked) == 1 and not both_mine(as_said(old), as_said(new), next(iter(asked))):
         return False   # "Rent?" is not answered by "Office rent is now 2,000 euros"
     # the day a claim was said, and the days braniac resolved "yesterday" to, say when, not what:
     # two statements of two days always differ in them ("moved to next Tuesday (2025-05-13)" is a value)

@@ -125,7 +125,9 @@ def replaced(quotes: list[Quote], pool: list[Quote], about: frozenset[str],
             # replaced it, as promotion found ("We migrated from CircleCI to GitHub Actions")
             noted = old.superseded and old.until == new.when[:10] and new.source == old.source
             if noted or claims.contradicts(was, now, one_value_only=not alike) or claims.compare(was, now) == claims.CHANGED or \
-                    replaced_for_the_question(thing.get(id(old), was.text), now.text, about, measured):
+                    replaced_for_the_question(thing.get(id(old), was.text), now.text, about, measured) or \
+                    id(old) in thing and replaced_for_the_question(was.text, now.text, about, measured):
+                # (and what it says alone: "slipped to June 15", then "now July 1", where June 1's "1" is no value)
                 thing.setdefault(id(new), f"{now.text} {thing.get(id(old), was.text)}")
                 if not old.superseded:
                     old.superseded, old.until = True, new.when[:10]
