@@ -78,6 +78,8 @@ def test_a_change_of_mind_names_what_the_decision_was_about_in_its_first_sentenc
     # a team's update pasted in, whose "on second thought" is theirs (an adversarial review's)
     "Pasting the design team's update: The icon set is finished. On second thought, the new app "
     "database migration of the design system can wait until fall. Thanks all.",
+    # whose words follow is no greeting (a third review's)
+    "Priya's update. Change of plans, the database for the new app will be SQLite.",
 ])
 def test_what_does_not_change_a_decision_leaves_it_as_it_is(vault, said):
     with _at(3, 3):
@@ -87,6 +89,14 @@ def test_what_does_not_change_a_decision_leaves_it_as_it_is(vault, said):
         vault.remember(said)
     assert _key_facts(vault)[0] == "use Postgres as the database for the new app"
     assert _key_facts_section(vault).startswith(before.rstrip("\n"))
+
+
+def test_a_greeting_before_a_change_of_mind_still_opens_the_message(vault):
+    with _at(3, 3):
+        vault.remember(POSTGRES)
+    with _at(3, 20):
+        vault.remember("Hi! Scratch that, we're going with SQLite as the database for the new app.")
+    assert _key_facts(vault)[0].startswith("Scratch that, we're going with SQLite"), _key_facts(vault)
 
 
 def test_a_change_said_in_the_chat_rewrites_the_key_fact_too(vault):

@@ -41,6 +41,13 @@ def test_these_days_or_a_change_of_plans_replaces_the_older(old, new, question):
     # a word of its own before the thing's word: another thing of the name
     ("The choir meets in the church hall.", "The youth choir now meets in the school gym.", "Where does the choir meet?"),
     ("Swim lessons are on Saturdays.", "As for piano, lessons moved to Thursdays.", "When are swim lessons?"),
+    # from a third adversarial review: a habit's one occasion, someone else's habit, how much
+    ("Bins are collected on Wednesdays.", "Bin collection moved to Thursday this week because of the bank holiday.",
+     "When are the bins collected?"),
+    ("Ana goes to the gym in the mornings.", "I'm at the gym most evenings these days while Ana does her mornings.",
+     "When does Ana go to the gym?"),
+    ("We walk the dog in Monsanto park on Sundays.", "We're walking the dog a lot less these days, it's too hot.",
+     "Where do we walk the dog?"),
     # a one-off parcel is no habit that a new arrangement replaces
     ("The parcel is delivered, it's with my neighbour.", "Parcels now go to the locker at the station.",
      "Where are my parcels delivered?"),
@@ -54,6 +61,15 @@ def test_promotion_reads_a_change_of_plans_as_replacing_the_claim():
     assert replaces_claim(f"2025-02-03 — {CHRISTMAS}", "2025-02-12 — Change of plans, Christmas will be in Salzburg.")
     assert not replaces_claim(f"2025-02-03 — {CHRISTMAS}",
                               "2025-02-12 — Change of plans: Tom is spending Christmas in Salzburg.")
-    # one verb in common is no named thing
+    # one verb in common is no named thing; another's flight, or another team's tool, no renaming
     assert not replaces_claim("2025-02-03 — We decided to paint the bedroom blue.",
                               "2025-02-12 — Change of plans, we're painting the kitchen first.")
+    assert not replaces_claim("2025-02-03 — We're flying to Lisbon with TAP.",
+                              "2025-02-12 — Scratch that, Ana is flying with Ryanair, she found a cheaper fare.")
+    assert not replaces_claim("2025-02-03 — We decided to use Postgres for the app.",
+                              "2025-02-12 — Scratch that, the analytics team will use BigQuery.")
+    # one weekend of a habit; another demo, the client's staying on its day
+    assert not replaces_claim("2025-02-03 — The kids stay with Ana's parents on weekends.",
+                              "2025-02-12 — Change of plans: the kids are staying with my parents this weekend.")
+    assert not replaces_claim("2025-02-03 — The client demo is on Wednesday.", "2025-02-12 — Change of plans, the demo is on "
+                              "Thursday for the sales team only; the client demo stays on Wednesday.")

@@ -44,6 +44,12 @@ def test_a_thing_left_for_another_replaces_the_older(old, new, question):
     ("I keep my photos on Google Photos.", "I moved my photos to OneDrive as well, just as a backup.",
      "Where do I keep my photos?"),
     ("I keep my car and my bike in the garage.", "I moved my bike to Ana's for the winter.", "Where do I keep my car?"),
+    # from a third adversarial review: for a while, or one of two named things
+    ("I keep my savings at ING.", "I transferred my savings to Revolut for the trip. I'll move them back to ING in March.",
+     "Where do I keep my savings?"),
+    ("We have Netflix and Disney+.", "Quit Netflix for Lent, we'll be back at Easter.", "Do we have Netflix?"),
+    ("I bank with ING and use Revolut when I travel.", "I closed my Revolut account, the app kept freezing.",
+     "Which bank do I use?"),
 ])
 def test_a_part_a_maybe_or_someone_elses_leaves_the_older_current(old, new, question):
     assert not _replaced(old, new, question)

@@ -76,6 +76,14 @@ def test_a_value_said_again_replaces_the_older(old, new, question):
     ("Yoga class is at 7 pm.", "Ana switched to the 6:30 pm yoga class.", "What time is yoga?"),
     ("Monday yoga is at 7 pm.", "Thursday yoga switched to 6:30 pm.", "What time is Monday yoga?"),
     ("My rent is 1,100 a month.", "My rent is 13,200 a year.", "How much is my rent?"),
+    # from a third adversarial review: a maybe, a trial or a while in the sentences around it
+    ("Our rent is 1,100 a month.", "Our rent is 1,450 a month. That's the flat we saw today, if we take it.",
+     "How much is our rent?"),
+    ("My commute is 40 minutes.", "Tried the new job's route on Sunday as a test. My commute is 65 minutes.",
+     "How long is my commute?"),
+    ("Yoga is at 7 pm.", "Yoga hasn't switched to 6:30 pm yet.", "What time is yoga?"),
+    ("Yoga is at 7 pm.", "Yoga will be switched to 6:30 pm from April.", "What time is yoga?"),
+    ("I start work at 9 am.", "On Fridays, I start work at 7 am these days.", "What time do I start work?"),
     ("The New York office has 40 people.", "New hires: 3 people start on Monday.", "How many people in the New York office?"),
 ])
 def test_the_same_words_of_another_thing_or_not_said_as_now_are_no_change(old, new, question):

@@ -100,8 +100,16 @@ _CHANGED_AFTER = re.compile(r"\s*(?:[ap]\.?m\.?\s+)?(?:these days|nowadays)\b", 
 _I_DO = re.compile(r"^\s*(?:i|we)(?:['’]m|['’]re| am| are)?\s+(?P<verb>[a-z]+)", re.I)
 
 
+# what says it has not happened, or not for good: "hasn't switched… yet", "will be switched from April"
+_NOT_SO = re.compile(r"n['’]t\b|\b(?:not|never|yet|will|won['’]t|going to|might|may|could|would|should|if|just for|only for)\b|['’]ll\b",
+                     re.I)
+
+
 def _changed_at(old: str, new: str, value: re.Match) -> bool:
-    clause = re.split(r"[,;.!?]", new[:value.start()])[-1]
+    # the whole sentence before the value: "On Fridays, I start work at 7 am these days" is a day's
+    clause = re.split(r"[.!?]", new[:value.start()])[-1]
+    if _NOT_SO.search(clause):
+        return False
     switched = _SWITCHED_TO.search(clause)
     if switched:
         return bool(textutil.terms(clause[:switched.start()])) and textutil.terms(clause[:switched.start()]) <= textutil.terms(old)

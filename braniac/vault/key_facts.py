@@ -23,7 +23,10 @@ from .word_changes import FIRST_PERSON
 _HISTORY = re.compile(r"\s+\(was: (?P<was>.+)\)\s*$")
 MAX_MESSAGE_WORDS = 80    # a longer message is pasted text (an update, notes), not a decision changed
 MAX_ITEM_CHARS = 200      # a new item's own words, as reflection keeps a key fact's
-GREETING_WORDS = 3        # "Hi!", "Quick update.": sentences no longer than this before one still let it open a message
+# "Hi!", "Morning all.": a greeting before a sentence still lets it open the message (not "Priya's
+# update.", "From marketing.": whose words follow)
+_GREETING = re.compile(r"(?i)(?:hi|hello|hey|yo|ok|okay|so|right|morning|good (?:morning|afternoon|evening)|quick update)"
+                       r"(?:\s+(?:all|everyone|team|there|folks))?\W*")
 
 
 def current(item: str) -> str:
@@ -47,7 +50,7 @@ def replaced(items: dict[str, str], statements: list[str]) -> list[tuple[str, st
             if now.lower() in sentence.lower():
                 break   # said again ("We decided to X" restated): the item stands
             # (a greeting before it does not stop a sentence from opening the message: "Hi! Scratch that, …")
-            opens = all(len(textutil.words(s)) <= GREETING_WORDS for s in sentences[:i])
+            opens = all(_GREETING.fullmatch(s.strip()) for s in sentences[:i])
             if any(_replaces(old, sentence, opens=opens) for old in dict.fromkeys((now, stated_in)) if old):
                 found.append((item, sentence))
                 break

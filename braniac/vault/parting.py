@@ -10,7 +10,7 @@ import re
 
 from ..infra import textutil
 from ..infra.relative_times import CALENDAR_WORDS
-from .reversals import TAKING_BACK_WORDS, switch_counts
+from .reversals import FOR_A_WHILE, TAKING_BACK_WORDS, switch_counts
 
 
 # who parts with a thing or switches: "I", "we", or no one said at the start of a sentence, as
@@ -82,14 +82,17 @@ def _moved_away(moved: re.Match, old: str, new: str) -> bool:
     """Are the things moved all of what the older statement keeps in a named place ("my notes in
     Evernote"), and is that place another than where they went (not "moved my work notes to
     Notion" after "my notes in Evernote", "my bike" after "my car and my bike", a backup "as
-    well", a day: "moved my meeting to Tuesday"), told by the person (not quoted: 'Tom: "I
+    well", for a while: "…for the trip", a day: "moved my meeting to Tuesday"), told by the person (not quoted: 'Tom: "I
     moved…"')?"""
     to = set(moved["names"].split())
     what = textutil.terms(moved["what"])
-    kept = [textutil.terms(m["what"]) for m in _KEPT_IN.finditer(old) if not set(m["names"].split()) & to]
+    left = [m for m in _KEPT_IN.finditer(old) if not set(m["names"].split()) & to]
+    if any(name in new[moved.end():] for m in left for name in m["names"].split()):
+        return False   # "…to Revolut for the trip. I'll move them back to ING in March."
+    kept = [textutil.terms(m["what"]) for m in left]
     sentence = new[max(new.rfind(c, 0, moved.start()) for c in ".!?") + 1:]
     return what in kept and not {n.lower() for n in to} & CALENDAR_WORDS and not _QUOTE.search(new[:moved.start()]) \
-        and not _ALSO.search(sentence) and switch_counts(new, moved.start(), moved.end(), moved["names"])
+        and not _ALSO.search(sentence) and not FOR_A_WHILE.search(sentence) and switch_counts(new, moved.start(), moved.end(), moved["names"])
 
 
 # where the person keeps a thing of theirs: "I write my notes in Evernote", "our photos on Google Photos"

@@ -40,6 +40,9 @@ _STOPPED = re.compile(r"(?:\b(?:i|we)\s+(?:(?:just|finally|have|'ve|recently)\s+
 _ONE_OCCASION = re.compile(r"^[^.;!?]{0,30}?\b(?:tonight|today|tomorrow|this (?:morning|afternoon|evening|week(?:end)?)|"
                            r"on (?:mon|tues|wednes|thurs|fri|satur|sun)day)\b")
 _ONESELF = re.compile(r"\b(?:i|we)\b", re.I)   # what the older says the person does
+FOR_A_WHILE = re.compile(r"\b(?:for (?:lent|now|a while|a bit|the (?:month|summer|winter|week|weekend|holidays|trip))|"
+                         r"temporarily|until|"
+                         r"(?:be|get|go|come) back|again (?:in|at|after))\b", re.I)
 # what says the taking back did not happen: "I haven't changed my mind", "I might change my mind"
 _NOT_DONE = re.compile(r"n't\b|\b(?:not|never|might|may|could|would|should|if|whether|maybe|perhaps)\b")
 _SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
@@ -63,7 +66,12 @@ def takes_back(old: str, new: str, about: frozenset[str]) -> bool:
         return False
     before, after = textutil.terms(old), textutil.terms(new)
     stopped = _stopped_doing(new, before) & before
-    if stopped and about & before and (_ONESELF.search(old) or _owned(old, stopped)):
+    # not one of two named things ("I closed my Revolut account" after "I bank with ING and use
+    # Revolut when I travel"), nor for a while ("Quit Netflix for Lent, we'll be back at Easter")
+    others = {textutil.stem(w.lower()) for name in textutil.entities(old) for w in name.split()} - stopped
+    if stopped and about & before and (_ONESELF.search(old) or _owned(old, stopped)) and \
+            not (stopped & textutil.terms(" ".join(textutil.entities(new))) and others - about) and \
+            not FOR_A_WHILE.search(new):
         return True
     given_up = before - about - TAKING_BACK_WORDS
     if about & before & after and (_rejected(new, before) | _chosen_instead(new)) & given_up:

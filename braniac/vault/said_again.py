@@ -21,6 +21,11 @@ _MINE_IS = re.compile(r"(?:^|[.!?]\s+|,?\s+so\s+|^since\s+(?:[a-z]+\s+){1,5}?[a-
 # the thing itself opening the older statement with its value: "Rent went up to 1,150"
 _THE_THING_IS = re.compile(r"^(?:the\s+)?(?P<thing>[a-z]+)\s+(?:is|are|costs?|went\s+(?:up|down)\s+to|rose\s+to|"
                            r"fell\s+to|(?:increased|decreased|dropped|climbed)\s+to)\s+(?:now\s+)?" + _VALUE)
+# a maybe, a trial or a while, anywhere in the message: "…if we take it", "…as a test. Not sure I'd
+# take the offer", "Roaming in Spain all of March… Back to normal in April"
+_MAYBE = re.compile(r"\b(?:if|would|might|could|maybe|perhaps|whether|considering|thinking of|not sure|as a test|trial|"
+                    r"back to normal|for now|temporar\w*|all of (?:january|february|march|april|may|june|july|august|"
+                    r"september|october|november|december))\b")
 # what may follow the value: its unit, a period of the amount, "now"
 _PERIOD = re.compile(r"\b(?:a|an|per|each|every)\s+(?P<period>day|week|month|year|night)\b|\b(?:now|these days|nowadays)\b")
 
@@ -28,8 +33,8 @@ _PERIOD = re.compile(r"\b(?:a|an|per|each|every)\s+(?P<period>day|week|month|yea
 def mine_said_again(old: str, new: str, asked: frozenset[str]) -> bool:
     """Does the newer say what the person's thing of the question (its last word one of `asked`)
     is, as the older did, with another value in the same unit? See the module's docstring."""
-    if "?" in new:
-        return False
+    if "?" in new or _MAYBE.search(new.lower()):
+        return False   # "Our rent is 1,450 a month. That's the flat we saw today, if we take it."
     was = {}
     for match in (*_MINE_IS.finditer(old.lower()), *_THE_THING_IS.finditer(old.lower())):
         said = _said(match, strict=False)

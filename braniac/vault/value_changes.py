@@ -86,9 +86,13 @@ def replaces_claim(old: str, new: str) -> bool:
 
 
 def _named_or_renamed(old: str, new: str, shared: set[str]) -> bool:
-    names_old, names_new = (set(textutil.entities(as_said(t))) for t in (old, new))
+    """Is the one word in common part of a name, or do both name a thing (not a person: "Scratch
+    that, Ana is flying with Ryanair") of a thing in common (not only a verb: "the analytics team
+    will use BigQuery" after "use Postgres for the app"), with other names?"""
+    people = [n for n in textutil.entities(as_said(new)) if is_given_name(n) and n not in as_said(old)]
+    names_old, names_new = ({n for n in textutil.entities(as_said(t)) if not is_given_name(n)} for t in (old, new))
     named = {textutil.stem(w.lower()) for name in names_old for w in name.split()}
-    return bool(shared & named) or bool(names_old and names_new and not names_old & names_new)
+    return bool(shared & named) or not people and bool(shared - _VERBS and names_old and names_new and not names_old & names_new)
 
 
 def changed_for_the_question(old: str, new: str, asked: frozenset[str]) -> bool:
@@ -326,7 +330,7 @@ def _qualified_otherwise(old: str, new: str, asked: frozenset[str]) -> bool:
         led_by = led_new.get(word, set())
         if led_by and qualifier not in led_by and any(a and a not in asked for a in led_by):
             return True
-    return _another_named_before(new, set(before) | asked, led_old)
+    return _another_named_before(new, set(before) | asked, led_old, asked)
 
 
 _ARTICLES = frozenset("the a an my our his her their your".split())
@@ -335,14 +339,16 @@ _WHICH_ONE = frozenset(textutil.stem(w) for w in """new old second third fourth 
 extra spare bigger smaller larger own usual same""".split())
 
 
-def _another_named_before(new: str, known: set[str], led_old: dict[str, set[str]]) -> bool:
-    """Does the newer put a lower-case word of its own between an article and a word the older
-    leads otherwise ("the *youth* choir", "the *school* library")? Not a name ("Maple Grove
+def _another_named_before(new: str, known: set[str], led_old: dict[str, set[str]], asked: frozenset[str]) -> bool:
+    """Does the newer put a lower-case word of its own between an article and a word of the
+    question the older leads otherwise ("the *youth* choir", "the *school* library")? Not a name ("Maple Grove
     school": a value), nor a verb ("we changed vets")."""
     raw, words = re.findall(r"\w+", new), _tokens(new)
     for i in range(1, len(words) - 1):
         word, lead = words[i + 1], words[i]
-        if word in led_old and lead and lead not in led_old[word] and lead not in known and lead not in _WHICH_ONE and \
+        # (a word of the question's: "the *south* garage" may well be the new value of where I park)
+        if word in asked and word in led_old and lead and lead not in led_old[word] and lead not in known and \
+                lead not in _WHICH_ONE and \
                 raw[i].islower() and raw[i - 1].lower() in _ARTICLES:
             return True
     return False

@@ -65,18 +65,19 @@ _LEARNED_BEFORE = re.compile(r"\b(?:learn(?:s|ed|t|ing)?|stud(?:y|ies|ied|ying)|
 _TOLD_AFTER = re.compile(r"^\s+(?:is|was|got|has|had|will|would|did|does|just|left|won|lost|quit)\b", re.I)
 # Work words before a name, a legal form or a kind of organization after it: a company, not a place
 # ("works at Unbabel" has the "at" of a place too).
-# What one holds with a company: "an account with Mercury", "an index fund at Vanguard".
-_ORG_BEFORE = re.compile(r"\b(?:works?|worked|working|job|jobs|intern(?:ed|ing|ship)?|employed|hired|interview(?:ed|ing)?|"
-                         r"career|position|role)\s+(?:at|for|by|with)\s+(?:the\s+)?$|"
-                         r"(?<!joint )(?<!shared )\b(?:accounts?|subscriptions?|funds?|pension|mortgage|loan|policy)\s+(?:at|with)\s+(?:the\s+)?$|"
+_ORG_BEFORE = re.compile(r"\b(?:works?|worked|working|job|jobs|intern(?:ed|ing|ship)?|employed|hired|interview(?:ed)?|"
+                         r"career|position|role)\s+(?:at|for|by|with)\s+(?:the\s+)?$|\binterviewing\s+(?:at|for)\s+(?:the\s+)?$|"
                          r"\b(?:joined|founded|employer)\s+$", re.I)
+# what one holds with a company, not shared with a person: "an account with Mercury", "an index
+# fund at Vanguard" (not "a joint bank account with Ana", "split the Netflix subscription with Tom")
+_HELD_WITH = re.compile(r"\b(?:accounts?|subscriptions?|funds?|pension|mortgage|policy)\s+(?:at|with)\s+(?:the\s+)?$", re.I)
+_SHARED = re.compile(r"\b(?:joint|shared?|split|splitting|sharing)\b", re.I)
 _ORG_AFTER = re.compile(r"^(?:\s+(?:Inc|Ltd|LLC|Corp|Co|GmbH|AG|plc|Labs|Bank|University|College|Foundation)\b"
                         r"|,?\s+(?:is|was)\s+(?:a|an|the)\s+(?:\w+\s+)?(?:company|startup|firm|bank|agency|organi[sz]ation|"
                         r"nonprofit|charity|brand|corporation|business|employer)\b|['’]s\s+(?:office|offices|headquarters|"
                         r"ceo|employees|products?|staff)\b"
-                        # what a company has and a person hardly does: "the Apple recruiter", "Orange support"
-                        r"|\s+(?:support|recruiters?|customer service|helpdesk|help desk|account|accounts|subscription|"
-                        r"headquarters|hq)\b)", re.I)
+                        # what a company has and a person hardly does: "the Apple recruiter"
+                        r"|\s+(?:recruiters?|customer service|helpdesk|help desk|account|accounts|subscription)\b)", re.I)
 # a thing moved in time, which a person is not: "Standup moved to 10:00", "Retro moved to Friday"
 _MOVED_IN_TIME = re.compile(r"^\s+(?:moved|was moved|got moved|is moving)\s+(?:back\s+)?(?:to|from)\s+(?:the\s+)?"
                             r"(?:\d|noon|midnight|next\b|tomorrow|later|earlier|"
@@ -167,6 +168,8 @@ def entity_folder(name: str, event_texts: list[str], speakers: set[str], in_code
                 # the maker of a work, if named as a person is ("Sara Bareilles", not "Pixar" or "Coldplay")
                 person_votes += len(words) >= 2 and not textutil.is_common_word(words[-1])
             elif _ORG_BEFORE.search(before[-24:]) or _ORG_AFTER.search(after):
+                org_votes += 1
+            elif _HELD_WITH.search(before[-32:]) and not _SHARED.search(before[-40:]) and not is_given_name(name):
                 org_votes += 1
             elif _PLACE_CUE.search(before[-48:]):
                 if _SOMEONES_HOME.match(after):
