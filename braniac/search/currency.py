@@ -24,7 +24,7 @@ from pathlib import Path
 from ..vault import claims, relations, stm
 from ..vault.corrections import corrects
 from ..vault.parting import says_given_up
-from ..vault.value_changes import replaced_for_the_question
+from ..vault.value_changes import SAID_ALONE_WORDS, replaced_for_the_question
 from ..vault.word_changes import restated
 from ..vault.written import last_written
 from ..vault.layout import LONG_TERM, event_order, newest_event
@@ -90,7 +90,8 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset(),
     # what a statement that replaced another speaks of: its words and those of what it replaced
     # ("My doctor raised the lisinopril to 20 mg" is the "I take 10 mg of lisinopril" it replaced,
     # so "…lowered my lisinopril to 15 mg" replaces it in turn, though it never says "take"); and
-    # what it says alone ("slipped to June 15", then "now July 1": June 1's "1" is no value of it)
+    # what a short statement says alone ("slipped to June 15", then "now July 1": June 1's "1" is no
+    # value of it; a long message says many things, and alone it would replace too much: BEAM -2.8 at 300 words in one chat)
     thing = [f.text for f in facts]
     for i, old in enumerate(best):
         if not facts[i].text:
@@ -107,7 +108,8 @@ def rank_current(passages: list[Passage], asked: frozenset[str] = frozenset(),
             if alike and claims.compare(facts[i], facts[j]) == claims.CHANGED \
                     or claims.contradicts(facts[i], facts[j], one_value_only=not alike) \
                     or replaced_for_the_question(thing[i], facts[j].text, asked, measured) \
-                    or thing[i] != facts[i].text and replaced_for_the_question(facts[i].text, facts[j].text, asked, measured):
+                    or thing[i] != facts[i].text and len(facts[i].text.split()) <= SAID_ALONE_WORDS \
+                    and replaced_for_the_question(facts[i].text, facts[j].text, asked, measured):
                 edges.append((i, j))
                 thing[j] += " " + thing[i] if thing[i] not in thing[j] else ""
                 until[i] = min(until.get(i, when[j][:10]), when[j][:10])

@@ -34,6 +34,7 @@ NEAR_CHANGE = 4           # words that say something, from a word of change to t
 HINT_AFTER = 2            # the new number and a word of the question before a hint after it ("5 engineers now")
 HINT_REACH = 6            # words looked at before a hint: a unit and its article take no place ("950 euros a month now")
 CLAUSE_REACH = 12         # words before a hint in which its clause must name the thing
+SAID_ALONE_WORDS = 30     # a statement this short that replaced another is also compared on its own words
 
 
 def replaced_for_the_question(old: str, new: str, asked: frozenset[str],

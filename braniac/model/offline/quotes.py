@@ -11,7 +11,7 @@ from ...infra.date_spans import about_the_period, asks_what_was_said, date_spans
 from ...infra.relative_times import resolve_relative
 from ...vault import claims, relations, stm
 from ...vault.layout import EVENT_ID_IN_TEXT, event_day, is_digest_summary
-from ...vault.value_changes import replaced_for_the_question
+from ...vault.value_changes import SAID_ALONE_WORDS, replaced_for_the_question
 from ...vault.word_changes import restated
 from .sentences import sentences
 from ..types import WorkingMemory
@@ -126,7 +126,8 @@ def replaced(quotes: list[Quote], pool: list[Quote], about: frozenset[str],
             noted = old.superseded and old.until == new.when[:10] and new.source == old.source
             if noted or claims.contradicts(was, now, one_value_only=not alike) or claims.compare(was, now) == claims.CHANGED or \
                     replaced_for_the_question(thing.get(id(old), was.text), now.text, about, measured) or \
-                    id(old) in thing and replaced_for_the_question(was.text, now.text, about, measured):
+                    id(old) in thing and len(was.text.split()) <= SAID_ALONE_WORDS and \
+                    replaced_for_the_question(was.text, now.text, about, measured):
                 # (and what it says alone: "slipped to June 15", then "now July 1", where June 1's "1" is no value)
                 thing.setdefault(id(new), f"{now.text} {thing.get(id(old), was.text)}")
                 if not old.superseded:
