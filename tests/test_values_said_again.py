@@ -18,6 +18,8 @@ from braniac.vault.value_changes import replaced_for_the_question, replaces_clai
     ("My commute takes about 40 minutes by bus.", "Since the new metro line opened my commute is only 25 minutes.",
      "How long is my commute?"),
     ("My PIN for the gym locker is 4471.", "New gym locker PIN: 9082.", "What's my gym locker PIN?"),
+    ("The release date is March 3.", "New release date: March 17.", "When is the release date?"),
+    ("My rent is 1,100 a month.", "Sorry, typo earlier: my rent is 1,010 a month.", "How much is my rent?"),
     ("Yoga class is at 7 pm.", "Yoga switched to 6:30 pm.", "What time is yoga?"),
     ("I start work at 9 am.", "I'm starting work at 8 am these days to beat traffic.", "What time do I start work?"),
     # "now" before the thing's word says when, not which one ("the *design* team" would)

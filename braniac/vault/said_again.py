@@ -14,9 +14,11 @@ from ..infra import textutil
 
 _VALUE = r"(?P<value>\d[\d,.:]*)(?P<tail>[^.!?;]*)"
 # the person's thing at the start of a sentence; what made it so may lead it ("Got a raise, so my
-# salary is…", "Since the new metro line opened my commute is…"), not a circumstance ("On Fridays
+# salary is…", "Since the new metro line opened my commute is…", "Sorry, typo earlier: my rent is…"),
+# not a circumstance ("On Fridays
 # my commute is…", "After dinner my glucose is…", "Once the line opens, my commute is…")
-_MINE_IS = re.compile(r"(?:^|[.!?]\s+|,?\s+so\s+|^since\s+(?:[a-z]+\s+){1,5}?[a-z]+ed,?\s+)(?:my|our)\s+(?P<thing>(?:[a-z]+\s+){0,2}?[a-z]+)\s+"
+_MINE_IS = re.compile(r"(?:^|[.!?]\s+|,?\s+so\s+|^since\s+(?:[a-z]+\s+){1,5}?[a-z]+ed,?\s+|"
+                      r"^(?:sorry,?\s+)?(?:typo|correction|i meant)(?:\s+earlier)?\s*[:,]\s+)(?:my|our)\s+(?P<thing>(?:[a-z]+\s+){0,2}?[a-z]+)\s+"
                       r"(?:is|are|takes|costs)\s+(?:(?:now|only|about|around|roughly|just|currently)\s+){0,2}" + _VALUE)
 # the thing itself opening the older statement with its value: "Rent went up to 1,150"
 _THE_THING_IS = re.compile(r"^(?:the\s+)?(?P<thing>[a-z]+)\s+(?:is|are|costs?|went\s+(?:up|down)\s+to|rose\s+to|"

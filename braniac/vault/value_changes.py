@@ -283,9 +283,10 @@ def _says_new(old: str, new: str, asked: frozenset[str]) -> bool:
     return False
 
 
-# a label and its one value, the whole statement: "New gym locker PIN: 9082." (not "New members: 2
+# a label and its one value, the whole statement: "New gym locker PIN: 9082.", "New release date:
+# March 17." (not "New members: 2
 # joined tonight", "New phone: 25 euros for the case", "New PIN: 5520, that's Emma's")
-_NEW_LABEL = re.compile(r"New\s+(?:[A-Za-z]+\s+){0,3}(?P<last>[A-Za-z]+):\s*[\w.,:-]*\d[\w.,:-]*?[.!]?\s*")
+_NEW_LABEL = re.compile(r"New\s+(?:[A-Za-z]+\s+){0,3}(?P<last>[A-Za-z]+):\s*(?:[A-Za-z]+\s+)?[\w.,:-]*\d[\w.,:-]*?[.!]?\s*")
 
 
 def _a_new_label(said: str) -> bool:
