@@ -99,6 +99,31 @@ def test_a_greeting_before_a_change_of_mind_still_opens_the_message(vault):
     assert _key_facts(vault)[0].startswith("Scratch that, we're going with SQLite"), _key_facts(vault)
 
 
+def test_a_time_decided_then_changed_from_now_on_rewrites_the_decision(vault):
+    with _at(3, 3):
+        vault.remember("We decided to hold the standup at 9:30.")
+    with _at(3, 20):
+        vault.remember("Morning all! Change of plans: the standup is at 10 from now on.")
+    assert _key_facts(vault) == ["Change of plans: the standup is at 10 from now on (was: hold the standup at 9:30 "
+                                 "until 2025-03-20)"]
+
+
+@pytest.mark.parametrize("decided, said", [
+    # one occasion, a while, another thing keeping its day (a third review's)
+    ("We decided to go to Braga for Easter.", "Change of plans, we're going to Porto tomorrow instead of Braga."),
+    ("We decided to keep Netflix.", "Quit Netflix for Lent, we'll be back at Easter."),
+    ("We decided to have the client demo on Wednesday.",
+     "Change of plans, the demo is on Thursday for the sales team only; the client demo stays on Wednesday."),
+])
+def test_a_change_for_one_occasion_or_a_while_leaves_the_decision(vault, decided, said):
+    with _at(3, 3):
+        vault.remember(decided)
+    before = _key_facts(vault)
+    with _at(3, 20):
+        vault.remember(said)
+    assert _key_facts(vault) == before
+
+
 def test_a_change_said_in_the_chat_rewrites_the_key_fact_too(vault):
     """The chat's reflection (processes/reflection.py) reads it as `remember` does."""
     with _at(3, 3):

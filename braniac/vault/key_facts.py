@@ -16,9 +16,9 @@ import re
 from datetime import datetime
 
 from ..infra import textutil
-from .reversals import said_taken_back, says_taken_back
+from .reversals import FOR_A_WHILE, said_taken_back, says_taken_back
 from .value_changes import replaces_claim
-from .word_changes import FIRST_PERSON
+from .word_changes import FIRST_PERSON, ONE_OFF, STAYS
 
 _HISTORY = re.compile(r"\s+\(was: (?P<was>.+)\)\s*$")
 MAX_MESSAGE_WORDS = 80    # a longer message is pasted text (an update, notes), not a decision changed
@@ -66,6 +66,9 @@ def _replaces(old: str, new: str, *, opens: bool) -> bool:
     the_persons = opens or FIRST_PERSON.search(new) is not None
     if not the_persons and says_taken_back(new):
         return False   # "…the team's update: On second thought, the migration can wait until fall"
+    lowered = new.lower()
+    if ONE_OFF.search(lowered) or FOR_A_WHILE.search(lowered) or STAYS.search(lowered):
+        return False   # "…going to Porto tomorrow instead of Braga", "Quit Netflix for Lent", "…the client demo stays on Wednesday"
     shared = textutil.terms(old) & textutil.terms(new)
     return replaces_claim(old, new) or the_persons and \
         any(said_taken_back(old, new, frozenset({thing})) for thing in shared)

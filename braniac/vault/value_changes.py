@@ -171,6 +171,8 @@ def _said_changed(said: str, change: re.Pattern, fresh: frozenset[str], asked: f
                 # the thing is in the hint's own clause: not "I pay my rent on the 1st, and my gym
                 # costs 40 euros a month now"
                 before = bisect_left(starts, match.start())
+                if lowered.endswith("from ", 0, match.start()):
+                    before -= 1   # "from now on" is one hint: "the standup is at 10 from now on"
                 i = bisect_left(breaks, match.start() + 1) - 1
                 clause = max(breaks[i] if i >= 0 else 0, starts[max(0, before - CLAUSE_REACH)])
                 if not asked & textutil.terms(lowered[clause:match.start()]) - names:

@@ -15,6 +15,8 @@ from .word_changes import KIN
 # "my rent is", "my flight to Rome", "my rent, it is": the person's own thing, as the subject
 _MINE = re.compile(r"\b(?:my|our)\s+(?:[a-z]+\s+)??([a-z]+)(?=\s*[,.;:!?]|\s*$|\s+(?:is|was|has|had|went|got|costs?|"
                    r"to|from|for|on|in|at|with|now|moved|changed|goes|will)\b)")
+# what the person decided to do with a thing is theirs: "We decided to hold the standup at 9:30"
+_DECIDED = re.compile(r"\b(?:i|we)\s+(?:decided|agreed|chose|planned)\s+to\s+[a-z]+\s+(?:the|our|my)\s+([a-z]+)\b")
 # what the person takes, pays, uses, saves, has or owns is theirs too: "I take 10 mg of lisinopril
 # every morning", "I'm saving 300 euros a month", "we have 2 cats", "I've got three kids"
 _I_TAKE = r"\b(?:i|we)(?:'m|’m| am|'re|’re| are|'ve|’ve| have)?\s+(?:got\s+)?(?:tak|pay|us|drink|earn|spend|sav|hav|own|got)" \
@@ -42,6 +44,7 @@ def another_of_mine(old: str, new: str, asked: frozenset[str]) -> bool:
 
 def _mine(lowered: str, word: str) -> bool:
     return any(textutil.stem(m.group(1)) == word for m in _MINE.finditer(lowered)) or \
+        any(textutil.stem(m.group(1)) == word for m in _DECIDED.finditer(lowered)) or \
         re.search(_I_TAKE.format(w=re.escape(word.rstrip("e"))), lowered) is not None \
         or bool(_SAVING.search(lowered)) and textutil.stem(word) in {"save", "earn", "spend", "pay"}
 
@@ -110,6 +113,10 @@ _QUALIFIED = re.compile(r"\b(?:for|at)\s+(?:my|his|her|their|new|the|a|an)\b|\bb
 _A_TIME = re.compile(r"\b(?:at|until|till|from)\s+\d|\d\s*(?:am|pm)\b|\d:\d\d")
 
 
+# what opens a change of plans, before the thing: "Change of plans: the standup is at 10 from now on"
+_PLANS_OPENER = re.compile(r"^\s*(?:change of plans?|on second thought|scratch that|actually)\s*[,:;.!-]*\s*")
+
+
 def _opens_with(lowered: str, word: str) -> bool:
-    match = _SUBJECT.match(lowered)
+    match = _SUBJECT.match(_PLANS_OPENER.sub("", lowered))
     return match is not None and textutil.stem(match.group(1)) == word

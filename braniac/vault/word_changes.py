@@ -22,7 +22,7 @@ _MY_WAY_NOW = re.compile(r"(?:^|[.!?]\s+)(?:(?:these days|nowadays),?\s+)?(?:i|w
                          r"hope|wish)\b)"
                          r"[^.!?]*\b(?:these days|nowadays)\b")
 # a habit's one occasion: "…this week", "…tomorrow", "…because of the bank holiday"
-_ONE_OFF = re.compile(r"\b(?:this (?:week|weekend|time|once)|just (?:this|for)|tomorrow|tonight|today|"
+ONE_OFF = re.compile(r"\b(?:this (?:week|weekend|time|once)|just (?:this|for)|tomorrow|tonight|today|"
                       r"because of the (?:bank )?holiday)\b")
 # how much, not what: "We're walking the dog a lot less these days"
 _DEGREE = re.compile(r"\b(?:less|more|fewer)\b")
@@ -42,12 +42,12 @@ _PLANS_CHANGED = re.compile(r"^\s*(?:change of plans?|on second thought)\s*[,:;.
 _DOER = re.compile(r"(?:i|we)(?:['’]ll| will|['’]re| are|['’]m| am)?\s+(?P<verb>[a-z]+)|(?:the\s+)?(?P<thing>[a-z]+)\s+"
                    r"(?:will|is|are|was|moved|moves|goes|has)\b")
 # (another thing of the name keeps its day: "…the demo is on Thursday for sales; the client demo stays on Wednesday")
-_STAYS = re.compile(r"\b(?:stays|remains|stay|remain)\s+(?:on|at|in)\b")
+STAYS = re.compile(r"\b(?:stays|remains|stay|remain)\s+(?:on|at|in)\b")
 
 
 def _plans_changed(old: str, lowered: str, asked: frozenset[str]) -> bool:
     said = _PLANS_CHANGED.match(lowered)
-    doer = _DOER.match(said["rest"]) if said and not _ONE_OFF.search(said["rest"]) and not _STAYS.search(said["rest"]) \
+    doer = _DOER.match(said["rest"]) if said and not ONE_OFF.search(said["rest"]) and not STAYS.search(said["rest"]) \
         else None
     if doer is None:
         return False
@@ -111,7 +111,7 @@ def changed_in_words(old: str, new: str, asked: frozenset[str]) -> bool:
             or _ADDS.search(lowered) or _NOT_YET.search(lowered) or \
             _SAME.search(lowered) or _DENIED.search(lowered):
         return False
-    if _HABIT.search(old) and _ONE_OFF.search(lowered):
+    if _HABIT.search(old) and ONE_OFF.search(lowered):
         return False   # "Bin collection moved to Thursday this week because of the bank holiday"
     if says_what_was_done(_STATE.sub(" ", old) if _HABIT.search(old) else old) and not _COMMITTED.search(old):
         return False   # "I went to a support group yesterday": an occasion, not a value
