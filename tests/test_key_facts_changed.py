@@ -24,6 +24,16 @@ def _key_facts(vault) -> list[str]:
     return [item.text for item in vault.read_stm().items(stm.FACTS)]
 
 
+def _decided_then(vault, decided: str, said: str) -> tuple[list[str], list[str]]:
+    """`decided` on March 3, `said` on March 20: the key facts after each."""
+    with _at(3, 3):
+        vault.remember(decided)
+    before = _key_facts(vault)
+    with _at(3, 20):
+        vault.remember(said)
+    return before, _key_facts(vault)
+
+
 def _key_facts_section(vault) -> str:
     text = vault.stm_path.read_text(encoding="utf-8")
     return text.split("### Key Facts & Decisions", 1)[1].split("### Tasks", 1)[0]
@@ -92,20 +102,14 @@ def test_what_does_not_change_a_decision_leaves_it_as_it_is(vault, said):
 
 
 def test_a_greeting_before_a_change_of_mind_still_opens_the_message(vault):
-    with _at(3, 3):
-        vault.remember(POSTGRES)
-    with _at(3, 20):
-        vault.remember("Hi! Scratch that, we're going with SQLite as the database for the new app.")
-    assert _key_facts(vault)[0].startswith("Scratch that, we're going with SQLite"), _key_facts(vault)
+    _, after = _decided_then(vault, POSTGRES, "Hi! Scratch that, we're going with SQLite as the database for the new app.")
+    assert after[0].startswith("Scratch that, we're going with SQLite"), after
 
 
 def test_a_time_decided_then_changed_from_now_on_rewrites_the_decision(vault):
-    with _at(3, 3):
-        vault.remember("We decided to hold the standup at 9:30.")
-    with _at(3, 20):
-        vault.remember("Morning all! Change of plans: the standup is at 10 from now on.")
-    assert _key_facts(vault) == ["Change of plans: the standup is at 10 from now on (was: hold the standup at 9:30 "
-                                 "until 2025-03-20)"]
+    _, after = _decided_then(vault, "We decided to hold the standup at 9:30.",
+                             "Morning all! Change of plans: the standup is at 10 from now on.")
+    assert after == ["Change of plans: the standup is at 10 from now on (was: hold the standup at 9:30 until 2025-03-20)"]
 
 
 @pytest.mark.parametrize("decided, said", [
@@ -116,12 +120,8 @@ def test_a_time_decided_then_changed_from_now_on_rewrites_the_decision(vault):
      "Change of plans, the demo is on Thursday for the sales team only; the client demo stays on Wednesday."),
 ])
 def test_a_change_for_one_occasion_or_a_while_leaves_the_decision(vault, decided, said):
-    with _at(3, 3):
-        vault.remember(decided)
-    before = _key_facts(vault)
-    with _at(3, 20):
-        vault.remember(said)
-    assert _key_facts(vault) == before
+    before, after = _decided_then(vault, decided, said)
+    assert after == before
 
 
 def test_a_change_said_in_the_chat_rewrites_the_key_fact_too(vault):

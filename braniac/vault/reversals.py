@@ -12,6 +12,7 @@ from functools import lru_cache
 
 from ..infra import textutil
 from ..infra.relative_times import CALENDAR_WORDS
+from .word_changes import ONE_OFF
 
 # Words by which a person takes back what they said or decided before, in a sentence that asks
 # nothing ("should I change my mind?" takes nothing back); "no longer" only of the person ("the
@@ -36,9 +37,14 @@ _STOPPED = re.compile(r"(?:\b(?:i|we)\s+(?:(?:just|finally|have|'ve|recently)\s+
                       r"|(?:^\s*|(?<=[.!?]\s))(?:just\s+|finally\s+)?(?:stopped|quit|cancell?ed))"
                       r"\s+(?:(?:the|my|our)\s+)?(\w+ing|\w+)\b"
                       r"|\b(?:i|we)\s+(?:just\s+|finally\s+)?closed\s+(?:my|our)\s+(\w+)\s+account\b")
-# what makes a cancelling one occasion, not a stop: "Cancelled the cinema tonight, Leo has a fever"
-_ONE_OCCASION = re.compile(r"^[^.;!?]{0,30}?\b(?:tonight|today|tomorrow|this (?:morning|afternoon|evening|week(?:end)?)|"
-                           r"on (?:mon|tues|wednes|thurs|fri|satur|sun)day)\b")
+# what makes a cancelling one occasion, not a stop, said right after it: "Cancelled the cinema
+# tonight, Leo has a fever", "…on Monday" (word_changes.ONE_OFF, and one day)
+_ON_A_DAY = re.compile(r"\bon (?:mon|tues|wednes|thurs|fri|satur|sun)day\b")
+
+
+def _one_occasion(after: str) -> bool:
+    said = re.split(r"[.;!?]", after, maxsplit=1)[0][:40]
+    return bool(ONE_OFF.search(said) or _ON_A_DAY.search(said))
 _ONESELF = re.compile(r"\b(?:i|we)\b", re.I)   # what the older says the person does
 FOR_A_WHILE = re.compile(r"\b(?:for (?:lent|now|a while|a bit|the (?:month|summer|winter|week|weekend|holidays|trip))|"
                          r"temporarily|until|"
@@ -138,7 +144,7 @@ def _stopped_doing(new: str, before: frozenset[str]) -> set[str]:
     return {textutil.stem(m.group(1) or m.group(2)) for m in _STOPPED.finditer(lowered)
             if not _NOT_DONE.search(" ".join(lowered[:m.start()].split()[-3:]))
             and not _asked_at(lowered, m.end())   # "Cancelled Spotify? No, I still use it"
-            and not ("cancel" in m.group(0) and _ONE_OCCASION.match(lowered[m.end():]))
+            and not ("cancel" in m.group(0) and _one_occasion(lowered[m.end():]))
             and _whole_thing_stopped(lowered[m.end():], before)}
 
 

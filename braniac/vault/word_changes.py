@@ -22,8 +22,8 @@ _MY_WAY_NOW = re.compile(r"(?:^|[.!?]\s+)(?:(?:these days|nowadays),?\s+)?(?:i|w
                          r"hope|wish)\b)"
                          r"[^.!?]*\b(?:these days|nowadays)\b")
 # a habit's one occasion: "…this week", "…tomorrow", "…because of the bank holiday"
-ONE_OFF = re.compile(r"\b(?:this (?:week|weekend|time|once)|just (?:this|for)|tomorrow|tonight|today|"
-                      r"because of the (?:bank )?holiday)\b")
+ONE_OFF = re.compile(r"\b(?:this (?:morning|afternoon|evening|week|weekend|time|once)|just (?:this|for)|tomorrow|tonight|"
+                     r"today|because of the (?:bank )?holiday)\b")
 # how much, not what: "We're walking the dog a lot less these days"
 _DEGREE = re.compile(r"\b(?:less|more|fewer)\b")
 
