@@ -112,7 +112,8 @@ def _changed_at(old: str, new: str, value: re.Match) -> bool:
         return False
     switched = _SWITCHED_TO.search(clause)
     if switched:
-        return bool(textutil.terms(clause[:switched.start()])) and textutil.terms(clause[:switched.start()]) <= textutil.terms(old)
+        thing = textutil.terms(clause[:switched.start()])
+        return bool(thing) and thing <= textutil.terms(old)
     doing = _I_DO.match(clause) if _CHANGED_AFTER.match(new, value.end()) else None
     return doing is not None and textutil.stem(doing["verb"]) in textutil.terms(old)
 

@@ -43,15 +43,15 @@ def replaced(items: dict[str, str], statements: list[str]) -> list[tuple[str, st
     if not items or sum(len(textutil.words(s)) for s in statements) > MAX_MESSAGE_WORDS:
         return []
     sentences = [s.strip().rstrip(".!").strip() for s in statements]
+    # (a greeting before it does not stop a sentence from opening the message: "Hi! Scratch that, …")
+    opens = [all(_GREETING.fullmatch(s.strip()) for s in sentences[:i]) for i in range(len(sentences))]
     found = []
     for item, stated_in in items.items():
         now = current(item)
         for i, sentence in enumerate(sentences):
             if now.lower() in sentence.lower():
                 break   # said again ("We decided to X" restated): the item stands
-            # (a greeting before it does not stop a sentence from opening the message: "Hi! Scratch that, …")
-            opens = all(_GREETING.fullmatch(s.strip()) for s in sentences[:i])
-            if any(_replaces(old, sentence, opens=opens) for old in dict.fromkeys((now, stated_in)) if old):
+            if any(_replaces(old, sentence, opens=opens[i]) for old in dict.fromkeys((now, stated_in)) if old):
                 found.append((item, sentence))
                 break
     return found

@@ -80,10 +80,10 @@ def gives_up(old: str, new: str) -> bool:
 
 def _moved_away(moved: re.Match, old: str, new: str) -> bool:
     """Are the things moved all of what the older statement keeps in a named place ("my notes in
-    Evernote"), and is that place another than where they went (not "moved my work notes to
-    Notion" after "my notes in Evernote", "my bike" after "my car and my bike", a backup "as
-    well", for a while: "…for the trip", a day: "moved my meeting to Tuesday"), told by the person (not quoted: 'Tom: "I
-    moved…"')?"""
+    Evernote"), and is that place another than where they went, told by the person? Not "moved
+    my work notes to Notion" after "my notes in Evernote", "my bike" after "my car and my bike",
+    a backup "as well", for a while ("…for the trip"), a day ("moved my meeting to Tuesday"),
+    nor a quote ('Tom: "I moved…"')."""
     to = set(moved["names"].split())
     what = textutil.terms(moved["what"])
     left = [m for m in _KEPT_IN.finditer(old) if not set(m["names"].split()) & to]
@@ -92,7 +92,8 @@ def _moved_away(moved: re.Match, old: str, new: str) -> bool:
     kept = [textutil.terms(m["what"]) for m in left]
     sentence = new[max(new.rfind(c, 0, moved.start()) for c in ".!?") + 1:]
     return what in kept and not {n.lower() for n in to} & CALENDAR_WORDS and not _QUOTE.search(new[:moved.start()]) \
-        and not _ALSO.search(sentence) and not FOR_A_WHILE.search(sentence) and switch_counts(new, moved.start(), moved.end(), moved["names"])
+        and not _ALSO.search(sentence) and not FOR_A_WHILE.search(sentence) \
+        and switch_counts(new, moved.start(), moved.end(), moved["names"])
 
 
 # where the person keeps a thing of theirs: "I write my notes in Evernote", "our photos on Google Photos"

@@ -74,15 +74,19 @@ def takes_back(old: str, new: str, about: frozenset[str]) -> bool:
     stopped = _stopped_doing(new, before) & before
     # not one of two named things ("I closed my Revolut account" after "I bank with ING and use
     # Revolut when I travel"), nor for a while ("Quit Netflix for Lent, we'll be back at Easter")
-    others = {textutil.stem(w.lower()) for name in textutil.entities(old) for w in name.split()} - stopped
     if stopped and about & before and (_ONESELF.search(old) or _owned(old, stopped)) and \
-            not (stopped & textutil.terms(" ".join(textutil.entities(new))) and others - about) and \
+            not (stopped & textutil.terms(" ".join(textutil.entities(new))) and _named_besides(old, stopped) - about) and \
             not FOR_A_WHILE.search(new):
         return True
     given_up = before - about - TAKING_BACK_WORDS
     if about & before & after and (_rejected(new, before) | _chosen_instead(new)) & given_up:
         return True   # "The retro is monthly now, every two weeks was too much"
     return said_taken_back(old, new, about)
+
+
+def _named_besides(old: str, stopped: set[str]) -> set[str]:
+    """The stemmed words of the names `old` gives besides the thing stopped."""
+    return {textutil.stem(w.lower()) for name in textutil.entities(old) for w in name.split()} - stopped
 
 
 def said_taken_back(old: str, new: str, about: frozenset[str]) -> bool:

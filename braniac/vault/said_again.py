@@ -1,11 +1,11 @@
 """A value of the person's said again with no word of change: "My rent is 1,100 a month", then
 weeks later "My rent is 1,125." The newer states what the thing is now, so it replaces the
 older. Read strictly, since nothing but the two sentences' shape says it changed: the sentence
-opens with the person's thing (or, for the older, the thing itself: "Rent went up to 1,150"), the
-value comes right after "is" in the same unit, and nothing follows the newer's but a period of
-the amount ("a month") or "now". Anything else before or after says under which circumstance, for whom or
-when ("On Fridays my commute is 20 minutes", "My rent is 1,250 from next year", "My daughter is
-125 cm"), which is another value of another thing, not a change."""
+opens with the person's thing (or, for the older, the thing itself: "Rent went up to 1,150"),
+the value comes right after "is" in the same unit, and nothing follows the newer's but a period
+of the amount ("a month") or "now". Anything else before or after says under which
+circumstance, for whom or when ("On Fridays my commute is 20 minutes", "My rent is 1,250 from
+next year", "My daughter is 125 cm"), which is another value of another thing, not a change."""
 from __future__ import annotations
 
 import re
@@ -14,12 +14,12 @@ from ..infra import textutil
 
 _VALUE = r"(?P<value>\d[\d,.:]*)(?P<tail>[^.!?;]*)"
 # the person's thing at the start of a sentence; what made it so may lead it ("Got a raise, so my
-# salary is…", "Since the new metro line opened my commute is…", "Sorry, typo earlier: my rent is…"),
-# not a circumstance ("On Fridays
-# my commute is…", "After dinner my glucose is…", "Once the line opens, my commute is…")
+# salary is…", "Since the new metro line opened my commute is…", "Sorry, typo earlier: my rent
+# is…"), not a circumstance ("On Fridays my commute is…", "After dinner my glucose is…", "Once
+# the line opens, my commute is…")
 _MINE_IS = re.compile(r"(?:^|[.!?]\s+|,?\s+so\s+|^since\s+(?:[a-z]+\s+){1,5}?[a-z]+ed,?\s+|"
-                      r"^(?:sorry,?\s+)?(?:typo|correction|i meant)(?:\s+earlier)?\s*[:,]\s+)(?:my|our)\s+(?P<thing>(?:[a-z]+\s+){0,2}?[a-z]+)\s+"
-                      r"(?:is|are|takes|costs)\s+(?:(?:now|only|about|around|roughly|just|currently)\s+){0,2}" + _VALUE)
+                      r"^(?:sorry,?\s+)?(?:typo|correction|i meant)(?:\s+earlier)?\s*[:,]\s+)"
+                      r"(?:my|our)\s+(?P<thing>(?:[a-z]+\s+){0,2}?[a-z]+)\s+(?:is|are|takes|costs)\s+(?:(?:now|only|about|around|roughly|just|currently)\s+){0,2}" + _VALUE)
 # the thing itself opening the older statement with its value: "Rent went up to 1,150"
 _THE_THING_IS = re.compile(r"^(?:the\s+)?(?P<thing>[a-z]+)\s+(?:is|are|costs?|went\s+(?:up|down)\s+to|rose\s+to|"
                            r"fell\s+to|(?:increased|decreased|dropped|climbed)\s+to)\s+(?:now\s+)?" + _VALUE)
@@ -55,9 +55,9 @@ def mine_said_again(old: str, new: str, asked: frozenset[str]) -> bool:
 
 
 def _said(match: re.Match, strict: bool) -> tuple[tuple[str, ...], str, str, str] | None:
-    """(the thing's stemmed words, the value, its unit, its period: "month") of a statement; for the newer (`strict`),
-    only when nothing but its unit, a period or "now" follows the value. The older may go on
-    ("My commute takes about 40 minutes by bus"): the newer says what it is now."""
+    """(the thing's stemmed words, the value, its unit, its period: "month") of a statement; for
+    the newer (`strict`), only when nothing but its unit, a period or "now" follows the value.
+    The older may go on ("My commute takes about 40 minutes by bus"): the newer says what it is now."""
     words = _PERIOD.sub(" ", match["tail"]).split()
     if strict and len(words) > 1:
         return None   # "…by bike", "…from next year", "…after dinner"

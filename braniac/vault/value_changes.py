@@ -74,12 +74,12 @@ def replaces_claim(old: str, new: str) -> bool:
     if shared and mine_said_again(as_said(old), as_said(new), frozenset(shared)) and \
             not someone_elses(as_said(old), as_said(new)):
         return True   # "My commute takes about 40 minutes by bus" / "My commute is only 25 minutes now"
-    # a claim said to take back what stood needs no more than one word in common, if it names the
-    # thing or the newer names another value ("Change of plans, Christmas will be in Salzburg",
-    # "Scratch that, we're going with SQLite for the app" after "use Postgres for the app"; not
-    # "…we're painting the kitchen first" after "paint the bedroom blue": one verb)
-    # and one word in common is enough when both are about that thing as a one-word question reads
-    # it ("The launch slipped to June 15" / "Launch moved again, now July 1")
+    # half their words in common; or one, if the newer takes back what stood and the word names
+    # the thing or the newer names another value ("Change of plans, Christmas will be in
+    # Salzburg", "Scratch that, we're going with SQLite for the app" after "use Postgres for the
+    # app"; not "…we're painting the kitchen first" after "paint the bedroom blue": one verb), or
+    # if both are about that thing as a one-word question reads it ("The launch slipped to June
+    # 15" / "Launch moved again, now July 1")
     return bool(shared) and (2 * len(shared) >= min(len(said_old), len(said_new)) or
                              says_taken_back(as_said(new)) and _named_or_renamed(old, new, shared) or
                              len(shared) == 1 and both_mine(as_said(old), as_said(new), next(iter(shared)))) \
@@ -264,9 +264,8 @@ def _in_digits(text: str) -> str:
 
 def _says_new(old: str, new: str, asked: frozenset[str]) -> bool:
     """"the new sprint deadline of April 5", "my new April 25 deadline", "New locker PIN: 9082":
-    "new" (not "New York")
-    before a number, every word between them a word of the question the older statement holds
-    too, or a month (a "new kitchen table for 300 euros" is another thing)."""
+    "new" (not "New York") before a number, every word between them a word of the question the
+    older statement holds too, or a month (a "new kitchen table for 300 euros" is another thing)."""
     raw = re.findall(r"\w+", new)
     words = _tokens(new)
     shared = asked & textutil.terms(old)
@@ -286,8 +285,8 @@ def _says_new(old: str, new: str, asked: frozenset[str]) -> bool:
 
 
 # a label and its one value, the whole statement: "New gym locker PIN: 9082.", "New release date:
-# March 17." (not "New members: 2
-# joined tonight", "New phone: 25 euros for the case", "New PIN: 5520, that's Emma's")
+# March 17." (not "New members: 2 joined tonight", "New phone: 25 euros for the case", "New PIN:
+# 5520, that's Emma's")
 _NEW_LABEL = re.compile(r"New\s+(?:[A-Za-z]+\s+){0,3}(?P<last>[A-Za-z]+):\s*(?:[A-Za-z]+\s+)?[\w.,:-]*\d[\w.,:-]*?[.!]?\s*")
 
 
@@ -345,15 +344,14 @@ extra spare bigger smaller larger own usual same""".split())
 
 def _another_named_before(new: str, known: set[str], led_old: dict[str, set[str]], asked: frozenset[str]) -> bool:
     """Does the newer put a lower-case word of its own between an article and a word of the
-    question the older leads otherwise ("the *youth* choir", "the *school* library")? Not a name ("Maple Grove
-    school": a value), nor a verb ("we changed vets")."""
+    question the older leads otherwise ("the *youth* choir", "the *school* library")? Not a name
+    ("Maple Grove school": a value), nor a verb ("we changed vets")."""
     raw, words = re.findall(r"\w+", new), _tokens(new)
     for i in range(1, len(words) - 1):
         word, lead = words[i + 1], words[i]
         # (a word of the question's: "the *south* garage" may well be the new value of where I park)
         if word in asked and word in led_old and lead and lead not in led_old[word] and lead not in known and \
-                lead not in _WHICH_ONE and \
-                raw[i].islower() and raw[i - 1].lower() in _ARTICLES:
+                lead not in _WHICH_ONE and raw[i].islower() and raw[i - 1].lower() in _ARTICLES:
             return True
     return False
 

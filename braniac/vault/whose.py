@@ -9,7 +9,7 @@ import re
 from ..infra import textutil
 from ..infra.relative_times import CALENDAR_WORDS
 from .change_verbs import CHANGE_VERB_WORDS, CHANGING
-from .word_changes import KIN
+from .word_changes import KIN, PLANS_OPENER
 
 
 # "my rent is", "my flight to Rome", "my rent, it is": the person's own thing, as the subject
@@ -83,10 +83,11 @@ def both_mine(old: str, new: str, word: str) -> bool:
     older does not ("my meeting with Ana" is not the one with Tom): "The salary for the new
     hire", "the flight back", "my phone battery" are other things."""
     lowered_old, lowered_new = old.lower(), new.lower()
-    if not ((_mine(lowered_old, word) or _opens_with(lowered_old, word))
-            and (_mine(lowered_new, word) or _changed_by_someone_of_mine(lowered_new, word) or _opens_with(lowered_new, word))):
+    mine_old, mine_new = _mine(lowered_old, word), _mine(lowered_new, word)
+    if not ((mine_old or _opens_with(lowered_old, word))
+            and (mine_new or _changed_by_someone_of_mine(lowered_new, word) or _opens_with(lowered_new, word))):
         return False
-    if not (_mine(lowered_old, word) and _mine(lowered_new, word)) and \
+    if not (mine_old and mine_new) and \
             (_QUALIFIED.search(lowered_new) or bool(_A_TIME.search(lowered_old)) != bool(_A_TIME.search(lowered_new))):
         return False   # "Netflix went up to 15.49 for the premium plan", "Daycare now closes at 6"
     named_old, named_new = _named_by(lowered_old, word), _named_by(lowered_new, word)
@@ -114,7 +115,7 @@ _A_TIME = re.compile(r"\b(?:at|until|till|from)\s+\d|\d\s*(?:am|pm)\b|\d:\d\d")
 
 
 # what opens a change of plans, before the thing: "Change of plans: the standup is at 10 from now on"
-_PLANS_OPENER = re.compile(r"^\s*(?:change of plans?|on second thought|scratch that|actually)\s*[,:;.!-]*\s*")
+_PLANS_OPENER = re.compile(PLANS_OPENER)
 
 
 def _opens_with(lowered: str, word: str) -> bool:

@@ -34,11 +34,13 @@ def _my_way_now(old: str, lowered: str) -> bool:
     return bool(_MY_WAY_NOW.search(lowered)) and bool(FIRST_PERSON.search(old)) and not _DEGREE.search(lowered)
 
 
+# what opens a message that changes a plan, before what it changes to (whose.py reads past it too)
+PLANS_OPENER = r"^\s*(?:change of plans?|on second thought|scratch that|actually)\s*[,:;.!-]*\s*"
 # a plan said to have changed, opening the message, then the thing or the person doing what the
 # older says: "Change of plans, Christmas will be in Salzburg", "On second thought, we'll spend
 # Christmas in Salzburg" (not "Ana wants a change of plans", "On second thought, I'll skip yoga
 # tonight", "Change of plans for dinner with the neighbours")
-_PLANS_CHANGED = re.compile(r"^\s*(?:change of plans?|on second thought)\s*[,:;.!-]*\s*(?P<rest>[^.!?]*)")
+_PLANS_CHANGED = re.compile(PLANS_OPENER + r"(?P<rest>[^.!?]*)")
 _DOER = re.compile(r"(?:i|we)(?:['’]ll| will|['’]re| are|['’]m| am)?\s+(?P<verb>[a-z]+)|(?:the\s+)?(?P<thing>[a-z]+)\s+"
                    r"(?:will|is|are|was|moved|moves|goes|has)\b")
 # (another thing of the name keeps its day: "…the demo is on Thursday for sales; the client demo stays on Wednesday")
@@ -75,12 +77,12 @@ _DENIED = re.compile(r"\b(?:haven['’]t|have not|hasn['’]t|didn['’]t|did no
 # a commitment told in the past tense is still a state ("I signed up for the marathon"); another
 # past verb tells of one occasion, which a later "now" does not undo
 _COMMITTED = re.compile(r"\b(?:decided|chose|agreed|planned|settled on|picked|booked|signed up|registered)\b", re.I)
-# a time, not a change ("from now on" is one)
 # a participle that says how a thing is, not what was done, when it says how often: "The recycling
 # is collected on Wednesdays" (not "The parcel is delivered, it's with my neighbour")
 _STATE = re.compile(r"\b(?:is|are|am)\s+(?:\w+ly\s+)?\w+ed\b", re.I)
 _HABIT = re.compile(r"\b(?:(?:mon|tues|wednes|thurs|fri|satur|sun)days|weekends|evenings|mornings|nights|every|each|"
                     r"daily|weekly|monthly|usually|always|twice|once a)\b", re.I)
+# a time, not a change ("from now on" is one)
 _NOT_A_CHANGE = re.compile(r"\b(?:from|for|until|till|by|up to|right|as of|just) now\b(?! on\b)")
 _SAME = re.compile(r"\b(?:the same|still|as usual|unchanged|as always)\b")
 # people of the person's, who have things of their own (value_changes reads them too)
@@ -111,9 +113,10 @@ def changed_in_words(old: str, new: str, asked: frozenset[str]) -> bool:
             or _ADDS.search(lowered) or _NOT_YET.search(lowered) or \
             _SAME.search(lowered) or _DENIED.search(lowered):
         return False
-    if _HABIT.search(old) and ONE_OFF.search(lowered):
+    habit = _HABIT.search(old) is not None
+    if habit and ONE_OFF.search(lowered):
         return False   # "Bin collection moved to Thursday this week because of the bank holiday"
-    if says_what_was_done(_STATE.sub(" ", old) if _HABIT.search(old) else old) and not _COMMITTED.search(old):
+    if says_what_was_done(_STATE.sub(" ", old) if habit else old) and not _COMMITTED.search(old):
         return False   # "I went to a support group yesterday": an occasion, not a value
     if someone_elses(old, new):
         return False   # "My sister now has 3 cats", "Leo's best friend moved…": theirs
